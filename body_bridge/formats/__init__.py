@@ -1,0 +1,32 @@
+"""Model loaders, one module per format, each exposing ``load(path) -> Model``."""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import ModelError
+from ..model import Model
+from . import choreonoid
+
+__all__ = ['load_model', 'LOADERS']
+
+#: File name endings and the loader that reads them (longest ending wins).
+LOADERS = {ext: choreonoid.load for ext in choreonoid.EXTENSIONS}
+
+
+def load_model(path: str | os.PathLike) -> Model:
+    """Load a model file of any supported format, chosen by its name.
+
+    Raises:
+        ModelError: the file is missing, of an unknown kind, or broken (``path:line: ...``).
+    """
+    path = os.fspath(path)
+    name = os.path.basename(path).lower()
+    for ext in sorted(LOADERS, key=len, reverse=True):
+        if name.endswith(ext):
+            if not os.path.isfile(path):
+                raise ModelError(path, None, 'no such file' if not os.path.exists(path)
+                                 else 'not a regular file')
+            return LOADERS[ext](path)
+    known = ', '.join(sorted(LOADERS))
+    raise ModelError(path, None, f'unknown model format (known file endings: {known})')

@@ -1,0 +1,136 @@
+"""YAML documents whose mappings and sequences remember the line they start on.
+
+Aliases stay shared objects: an alias never copies its anchor, so loading costs what the
+text costs; whoever walks the result must bound the walk (an alias bomb is a small DAG
+that is huge as a tree).
+"""
+
+from __future__ import annotations
+
+import os
+
+import yaml
+
+from ..errors import ModelError
+
+__all__ = ['LineDict', 'LineList', 'load_yaml', 'line_of', 'MAX_BYTES']
+
+#: Upper bound of the size of one YAML file [bytes].
+MAX_BYTES = 256 * 1024 * 1024
+
+try:
+    _Parser = yaml.CParser
+except AttributeError:  # PyYAML built without libyaml
+    from yaml.parser import Parser as _Parser
+    from yaml.reader import Reader as _Reader
+    from yaml.scanner import Scanner as _Scanner
+    from yaml.composer import Composer as _Composer
+else:
+    _Reader = _Scanner = _Composer = None
+
+
+class LineDict(dict):
+    """A dict that knows the 1-based line where it starts (``.line``)."""
+
+    __slots__ = ('line',)
+
+
+class LineList(list):
+    """A list that knows the 1-based line where it starts (``.line``)."""
+
+    __slots__ = ('line',)
+
+
+def line_of(obj, default: int | None = None) -> int | None:
+    """The line where a loaded mapping or sequence starts, or ``default``."""
+    return getattr(obj, 'line', default)
+
+
+class _Constructor(yaml.constructor.SafeConstructor):
+    def construct_yaml_map(self, node):
+        data = LineDict()
+        data.line = node.start_mark.line + 1
+        yield data
+        data.update(self.construct_mapping(node))
+
+    def construct_yaml_seq(self, node):
+        data = LineList()
+        data.line = node.start_mark.line + 1
+        yield data
+        data.extend(self.construct_sequence(node))
+
+    def construct_mapping(self, node, deep=False):
+        # Plain SafeConstructor semantics (merge keys included), but a key that is not
+        # hashable is the file's fault, reported with its line.
+        if isinstance(node, yaml.MappingNode):
+            self.flatten_mapping(node)
+        mapping = {}
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                hash(key)
+            except TypeError:
+                raise yaml.constructor.ConstructorError(
+                    None, None, 'a mapping key must be a plain value', key_node.start_mark)
+            mapping[key] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+
+_Constructor.add_constructor('tag:yaml.org,2002:map', _Constructor.construct_yaml_map)
+_Constructor.add_constructor('tag:yaml.org,2002:seq', _Constructor.construct_yaml_seq)
+
+
+if _Reader is None:
+    class _Loader(_Parser, _Constructor, yaml.resolver.Resolver):
+        def __init__(self, stream):
+            _Parser.__init__(self, stream)
+            _Constructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+else:  # pragma: no cover - only without libyaml
+    class _Loader(_Reader, _Scanner, _Parser, _Composer, _Constructor, yaml.resolver.Resolver):
+        def __init__(self, stream):
+            _Reader.__init__(self, stream)
+            _Scanner.__init__(self)
+            _Parser.__init__(self)
+            _Composer.__init__(self)
+            _Constructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+
+
+def load_yaml(path: str | os.PathLike, text: str | None = None):
+    """Load one YAML document from ``path`` (or from ``text``, reported as ``path``).
+
+    Raises:
+        ModelError: the file cannot be read or is not valid YAML (with its line).
+    """
+    path = os.fspath(path)
+    if text is None:
+        try:
+            if os.path.getsize(path) > MAX_BYTES:
+                raise ModelError(path, None, f'file is larger than {MAX_BYTES} bytes')
+            with open(path, 'rb') as f:
+                raw = f.read()
+        except OSError as err:
+            raise ModelError(path, None, f'cannot read file: {err.strerror or err}') from err
+        try:
+            text = raw.decode('utf-8-sig')
+        except UnicodeDecodeError as err:
+            line = raw[:err.start].count(b'\n') + 1
+            raise ModelError(path, line, 'file is not UTF-8 text') from err
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        return loader.construct_document(node)
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        line = mark.line + 1 if mark is not None else None
+        problem = err.problem or err.context or 'invalid YAML'
+        raise ModelError(path, line, f'invalid YAML: {problem}') from err
+    except yaml.YAMLError as err:
+        raise ModelError(path, None, f'invalid YAML: {err}') from err
+    except RecursionError as err:
+        raise ModelError(path, None, 'YAML nesting is too deep') from err
+    finally:
+        loader.dispose()

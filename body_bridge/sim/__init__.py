@@ -1,0 +1,1 @@
+"""The integrator (MuJoCo): the only package that imports mujoco."""

@@ -1,0 +1,222 @@
+"""Model -> mujoco.MjSpec, with no file I/O.
+
+Body names are link names and joint names are the model's joint names, so the compiled
+model can be read by name. Every element's ``info`` is the ``file:line`` it came from, so a
+MuJoCo compile error points at the model file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from .. import geometry as geo
+from ..model import Box, Capsule, Cylinder, JointType, Mesh, Model, Pose, Shape, Sphere
+
+__all__ = ['BuildOptions', 'build_spec', 'ACTUATOR_PREFIX', 'MIN_MASS', 'MIN_INERTIA']
+
+#: Actuators are named ACTUATOR_PREFIX + joint name.
+ACTUATOR_PREFIX = 'servo:'
+#: Lower bounds MuJoCo applies to bodies whose file gives no (or zero) mass [kg, kg m^2].
+MIN_MASS = 1e-4
+MIN_INERTIA = 1e-8
+
+#: Collision bits: each model has one (31 models at most share a world).
+_ALL = 0x7FFFFFFF
+
+#: Collision geoms are in group 0 (shown), visual-only geoms in group 1.
+COLLISION_GROUP = 0
+VISUAL_GROUP = 1
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """How the integrator's model is set up.
+
+    Attributes:
+        timestep: integrator step [s].
+        ground_plane: add a plane at z = 0 in the world (as Gazebo's default world).
+        self_collision: let links of the same model collide with each other.
+        contact_bit: the collision bit of this model, 0..30 (several models share one world).
+    """
+
+    timestep: float = 0.001
+    ground_plane: bool = True
+    self_collision: bool = False
+    contact_bit: int = 0
+
+
+def _quat(pose: Pose) -> list[float]:
+    return [float(x) for x in pose.quat()]
+
+
+def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.MjSpec:
+    """Build the integrator's model of ``model``."""
+    spec = mujoco.MjSpec()
+    spec.modelname = model.name
+    spec.compiler.degree = False
+    spec.compiler.autolimits = True
+    spec.compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_FALSE
+    spec.compiler.boundmass = MIN_MASS
+    spec.compiler.boundinertia = MIN_INERTIA
+    spec.option.timestep = float(model.timestep or options.timestep)
+    spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+
+    bit = 1 << options.contact_bit
+    contact = (bit, _ALL if options.self_collision else _ALL & ~bit)
+
+    if options.ground_plane:
+        ground = spec.worldbody.add_geom()
+        ground.name = 'ground_plane'
+        ground.type = mujoco.mjtGeom.mjGEOM_PLANE
+        ground.size = [0.0, 0.0, 1.0]
+        ground.rgba = [0.35, 0.4, 0.45, 1.0]
+        # The plane belongs to no model: it touches every model's geoms.
+        ground.contype, ground.conaffinity = _ALL, _ALL
+
+    bodies: dict[str, mujoco.MjsBody] = {}
+    root = model.link(model.root)
+    bodies[root.name] = _add_body(spec, spec.worldbody, root, root.pose, contact, options)
+    if model.root_joint == JointType.FREE:
+        free = bodies[root.name].add_freejoint()
+        free.name = f'{root.name}_free'
+    for joint in model.ordered_joints():
+        link = model.link(joint.child)
+        if joint.type == JointType.FREE:
+            # MuJoCo allows free joints only on bodies of the world.
+            body = _add_body(spec, spec.worldbody, link, link.pose, contact, options)
+            free = body.add_freejoint()
+            free.name = joint.name
+            free.info = joint.source or ''
+        else:
+            body = _add_body(spec, bodies[joint.parent], link, model.joint_origin(joint),
+                             contact, options)
+            _add_joint(spec, body, joint)
+        bodies[link.name] = body
+    for joint in model.joints:
+        if joint.mimic is not None and joint.mimic.expression is None:
+            eq = spec.add_equality()
+            eq.type = mujoco.mjtEq.mjEQ_JOINT
+            eq.name1 = joint.name
+            eq.name2 = joint.mimic.joint
+            eq.data[:5] = [joint.mimic.offset, joint.mimic.multiplier, 0.0, 0.0, 0.0]
+            eq.info = joint.source or ''
+    for closure in model.closures:
+        _add_closure(spec, closure)
+    return spec
+
+
+def _add_body(spec, parent, link, pose: Pose, contact, options) -> mujoco.MjsBody:
+    body = parent.add_body()
+    body.name = link.name
+    body.pos = [float(x) for x in pose.pos]
+    body.quat = _quat(pose)
+    body.info = link.source or ''
+    inertial = link.inertial
+    if inertial is not None and inertial.mass > 0.0:
+        body.explicitinertial = True
+        body.mass = inertial.mass
+        body.ipos = [float(x) for x in inertial.com]
+        i = inertial.inertia
+        body.fullinertia = [i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2]]
+    collide = {id(s) for s in link.collisions}
+    visual = {id(s) for s in link.visuals}
+    for index, shape in enumerate(link.collisions):
+        _add_geom(spec, body, shape, f'{link.name}:{index}',
+                  visible=id(shape) in visual, contact=contact)
+    for index, shape in enumerate(link.visuals):
+        if id(shape) not in collide:
+            _add_geom(spec, body, shape, f'{link.name}:v{index}', visible=True, contact=None)
+    return body
+
+
+def _add_geom(spec, body, shape: Shape, name: str, visible: bool, contact) -> None:
+    g = shape.geometry
+    geom = body.add_geom()
+    geom.info = shape.source or ''
+    pose = shape.pose
+    if isinstance(g, Box):
+        geom.type = mujoco.mjtGeom.mjGEOM_BOX
+        geom.size = [0.5 * float(s) for s in g.size]
+    elif isinstance(g, Sphere):
+        geom.type = mujoco.mjtGeom.mjGEOM_SPHERE
+        geom.size = [float(g.radius), 0.0, 0.0]
+    elif isinstance(g, Cylinder):
+        geom.type = mujoco.mjtGeom.mjGEOM_CYLINDER
+        geom.size = [float(g.radius), 0.5 * float(g.length), 0.0]
+    elif isinstance(g, Capsule):
+        geom.type = mujoco.mjtGeom.mjGEOM_CAPSULE
+        geom.size = [float(g.radius), 0.5 * float(g.length), 0.0]
+    else:  # cones and triangle meshes
+        mesh = g if isinstance(g, Mesh) else geo.to_mesh(g)
+        mesh_name = f'{name}:{mesh.name}'
+        spec_mesh = spec.add_mesh()
+        spec_mesh.name = mesh_name
+        spec_mesh.uservert = mesh.vertices.astype(np.float32).ravel().tolist()
+        spec_mesh.userface = mesh.faces.astype(np.int32).ravel().tolist()
+        spec_mesh.inertia = mujoco.mjtMeshInertia.mjMESH_INERTIA_SHELL
+        spec_mesh.info = shape.source or ''
+        geom.type = mujoco.mjtGeom.mjGEOM_MESH
+        geom.meshname = mesh_name
+    geom.pos = [float(x) for x in pose.pos]
+    geom.quat = _quat(pose)
+    if shape.material is not None:
+        geom.rgba = [float(c) for c in shape.material.rgba]
+    if contact is None:
+        geom.contype = 0
+        geom.conaffinity = 0
+        geom.group = VISUAL_GROUP
+    else:
+        geom.contype, geom.conaffinity = contact
+        geom.group = COLLISION_GROUP
+        if not visible:
+            geom.rgba = [geom.rgba[0], geom.rgba[1], geom.rgba[2], 0.0]
+    geom.density = 0.0
+
+
+def _add_joint(spec, body, joint) -> None:
+    if joint.type == JointType.FIXED:
+        return
+    j = body.add_joint()
+    j.name = joint.name
+    j.info = joint.source or ''
+    kinds = {JointType.REVOLUTE: mujoco.mjtJoint.mjJNT_HINGE,
+             JointType.CONTINUOUS: mujoco.mjtJoint.mjJNT_HINGE,
+             JointType.PRISMATIC: mujoco.mjtJoint.mjJNT_SLIDE,
+             JointType.BALL: mujoco.mjtJoint.mjJNT_BALL}
+    j.type = kinds[joint.type]
+    if joint.type.dof == 1:
+        j.axis = [float(a) for a in joint.axis]
+        lim = joint.limits
+        if joint.type != JointType.CONTINUOUS and lim.lower is not None and lim.upper is not None:
+            j.limited = mujoco.mjtLimited.mjLIMITED_TRUE
+            j.range = [float(lim.lower), float(lim.upper)]
+        else:
+            j.limited = mujoco.mjtLimited.mjLIMITED_FALSE
+        j.ref = 0.0
+    j.armature = float(joint.armature)
+    j.damping = [float(joint.damping), 0.0, 0.0]
+    j.frictionloss = float(joint.friction)
+
+
+def _add_closure(spec, closure) -> None:
+    eq = spec.add_equality()
+    eq.name = closure.name
+    eq.info = closure.source or ''
+    eq.objtype = mujoco.mjtObj.mjOBJ_BODY
+    eq.name1 = closure.link1
+    eq.name2 = closure.link2
+    if closure.type == 'weld':
+        eq.type = mujoco.mjtEq.mjEQ_WELD
+        # Anchor in link1; a zero relative pose makes MuJoCo keep the one at the reference.
+        eq.data[:3] = [float(x) for x in closure.pose1.pos]
+        eq.data[3:10] = [0.0] * 7
+        eq.data[10] = 1.0
+    elif closure.type == 'ball':
+        eq.type = mujoco.mjtEq.mjEQ_CONNECT
+        eq.data[:3] = [float(x) for x in closure.pose1.pos]
+        eq.data[3:6] = [float(x) for x in closure.pose2.pos]
+    else:
+        raise ValueError(f'closure type {closure.type!r} is not supported by the integrator yet')
