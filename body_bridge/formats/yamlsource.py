@@ -117,8 +117,9 @@ def load_yaml(path: str | os.PathLike, text: str | None = None):
         except UnicodeDecodeError as err:
             line = raw[:err.start].count(b'\n') + 1
             raise ModelError(path, line, 'file is not UTF-8 text') from err
-    loader = _Loader(text)
+    loader = None
     try:
+        loader = _Loader(text)
         node = loader.get_single_node()
         if node is None:
             return None
@@ -128,9 +129,14 @@ def load_yaml(path: str | os.PathLike, text: str | None = None):
         line = mark.line + 1 if mark is not None else None
         problem = err.problem or err.context or 'invalid YAML'
         raise ModelError(path, line, f'invalid YAML: {problem}') from err
+    except yaml.reader.ReaderError as err:
+        line = text.count('\n', 0, err.position) + 1 if err.position is not None else None
+        raise ModelError(path, line, f'not YAML text: {err.reason} '
+                         f'(character {err.character!r})') from err
     except yaml.YAMLError as err:
         raise ModelError(path, None, f'invalid YAML: {err}') from err
     except RecursionError as err:
         raise ModelError(path, None, 'YAML nesting is too deep') from err
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()

@@ -39,7 +39,7 @@ _D, _B, _S = ParameterType.PARAMETER_DOUBLE, ParameterType.PARAMETER_BOOL, Param
 
 #: Every parameter the node declares: name -> (default, type, description).
 PARAMETERS = {
-    'model': ('', _S, 'Model file (.body), or the name of a model bundled with the package.'),
+    'model': ('sample_arm', _S, 'Model file (.body), or the name of a model bundled with the package.'),
     'simulate': (True, _B, 'Run the physics. false: only robot_description and TF from an '
                  'external joint_states topic (a robot_state_publisher for these formats).'),
     'fixed_frame': ('world', _S, 'The world frame the root link is attached to in TF.'),
@@ -90,6 +90,7 @@ class BridgeNode(Node):
                 name=name, type=ptype, description=text, read_only=True))
         p = {name: self.get_parameter(name).value for name in PARAMETERS}
         self.params = p
+        self._warned: dict[str, float] = {}
         path = resolve_model(p['model'])
         self.model: Model = load_model(path)
         for line in self.model.warnings:
@@ -214,6 +215,17 @@ class BridgeNode(Node):
                 _set_transform(t, p, q)
             self._tf_pub.publish(self._tf_msg)
 
+    def warn_throttled(self, text: str, period: float = 1.0) -> None:
+        """Log a warning, each distinct text at most once per ``period`` [s] of wall time."""
+        now = time.monotonic()
+        last = self._warned.get(text)
+        if last is not None and now - last < period:
+            return
+        if len(self._warned) > 1000:
+            self._warned = {k: t for k, t in self._warned.items() if now - t < period}
+        self._warned[text] = now
+        self.get_logger().warning(text)
+
     # --- callbacks --------------------------------------------------------------------------
 
     def _on_joint_commands(self, msg: JointState) -> None:
@@ -224,15 +236,15 @@ class BridgeNode(Node):
         given = [(mode, values) for mode, values in modes if len(values)]
         topic = self._command_sub.topic_name
         if len(given) != 1:
-            self.get_logger().warning(
+            self.warn_throttled(
                 f'{topic}: rejected: a command must fill exactly one of position, velocity, '
-                f'effort (this one fills {len(given)})', throttle_duration_sec=1.0)
+                f'effort (this one fills {len(given)})')
             return
         mode, values = given[0]
         try:
             self.sim.command(mode, names, list(values))
         except CommandRejected as err:
-            self.get_logger().warning(f'{topic}: rejected: {err}', throttle_duration_sec=1.0)
+            self.warn_throttled(f'{topic}: rejected: {err}')
 
     def _on_reset(self, request, response):
         with self._sim_lock:
@@ -245,9 +257,9 @@ class BridgeNode(Node):
     def _on_external_state(self, msg: JointState) -> None:
         model = self.model
         if len(msg.position) != len(msg.name):
-            self.get_logger().warning(
+            self.warn_throttled(
                 f'{self._state_sub.topic_name}: rejected: {len(msg.name)} names but '
-                f'{len(msg.position)} positions', throttle_duration_sec=1.0)
+                f'{len(msg.position)} positions')
             return
         out = TFMessage()
         for name, q in zip(msg.name, msg.position):
