@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import geometry as geo
 from ..model import Box, Capsule, Cylinder, JointType, Mesh, Model, Pose, Shape, Sphere
+from .closures import add_closure
 
 __all__ = ['BuildOptions', 'build_spec', 'ACTUATOR_PREFIX', 'MIN_MASS', 'MIN_INERTIA']
 
@@ -104,7 +105,7 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
             eq.data[:5] = [joint.mimic.offset, joint.mimic.multiplier, 0.0, 0.0, 0.0]
             eq.info = joint.source or ''
     for closure in model.closures:
-        _add_closure(spec, closure)
+        add_closure(spec, closure, timestep=spec.option.timestep)
     return spec
 
 
@@ -114,6 +115,9 @@ def _add_body(spec, parent, link, pose: Pose, contact, options) -> mujoco.MjsBod
     body.pos = [float(x) for x in pose.pos]
     body.quat = _quat(pose)
     body.info = link.source or ''
+    # An unset inertial frame (NaN) would be taken from the body's own placement: set it.
+    body.ipos = [0.0, 0.0, 0.0]
+    body.iquat = [1.0, 0.0, 0.0, 0.0]
     inertial = link.inertial
     if inertial is not None and inertial.mass > 0.0:
         body.explicitinertial = True
@@ -199,24 +203,3 @@ def _add_joint(spec, body, joint) -> None:
     j.armature = float(joint.armature)
     j.damping = [float(joint.damping), 0.0, 0.0]
     j.frictionloss = float(joint.friction)
-
-
-def _add_closure(spec, closure) -> None:
-    eq = spec.add_equality()
-    eq.name = closure.name
-    eq.info = closure.source or ''
-    eq.objtype = mujoco.mjtObj.mjOBJ_BODY
-    eq.name1 = closure.link1
-    eq.name2 = closure.link2
-    if closure.type == 'weld':
-        eq.type = mujoco.mjtEq.mjEQ_WELD
-        # Anchor in link1; a zero relative pose makes MuJoCo keep the one at the reference.
-        eq.data[:3] = [float(x) for x in closure.pose1.pos]
-        eq.data[3:10] = [0.0] * 7
-        eq.data[10] = 1.0
-    elif closure.type == 'ball':
-        eq.type = mujoco.mjtEq.mjEQ_CONNECT
-        eq.data[:3] = [float(x) for x in closure.pose1.pos]
-        eq.data[3:6] = [float(x) for x in closure.pose2.pos]
-    else:
-        raise ValueError(f'closure type {closure.type!r} is not supported by the integrator yet')
