@@ -32,7 +32,7 @@ from .errors import ModelError
 __all__ = [
     'Pose', 'Box', 'Sphere', 'Cylinder', 'Capsule', 'Cone', 'Mesh', 'Geometry',
     'Material', 'Shape', 'Inertial', 'Link', 'JointType', 'Limits', 'Mimic', 'Joint',
-    'DeviceKind', 'Device', 'LoopClosure', 'Model', 'freeze',
+    'DeviceKind', 'Device', 'Frame', 'LoopClosure', 'Model', 'freeze',
 ]
 
 _EMPTY: Mapping = MappingProxyType({})
@@ -396,6 +396,19 @@ class Device:
     source: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """A named frame fixed to a link (a manipulator's tool frame, for example).
+
+    It appears in the URDF as a fixed child link and in TF.
+    """
+
+    name: str
+    link: str
+    pose: Pose = field(default_factory=Pose)
+    source: str | None = None
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class LoopClosure:
     """A constraint between two links that the tree does not contain.
@@ -430,6 +443,7 @@ class Model:
     root_joint: JointType = JointType.FIXED
     devices: tuple[Device, ...] = ()
     closures: tuple[LoopClosure, ...] = ()
+    frames: tuple[Frame, ...] = ()
     source: str | None = None
     timestep: float | None = None
     warnings: tuple[str, ...] = ()
@@ -484,6 +498,13 @@ class Model:
             if device.link not in links:
                 raise ModelError(device.source or self.source, None,
                                  f'device {device.name!r} is on unknown link {device.link!r}')
+        for frame in self.frames:
+            if frame.link not in links:
+                raise ModelError(frame.source or self.source, None,
+                                 f'frame {frame.name!r} is on unknown link {frame.link!r}')
+            if frame.name in links:
+                raise ModelError(frame.source or self.source, None,
+                                 f'frame {frame.name!r} has the name of a link')
         object.__setattr__(self, '_links', MappingProxyType(links))
         object.__setattr__(self, '_joints', MappingProxyType(joints))
         object.__setattr__(self, '_parent_joint', MappingProxyType(parent_joint))
@@ -525,7 +546,7 @@ class Model:
 
     def device_frames(self) -> dict[str, str]:
         """The TF frame name of each device: its name, or ``<link>_<name>`` if that is taken."""
-        taken = set(self._links)
+        taken = set(self._links) | {f.name for f in self.frames}
         frames = {}
         for device in self.devices:
             frame = device.name if device.name not in taken else f'{device.link}_{device.name}'

@@ -6,6 +6,7 @@ Choices the URDF format forces (documented in the README):
   mesh directory and referenced by ``file://`` URIs (or a caller's prefix).
 * Ball and free joints inside the tree become ``floating`` joints (the bridge publishes their
   TF itself; robot_state_publisher would ignore them).
+* Every extra frame of the model (``Model.frames``) is a fixed child link of its link.
 * Every device gets a fixed child link named after its TF frame; cameras also get
   ``<frame>_optical_frame`` (z forward, x right, y down, REP-103).
 * Unknown velocity or effort limits are written as 0 (URDF requires the attributes);
@@ -113,6 +114,11 @@ def to_urdf(model: Model, mesh_dir: str | os.PathLike | None = None,
         robot.add_link(_link(link, mesh_paths, uri))
     for joint in model.ordered_joints():
         robot.add_joint(_joint(model, joint))
+    for extra in model.frames:
+        robot.add_link(urdf.Link(name=extra.name))
+        robot.add_joint(urdf.Joint(name=f'{extra.name}_joint', parent=extra.link,
+                                   child=extra.name, joint_type='fixed',
+                                   origin=_origin(extra.pose)))
     frames = model.device_frames()
     for device in model.devices:
         frame = frames[device.name]

@@ -74,3 +74,17 @@ def test_fixed_joint_keeps_child_frame():
     data = mujoco.MjData(mj)
     mujoco.mj_kinematics(mj, data)
     np.testing.assert_allclose(data.xpos[mj.body('b').id], (0.5, 0, 0))
+
+
+def test_extra_frames_are_fixed_links(tmp_path, check_urdf):
+    from body_bridge.model import Frame
+    links = (Link('a'), Link('b', Pose((0, 0, 1))))
+    model = Model('m', links, (Joint('j', 'revolute', 'a', 'b', (0, 1, 0)),), root='a',
+                  frames=(Frame('tool', 'b', Pose((0, 0, 0.2))),))
+    text = to_urdf(model)
+    (tmp_path / 'm.urdf').write_text(text)
+    assert check_urdf(tmp_path / 'm.urdf')[0]
+    from urdf_fk import urdf_forward_kinematics
+    world = urdf_forward_kinematics(text, {'j': 0.5})
+    np.testing.assert_allclose(world['tool'][:3, 3], (0.2 * np.sin(0.5), 0, 1 + 0.2 * np.cos(0.5)),
+                               atol=1e-12)

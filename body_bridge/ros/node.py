@@ -137,6 +137,8 @@ class BridgeNode(Node):
             if joint.type == JointType.FIXED:
                 out.append(_transform(self.frame(joint.parent), self.frame(joint.child),
                                       model.joint_origin(joint), stamp))
+        for extra in model.frames:
+            out.append(_transform(self.frame(extra.link), self.frame(extra.name), extra.pose, stamp))
         frames = model.device_frames()
         for device in model.devices:
             frame = frames[device.name]
@@ -174,6 +176,9 @@ class BridgeNode(Node):
             t.header.frame_id = fixed_frame if parent is None else self.frame(parent)
             t.child_frame_id = self.frame(child)
             self._tf_msg.transforms.append(t)
+        #: Called with the stamp after every control period's state is published (sensor
+        #: publishers and other per-period outputs register here).
+        self.period_outputs: list = []
         self._command_sub = self.create_subscription(
             JointState, 'joint_commands', self._on_joint_commands, qos.COMMANDS)
         self._reset_srv = self.create_service(Trigger, '~/reset', self._on_reset)
@@ -188,7 +193,9 @@ class BridgeNode(Node):
         while self._running:
             with self._sim_lock:
                 sim.step_period()
-                self._publish_state()
+                stamp = self._publish_state()
+                for output in self.period_outputs:
+                    output(stamp)
             rtf = self.params['real_time_factor']
             if rtf > 0:
                 wall_next += sim.period / rtf
@@ -214,6 +221,7 @@ class BridgeNode(Node):
                 t.header.stamp = stamp
                 _set_transform(t, p, q)
             self._tf_pub.publish(self._tf_msg)
+        return stamp
 
     def warn_throttled(self, text: str, period: float = 1.0) -> None:
         """Log a warning, each distinct text at most once per ``period`` [s] of wall time."""

@@ -105,6 +105,9 @@ class Simulation:
 
         self._lock = threading.Lock()
         self._pending: list[tuple[Mode, np.ndarray, np.ndarray]] = []
+        #: Called before every physics step (forces that change within a control period:
+        #: springs, motors, loads). Empty by default, so the physics steps in one call.
+        self.step_hooks: list = []
         self._gravcomp = (options.gravity_compensation == 'on' or
                           (options.gravity_compensation == 'auto' and
                            model.root_joint == JointType.FIXED))
@@ -216,8 +219,13 @@ class Simulation:
             held = self._modes != Mode.EFFORT
             applied = self.data.qfrc_applied
             applied[self._act_dof] = np.where(held, self.data.qfrc_bias[self._act_dof], 0.0)
-        for _ in range(self.substeps):
-            mujoco.mj_step(self.mj, self.data)
+        if self.step_hooks:
+            for _ in range(self.substeps):
+                for hook in self.step_hooks:
+                    hook(self)
+                mujoco.mj_step(self.mj, self.data)
+        else:
+            mujoco.mj_step(self.mj, self.data, nstep=self.substeps)
 
     # --- state ----------------------------------------------------------------------------
 
