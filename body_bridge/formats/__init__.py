@@ -7,11 +7,13 @@ import os
 from ..errors import ModelError
 from ..model import Model
 from . import choreonoid
+from . import chrono
 
 __all__ = ['load_model', 'LOADERS']
 
 #: File name endings and the loader that reads them (longest ending wins).
 LOADERS = {ext: choreonoid.load for ext in choreonoid.EXTENSIONS}
+LOADERS.update({ext: chrono.load for ext in chrono.EXTENSIONS})
 
 
 def load_model(path: str | os.PathLike) -> Model:

@@ -15,6 +15,7 @@ import numpy as np
 from .. import geometry as geo
 from ..model import Box, Capsule, Cylinder, JointType, Mesh, Model, Pose, Shape, Sphere
 from .closures import add_closure
+from .forces import add_model_forces
 
 __all__ = ['BuildOptions', 'build_spec', 'ACTUATOR_PREFIX', 'MIN_MASS', 'MIN_INERTIA']
 
@@ -79,7 +80,12 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
 
     bodies: dict[str, mujoco.MjsBody] = {}
     root = model.link(model.root)
-    bodies[root.name] = _add_body(spec, spec.worldbody, root, root.pose, contact, options)
+    if root.name == 'world' and model.root_joint == JointType.FIXED and root.pose.is_identity():
+        # MuJoCo reserves the name: a fixed root link 'world' at the origin is the world body.
+        bodies[root.name] = spec.worldbody
+        _add_shapes(spec, spec.worldbody, root, contact)
+    else:
+        bodies[root.name] = _add_body(spec, spec.worldbody, root, root.pose, contact, options)
     if model.root_joint == JointType.FREE:
         free = bodies[root.name].add_freejoint()
         free.name = f'{root.name}_free'
@@ -106,6 +112,7 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
             eq.info = joint.source or ''
     for closure in model.closures:
         add_closure(spec, closure, timestep=spec.option.timestep)
+    add_model_forces(spec, model)
     return spec
 
 
@@ -125,6 +132,11 @@ def _add_body(spec, parent, link, pose: Pose, contact, options) -> mujoco.MjsBod
         body.ipos = [float(x) for x in inertial.com]
         i = inertial.inertia
         body.fullinertia = [i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2]]
+    _add_shapes(spec, body, link, contact)
+    return body
+
+
+def _add_shapes(spec, body, link, contact) -> None:
     collide = {id(s) for s in link.collisions}
     visual = {id(s) for s in link.visuals}
     for index, shape in enumerate(link.collisions):
@@ -133,7 +145,6 @@ def _add_body(spec, parent, link, pose: Pose, contact, options) -> mujoco.MjsBod
     for index, shape in enumerate(link.visuals):
         if id(shape) not in collide:
             _add_geom(spec, body, shape, f'{link.name}:v{index}', visible=True, contact=None)
-    return body
 
 
 def _add_geom(spec, body, shape: Shape, name: str, visible: bool, contact) -> None:

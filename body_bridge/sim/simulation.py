@@ -24,6 +24,7 @@ import numpy as np
 
 from ..model import JointType, Model
 from .build import ACTUATOR_PREFIX, BuildOptions, build_spec
+from .forces import install_forces
 
 __all__ = ['Mode', 'SimOptions', 'Simulation', 'CommandRejected']
 
@@ -108,6 +109,11 @@ class Simulation:
         #: Called before every physics step (forces that change within a control period:
         #: springs, motors, loads). Empty by default, so the physics steps in one call.
         self.step_hooks: list = []
+        # Springs, motors and loads of the model (sim/forces.py): called after every reset(),
+        # and with (mode, names) of every accepted command (a command releases a motor).
+        self.reset_hooks: list = []
+        self.command_hooks: list = []
+        self.forces = install_forces(self)
         self._gravcomp = (options.gravity_compensation == 'on' or
                           (options.gravity_compensation == 'auto' and
                            model.root_joint == JointType.FIXED))
@@ -178,6 +184,8 @@ class Simulation:
         if hasattr(self, '_modes'):
             self._set_modes(np.full(len(self.actuated), Mode.POSITION), np.arange(len(self.actuated)))
         self.data.ctrl[self._act] = self.data.qpos[self._qadr[self._act_joint]]
+        for hook in self.reset_hooks:
+            hook(self)
 
     def command(self, mode: Mode, names: list[str], values) -> None:
         """Queue targets for named joints; applied at the next control period.
@@ -198,6 +206,8 @@ class Simulation:
             rows.append(act_row[name])
         if not np.all(np.isfinite(values)):
             raise CommandRejected('a value is NaN or infinite')
+        for hook in self.command_hooks:
+            hook(Mode(mode), list(names))
         with self._lock:
             self._pending.append((Mode(mode), np.array(rows, dtype=int), values))
 
