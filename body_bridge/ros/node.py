@@ -182,6 +182,9 @@ class BridgeNode(Node):
         self._command_sub = self.create_subscription(
             JointState, 'joint_commands', self._on_joint_commands, qos.COMMANDS)
         self._reset_srv = self.create_service(Trigger, '~/reset', self._on_reset)
+        # External controllers of the model (Chrono CONTROLLER motors, load controllers).
+        from .chrono_controllers import attach as attach_controllers
+        self._controller_subs = attach_controllers(self)
         self._publish_state()
         self._running = True
         self._thread = threading.Thread(target=self._loop, name='body_bridge_sim', daemon=True)
