@@ -25,9 +25,10 @@ from .. import geometry as geo
 from ..errors import ModelError
 from ..model import Material, axis_angle_matrix
 from . import _common
+from . import _fields as fields
 from ._common import Budget, Parts, Warnings
 from ._polygons import split_polygons, triangulate
-from ._scenetext import Node, Word, parse
+from ._scenetext import Node, parse
 
 _GROUPS = frozenset({'Transform', 'Group', 'Collision', 'Anchor', 'Billboard'})
 _NO_SURFACE = frozenset({
@@ -107,12 +108,12 @@ class _Scene:
         elif kind in _GROUPS:
             self.walk_children(node, matrix, depth)
         elif kind == 'Switch':
-            choice = int(_number(self.path, node, 'whichChoice', -1))
-            children = _nodes(node, 'choice') or _nodes(node, 'children')
+            choice = int(fields.number(self.path, node, 'whichChoice', -1))
+            children = fields.nodes(node, 'choice') or fields.nodes(node, 'children')
             if 0 <= choice < len(children):
                 self.walk(children[choice], matrix, depth + 1)
         elif kind == 'LOD':
-            levels = _nodes(node, 'level') or _nodes(node, 'children')
+            levels = fields.nodes(node, 'level') or fields.nodes(node, 'children')
             if levels:
                 self.walk(levels[0], matrix, depth + 1)
         elif kind == 'Inline':
@@ -123,7 +124,7 @@ class _Scene:
             self.warn(self.path, node.line, f'{kind} node is not supported; skipped')
 
     def walk_children(self, node: Node, matrix: np.ndarray, depth: int) -> None:
-        for child in _nodes(node, 'children') + node.children:
+        for child in fields.nodes(node, 'children') + node.children:
             self.walk(child, matrix, depth + 1)
 
     def inline(self, node: Node, matrix: np.ndarray) -> None:
@@ -193,8 +194,8 @@ class _Scene:
             if texture is None:
                 return None, 0.0
             return Material((1.0, 1.0, 1.0, 1.0), None, texture), 0.0
-        diffuse = _vector(self.path, mat, 'diffuseColor', (0.8, 0.8, 0.8), 3)
-        transparency = _number(self.path, mat, 'transparency', 0.0)
+        diffuse = fields.vector(self.path, mat, 'diffuseColor', (0.8, 0.8, 0.8), 3)
+        transparency = fields.number(self.path, mat, 'transparency', 0.0)
         return Material(_common.rgba(diffuse, transparency), mat.name, texture), transparency
 
     def geometry(self, node: Node):
@@ -203,20 +204,20 @@ class _Scene:
         if kind == 'IndexedFaceSet':
             return _face_set(self.path, node)
         if kind == 'Box':
-            size = _vector(self.path, node, 'size', (2.0, 2.0, 2.0), 3)
+            size = fields.vector(self.path, node, 'size', (2.0, 2.0, 2.0), 3)
             mesh = geo.box_mesh(size)
         elif kind == 'Sphere':
-            mesh = geo.sphere_mesh(_positive(self.path, node, 'radius', 1.0))
+            mesh = geo.sphere_mesh(fields.positive(self.path, node, 'radius', 1.0))
         elif kind == 'Cylinder':
-            if not _bool(node, 'side', True):
+            if not fields.flag(node, 'side', True):
                 self.warn(self.path, node.line, 'Cylinder side FALSE is not supported; the side is drawn')
             mesh = geo.transform_mesh(geo.cylinder_mesh(
-                _positive(self.path, node, 'radius', 1.0), _positive(self.path, node, 'height', 2.0),
-                bottom=_bool(node, 'bottom', True), top=_bool(node, 'top', True)), _Z_TO_Y)
+                fields.positive(self.path, node, 'radius', 1.0), fields.positive(self.path, node, 'height', 2.0),
+                bottom=fields.flag(node, 'bottom', True), top=fields.flag(node, 'top', True)), _Z_TO_Y)
         elif kind == 'Cone':
             mesh = geo.transform_mesh(geo.cone_mesh(
-                _positive(self.path, node, 'bottomRadius', 1.0),
-                _positive(self.path, node, 'height', 2.0), bottom=_bool(node, 'bottom', True)),
+                fields.positive(self.path, node, 'bottomRadius', 1.0),
+                fields.positive(self.path, node, 'height', 2.0), bottom=fields.flag(node, 'bottom', True)),
                 _Z_TO_Y)
         elif kind == 'ElevationGrid':
             return _elevation_grid(self.path, node)
@@ -235,8 +236,8 @@ def _face_set(path: str, node: Node):
     coord = node.fields.get('coord')
     if not isinstance(coord, Node):
         return None
-    points = _points(path, coord, 'point')
-    stream = _indices(path, node, 'coordIndex')
+    points = fields.points(path, coord, 'point')
+    stream = fields.indices(path, node, 'coordIndex')
     if not len(stream) or not len(points):
         return None
     indices, counts = split_polygons(stream)
@@ -244,7 +245,7 @@ def _face_set(path: str, node: Node):
     if counts.size and int(counts.max()) > _common.MAX_POLYGON_CORNERS:
         raise ModelError(path, node.line, f'a face has more than {_common.MAX_POLYGON_CORNERS} corners')
     faces, owner = triangulate(points, indices, counts)
-    if not _bool(node, 'ccw', True):
+    if not fields.flag(node, 'ccw', True):
         faces = faces[:, ::-1]
     colors = _face_colors(path, node, indices, counts, owner)
     used, inverse = np.unique(faces.reshape(-1), return_inverse=True)
@@ -256,11 +257,11 @@ def _face_colors(path: str, node: Node, indices, counts, owner):
     color = node.fields.get('color')
     if not isinstance(color, Node):
         return None
-    palette = _points(path, color, 'color')
+    palette = fields.points(path, color, 'color')
     if not len(palette):
         return None
-    color_index = _indices(path, node, 'colorIndex')
-    if not _bool(node, 'colorPerVertex', True):
+    color_index = fields.indices(path, node, 'colorIndex')
+    if not fields.flag(node, 'colorPerVertex', True):
         per_poly = color_index[color_index >= 0] if len(color_index) else np.arange(len(counts))
         if len(per_poly) < len(counts):
             raise ModelError(path, node.line, f'IndexedFaceSet has {len(counts)} faces but '
@@ -268,7 +269,7 @@ def _face_colors(path: str, node: Node, indices, counts, owner):
         _common.check_indices(path, node.line, 'colorIndex', per_poly[:len(counts)], len(palette))
         return palette[per_poly[:len(counts)]][owner]
     if len(color_index):
-        corner_colors, color_counts = split_polygons(color_index)
+        corner_colors, _ = split_polygons(color_index)
         if len(corner_colors) != len(indices):
             raise ModelError(path, node.line, 'IndexedFaceSet colorIndex does not match coordIndex')
     else:
@@ -280,8 +281,8 @@ def _face_colors(path: str, node: Node, indices, counts, owner):
 
 
 def _elevation_grid(path: str, node: Node):
-    nx = int(_number(path, node, 'xDimension', 0))
-    nz = int(_number(path, node, 'zDimension', 0))
+    nx = int(fields.number(path, node, 'xDimension', 0))
+    nz = int(fields.number(path, node, 'zDimension', 0))
     heights = node.fields.get('height')
     heights = heights if isinstance(heights, np.ndarray) else np.zeros(0)
     if nx < 2 or nz < 2:
@@ -289,90 +290,24 @@ def _elevation_grid(path: str, node: Node):
     if nx * nz > _common.MAX_VERTICES or len(heights) < nx * nz:
         raise ModelError(path, node.line, f'ElevationGrid {nx} x {nz} needs {nx * nz} heights, '
                          f'found {len(heights)}')
-    dx = _number(path, node, 'xSpacing', 1.0)
-    dz = _number(path, node, 'zSpacing', 1.0)
+    dx = fields.number(path, node, 'xSpacing', 1.0)
+    dz = fields.number(path, node, 'zSpacing', 1.0)
     i, j = np.meshgrid(np.arange(nx), np.arange(nz))
     vertices = np.stack([i.ravel() * dx, heights[:nx * nz], j.ravel() * dz], axis=1)
     a = (i[:-1, :-1] + j[:-1, :-1] * nx).ravel()
     faces = np.concatenate([np.stack([a, a + nx, a + nx + 1], 1), np.stack([a, a + nx + 1, a + 1], 1)])
-    if not _bool(node, 'ccw', True):
+    if not fields.flag(node, 'ccw', True):
         faces = faces[:, ::-1]
     return vertices, faces, None
 
 
-# --- fields ---------------------------------------------------------------------------------
-
-
-def _nodes(node: Node, name: str) -> list[Node]:
-    value = node.fields.get(name)
-    if isinstance(value, Node):
-        return [value]
-    if isinstance(value, list):
-        return [v for v in value if isinstance(v, Node)]
-    return []
-
-
-def _array(path: str, node: Node, name: str) -> np.ndarray:
-    value = node.fields.get(name)
-    if value is None:
-        return np.zeros(0)
-    if not isinstance(value, np.ndarray):
-        raise ModelError(path, node.line, f'{node.type} {name} must be numbers')
-    return value
-
-
-def _points(path: str, node: Node, name: str) -> np.ndarray:
-    values = _array(path, node, name)
-    if len(values) % 3:
-        raise ModelError(path, node.line, f'{node.type} {name}: {len(values)} numbers are not '
-                         'a whole number of triples')
-    _common.check_finite(path, node.line, f'{node.type} {name}', values)
-    return values.reshape(-1, 3)
-
-
-def _indices(path: str, node: Node, name: str) -> np.ndarray:
-    values = _array(path, node, name)
-    if len(values) and not (np.isfinite(values).all() and (values == np.round(values)).all()):
-        raise ModelError(path, node.line, f'{node.type} {name} must be whole numbers')
-    if len(values) and np.abs(values).max() > 2 ** 53:
-        raise ModelError(path, node.line, f'{node.type} {name}: an index is too large')
-    return values.astype(np.int64)
-
-
-def _vector(path: str, node: Node, name: str, default, size: int) -> np.ndarray:
-    value = node.fields.get(name)
-    if value is None:
-        return np.asarray(default, dtype=float)
-    if not isinstance(value, np.ndarray) or len(value) != size or not np.isfinite(value).all():
-        raise ModelError(path, node.line, f'{node.type} {name} must be {size} numbers')
-    return value
-
-
-def _number(path: str, node: Node, name: str, default: float) -> float:
-    return float(_vector(path, node, name, [default], 1)[0])
-
-
-def _positive(path: str, node: Node, name: str, default: float) -> float:
-    value = _number(path, node, name, default)
-    if value <= 0:
-        raise ModelError(path, node.line, f'{node.type} {name} must be positive, found {value}')
-    return value
-
-
-def _bool(node: Node, name: str, default: bool) -> bool:
-    value = node.fields.get(name)
-    if isinstance(value, Word):
-        return value.upper() == 'TRUE'
-    return default
-
-
 def _transform(path: str, node: Node) -> np.ndarray:
     """The matrix of a VRML Transform: T C R SR S -SR -C."""
-    t = _vector(path, node, 'translation', (0, 0, 0), 3)
-    c = _vector(path, node, 'center', (0, 0, 0), 3)
+    t = fields.vector(path, node, 'translation', (0, 0, 0), 3)
+    c = fields.vector(path, node, 'center', (0, 0, 0), 3)
     r = _rotation(path, node, 'rotation')
     sr = _rotation(path, node, 'scaleOrientation')
-    s = _vector(path, node, 'scale', (1, 1, 1), 3)
+    s = fields.vector(path, node, 'scale', (1, 1, 1), 3)
     linear = r @ sr @ np.diag(s) @ sr.T
     m = np.eye(4)
     m[:3, :3] = linear
@@ -381,7 +316,7 @@ def _transform(path: str, node: Node) -> np.ndarray:
 
 
 def _rotation(path: str, node: Node, name: str) -> np.ndarray:
-    value = _vector(path, node, name, (0, 0, 1, 0), 4)
+    value = fields.vector(path, node, name, (0, 0, 1, 0), 4)
     if value[3] == 0.0 or not np.any(value[:3]):
         return np.eye(3)
     return axis_angle_matrix(value[:3], float(value[3]))
@@ -392,11 +327,11 @@ def _rotation(path: str, node: Node, name: str) -> np.ndarray:
 
 def _children_for_search(node: Node) -> list[Node]:
     if node.type in _GROUPS:
-        return _nodes(node, 'children') + node.children
+        return fields.nodes(node, 'children') + node.children
     if node.type == 'Switch':
-        return _nodes(node, 'choice') or _nodes(node, 'children')
+        return fields.nodes(node, 'choice') or fields.nodes(node, 'children')
     if node.type == 'LOD':
-        return _nodes(node, 'level') or _nodes(node, 'children')
+        return fields.nodes(node, 'level') or fields.nodes(node, 'children')
     return []
 
 
