@@ -20,7 +20,7 @@ from ..errors import ModelError, UnsupportedError
 from . import _common
 from ._common import MeshFileWarning, MeshPart, Warn, Warnings
 
-__all__ = ['MeshPart', 'load_mesh_file', 'MESH_EXTENSIONS', 'MeshFileWarning']
+__all__ = ['MESH_EXTENSIONS', 'MeshFileWarning', 'MeshPart', 'load_mesh_file']
 
 #: File name endings this package reads (lower case).
 MESH_EXTENSIONS: tuple[str, ...] = ('.stl', '.obj', '.dae', '.gltf', '.glb', '.wrl', '.vrml',

@@ -50,7 +50,7 @@ _SPACE = re.compile(r'(?:[\s,]+|#[^\n]*)+')
 _NUMBER = re.compile(r'[-+]?(?:0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)')
 _WORD = re.compile(r'[^\x00-\x20"\'#,.\[\]\\{}()|0-9+\-][^\x00-\x20"\'#,.\[\]\\{}()|]*')
 _NAME = re.compile(r'[^\x00-\x20"\'#,\[\]\\{}]+')
-_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"', re.S)
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"', re.DOTALL)
 _NUMERIC_START = re.compile(r'[-+.0-9]')
 _COMMENT = re.compile(r'#[^\n]*')
 

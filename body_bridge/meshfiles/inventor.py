@@ -508,7 +508,6 @@ def _cone(scene: _Scene, node: Node, state: _State):
 
 def _unsupported_shape(scene: _Scene, node: Node, state: _State):
     scene.warn(scene.path, node.line, f'{node.type} is not supported; skipped')
-    return None
 
 
 _SHAPES = {

@@ -27,7 +27,7 @@ _SKIPPED = frozenset({'vt', 'vn', 'vp', 's', 'l', 'p', 'cstype', 'deg', 'curv', 
 class _Group:
     """Faces of one (material, selected) run, as flat corner indices and counts."""
 
-    __slots__ = ('indices', 'counts', 'line')
+    __slots__ = ('counts', 'indices', 'line')
 
     def __init__(self, line: int):
         self.indices: list[int] = []
