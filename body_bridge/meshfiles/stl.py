@@ -102,11 +102,12 @@ class _Tokens:
         self._next()
 
     def number(self) -> float:
+        pos = self.pos
         word = self.take()
         try:
             return float(word)
         except ValueError:
-            raise ModelError(self.path, self.lines.line(self.pos),
+            raise ModelError(self.path, self.lines.line(pos),
                              f'ASCII STL: {word[:40]!r} is not a number') from None
 
     def error(self, message: str) -> ModelError:
