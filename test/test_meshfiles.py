@@ -10,13 +10,11 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import SHARED_MODELS, shared_model
 
 from body_bridge import geometry as geo
 from body_bridge.errors import ModelError, UnsupportedError
-from body_bridge.meshfiles import MESH_EXTENSIONS, MeshFileWarning, load_mesh_file
-from body_bridge.meshfiles import _common
-
-from conftest import SHARED_MODELS, shared_model
+from body_bridge.meshfiles import MESH_EXTENSIONS, MeshFileWarning, _common, load_mesh_file
 
 REAL = sorted(p for ext in ('wrl', 'iv', 'stl', 'obj', 'dae')
               for p in SHARED_MODELS.rglob(f'*.{ext}'))
@@ -107,7 +105,7 @@ def test_dae_triangle_counts_and_materials_are_the_files():
     assert sum(len(p.mesh.faces) for p in parts) == stated == 1932
     assert [p.material.name for p in parts] == ['Rohr', 'Scheibe']
     # The file's Rohr-effect diffuse colour.
-    rohr = re.search(r'<effect id="Rohr-effect">.*?<diffuse>\s*<color[^>]*>([^<]+)<', text, re.S)
+    rohr = re.search(r'<effect id="Rohr-effect">.*?<diffuse>\s*<color[^>]*>([^<]+)<', text, re.DOTALL)
     assert parts[0].material.rgba[:3] == pytest.approx(
         [float(x) for x in rohr.group(1).split()[:3]], abs=1e-6)
 
@@ -264,7 +262,8 @@ def test_vrml_def_use_and_switch(tmp_path):
 DEF B Shape { geometry Box { size 1 1 1 } }
 Transform { translation 3 0 0 children [ USE B ] }
 Switch { whichChoice 1 choice [ Shape { geometry Box { size 5 5 5 } } USE B ] }
-PointLight { } Viewpoint { } IndexedLineSet { coord Coordinate { point [0 0 0, 1 1 1] } coordIndex [0 1] }''')
+PointLight { } Viewpoint { }
+IndexedLineSet { coord Coordinate { point [0 0 0, 1 1 1] } coordIndex [0 1] }''')
     parts, messages = load(path)
     assert volume(parts) == pytest.approx(3.0)
     assert not messages
@@ -479,7 +478,8 @@ def test_nesting_and_instancing_are_bounded(tmp_path, monkeypatch):
     one_line_about(err, deep)
     # Each level USEs the previous one twice: 2**40 boxes if expanded.
     levels = ['DEF L0 Shape { geometry Box { } }']
-    levels += [f'DEF L{i} Group {{ children [ USE L{i - 1} USE L{i - 1} ] }}' for i in range(1, 41)]
+    levels += [f'DEF L{i} Group {{ children [ USE L{i - 1} USE L{i - 1} ] }}'
+               for i in range(1, 41)]
     bomb = write(tmp_path, 'bomb.wrl', '#VRML V2.0 utf8\n' + '\n'.join(levels))
     monkeypatch.setattr(_common, 'MAX_NODE_VISITS', 20000)
     start = time.perf_counter()

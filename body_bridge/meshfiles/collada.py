@@ -85,7 +85,8 @@ def _check_xml(path: str, data: bytes) -> None:
                          'in a COLLADA file')
     root = tree.getroot()
     if etree.QName(root).localname != 'COLLADA':
-        raise ModelError(path, root.sourceline, f'the root element is <{etree.QName(root).localname}>, '
+        name = etree.QName(root).localname
+        raise ModelError(path, root.sourceline, f'the root element is <{name}>, '
                          'not <COLLADA>')
 
 
@@ -131,7 +132,8 @@ class _Walker:
         import collada.scene as cs
         self.budget.visit()
         if depth > _common.MAX_DEPTH:
-            raise ModelError(self.path, None, f'COLLADA nodes nested deeper than {_common.MAX_DEPTH}')
+            raise ModelError(self.path, None,
+                             f'COLLADA nodes nested deeper than {_common.MAX_DEPTH}')
         if isinstance(node, cs.NodeNode):
             self.node(node.node, matrix, depth + 1)
         elif isinstance(node, cs.Node):
@@ -153,7 +155,7 @@ class _Walker:
             self.node(child, matrix, depth + 1)
 
     def find(self, nodes, name: str, matrix: np.ndarray, depth: int):
-        """The first node (document order) whose id or name is ``name``, and its parent's matrix."""
+        """The first node (document order) with id or name ``name``, and its parent's matrix."""
         import collada.scene as cs
         if depth > _common.MAX_DEPTH:
             return None

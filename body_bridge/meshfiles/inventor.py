@@ -267,7 +267,8 @@ def _rotation_node(scene: _Scene, node: Node, state: _State) -> _State:
 def _rotation_xyz(scene: _Scene, node: Node, state: _State) -> _State:
     axis = str(node.fields.get('axis', 'X')).upper()
     if axis not in ('X', 'Y', 'Z'):
-        raise ModelError(scene.path, node.line, f'RotationXYZ axis must be X, Y or Z, found {axis}')
+        raise ModelError(scene.path, node.line,
+                         f'RotationXYZ axis must be X, Y or Z, found {axis}')
     m = np.eye(4)
     m[:3, :3] = axis_angle_matrix(np.eye(3)['XYZ'.index(axis)],
                                   fields.number(scene.path, node, 'angle', 0.0))
@@ -443,7 +444,8 @@ def _triangle_strip_set(scene: _Scene, node: Node, state: _State):
     counts = fields.indices(scene.path, node, 'numVertices')
     start = int(fields.number(scene.path, node, 'startIndex', 0))
     if (counts < 0).any() or start < 0 or start + int(counts.sum()) > len(coords):
-        raise ModelError(scene.path, node.line, 'TriangleStripSet uses more vertices than there are')
+        raise ModelError(scene.path, node.line,
+                         'TriangleStripSet uses more vertices than there are')
     return _strips(scene, node, coords, np.arange(start, start + int(counts.sum())), counts)
 
 

@@ -117,13 +117,15 @@ def _vertex(path: str, line: int, words: list[str]) -> tuple[float, float, float
 def _face(path: str, line: int, words: list[str], count: int) -> list[int]:
     out = []
     if len(words) - 1 > _common.MAX_POLYGON_CORNERS:
-        raise ModelError(path, line, f'OBJ face with more than {_common.MAX_POLYGON_CORNERS} corners')
+        raise ModelError(path, line,
+                         f'OBJ face with more than {_common.MAX_POLYGON_CORNERS} corners')
     for word in words[1:]:
         text = word.split('/', 1)[0]
         try:
             index = int(text)
         except ValueError:
-            raise ModelError(path, line, f'OBJ face: {word[:40]!r} is not a vertex reference') from None
+            raise ModelError(path, line,
+                             f'OBJ face: {word[:40]!r} is not a vertex reference') from None
         if index < 0:
             index += count
         else:
