@@ -524,3 +524,36 @@ def test_ignored_nodes_are_reported(tmp_path):
         warnings.simplefilter('always')
         load_mesh_file(path)
     assert [str(w.message) for w in caught if w.category is MeshFileWarning] == messages
+
+
+def test_vrml_inline_elevation_grid_and_untyped_def(tmp_path):
+    geo.write_stl(geo.box_mesh((1, 1, 1)), tmp_path / 'cube.stl')
+    write(tmp_path, 'inner.wrl', '#VRML V2.0 utf8\nShape { geometry Box { size 2 2 2 } }\n')
+    path = write(tmp_path, 'outer.wrl', '''#VRML V2.0 utf8
+Transform { translation 10 0 0 children Inline { url "cube.stl" } }
+Transform { translation 20 0 0 children Inline { url [ "inner.wrl" ] } }
+DEF Transform { translation 30 0 0 children Shape { geometry ElevationGrid {
+  xDimension 3 zDimension 2 xSpacing 0.5 zSpacing 2 height [ 0 0 0 1 1 1 ] } } }''')
+    parts, messages = load(path)
+    assert messages == [f'{path}:4: "DEF Transform {{" has no node type; read as a Transform '
+                        'node (as Choreonoid does)']
+    mesh = parts[0].mesh
+    solids = mesh.vertices[:, 0] < 25
+    assert volume(parts) == pytest.approx(1 + 8)  # the grid is a surface: no volume
+    grid = mesh.faces[~solids[mesh.faces].any(axis=1)]
+    sub = geo.Mesh(mesh.vertices, grid)
+    # 2 cells of 0.5 x 2 on a slope rising 1 over 2: area = 1 * sqrt(2**2 + 1) in total.
+    assert geo.mesh_area(sub) == pytest.approx(math.sqrt(5))
+    normals = np.cross(*(mesh.vertices[grid[:, k]] - mesh.vertices[grid[:, 0]] for k in (1, 2)))
+    assert (normals[:, 1] > 0).all()  # ccw: the grid faces +y
+
+
+def test_obj_without_its_material_library_warns(tmp_path):
+    path = write(tmp_path, 'm.obj', 'mtllib missing.mtl\nusemtl red\nv 0 0 0\nv 1 0 0\n'
+                 'v 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n')
+    parts, messages = load(path)
+    assert volume(parts) == pytest.approx(1 / 6)
+    assert parts[0].material is None
+    assert messages == [f"{path}:1: material library 'missing.mtl': mesh file not found; its "
+                        'materials are not used',
+                        f"{path}:2: material 'red' is not defined in a material library"]
