@@ -535,8 +535,8 @@ Transform { translation 20 0 0 children Inline { url [ "inner.wrl" ] } }
 DEF Transform { translation 30 0 0 children Shape { geometry ElevationGrid {
   xDimension 3 zDimension 2 xSpacing 0.5 zSpacing 2 height [ 0 0 0 1 1 1 ] } } }''')
     parts, messages = load(path)
-    assert messages == [f'{path}:4: "DEF Transform {{" has no node type; read as a Transform '
-                        'node (as Choreonoid does)']
+    assert messages == [(f'{path}:4: "DEF Transform {{" has no node type; read as a Transform '
+                         'node (as Choreonoid does)')]
     mesh = parts[0].mesh
     solids = mesh.vertices[:, 0] < 25
     assert volume(parts) == pytest.approx(1 + 8)  # the grid is a surface: no volume
@@ -554,6 +554,6 @@ def test_obj_without_its_material_library_warns(tmp_path):
     parts, messages = load(path)
     assert volume(parts) == pytest.approx(1 / 6)
     assert parts[0].material is None
-    assert messages == [f"{path}:1: material library 'missing.mtl': mesh file not found; its "
-                        'materials are not used',
+    assert messages == [(f"{path}:1: material library 'missing.mtl': mesh file not found; "
+                         'its materials are not used'),
                         f"{path}:2: material 'red' is not defined in a material library"]
