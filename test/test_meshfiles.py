@@ -557,3 +557,13 @@ def test_obj_without_its_material_library_warns(tmp_path):
     assert messages == [(f"{path}:1: material library 'missing.mtl': mesh file not found; "
                          'its materials are not used'),
                         f"{path}:2: material 'red' is not defined in a material library"]
+
+
+def test_dae_unit_must_be_a_positive_number(tmp_path):
+    source = shared_model('choreonoid/share/model/UniversalRobots/UR5/wrist3.dae').read_text()
+    line = source[:source.index('<unit ')].count('\n') + 1
+    for bad in ('0', '-1', 'abc'):
+        path = write(tmp_path, 'u.dae', source.replace('meter="1"', f'meter="{bad}"'))
+        with pytest.raises(ModelError, match=rf'u\.dae:{line}: <unit meter="{bad}"> must be') as err:
+            load_mesh_file(path)
+        one_line_about(err, path)
