@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ModelError, UnsupportedError
 from ..model import (Box, ContactMaterial, Cylinder, Material, Mesh, Pose, Shape, Sphere,
                      freeze)
 from .chrono_node import Node
@@ -181,6 +180,9 @@ def _read_material(node: Node) -> ContactMaterial:
     if restitution > 1.0:
         raise node.error(f'"coefficient_of_restitution" must be at most 1, found {restitution:g}')
     node.warn_unused()
+    if smc:
+        node.warn(f'SMC contact values ({", ".join(smc)}) are kept in the model; the '
+                  'integrator\'s contacts use the friction and restitution only')
     return ContactMaterial(name, friction, restitution, freeze(smc))
 
 
@@ -296,10 +298,7 @@ def _mesh_shapes(node: Node, filename: str, data_path: DataPath, pose: Pose, sca
     except ImportError as err:
         raise node.error(f'cannot read {filename!r}: this installation has no mesh file '
                          'reader (body_bridge.meshfiles)', unsupported=True) from err
-    try:
-        parts = load_mesh_file(path)
-    except (ModelError, UnsupportedError):
-        raise
+    parts = load_mesh_file(path, warn=node.ctx.warnings.append)
     shapes = []
     stem = os.path.splitext(os.path.basename(filename))[0]
     for index, part in enumerate(parts):

@@ -117,8 +117,11 @@ def assemble(system: System) -> Model:
         _add_loop(build, conn)
     for constraint in system.constraints:
         _add_constraint(build, constraint)
+    order = [root] + [b.name for b in system.bodies if b.name != root]
+    links = [build.links[n] for n in order] + [v for k, v in build.links.items()
+                                               if k not in bodies and k != root]
     return Model(
-        name=system.name, links=tuple(build.links.values()), joints=tuple(build.joints),
+        name=system.name, links=tuple(links), joints=tuple(build.joints),
         root=root, root_joint=JointType.FIXED, closures=tuple(build.closures),
         source=system.source, timestep=system.timestep, warnings=tuple(system.warnings),
         springs=tuple(build.springs + [_spring(build, s) for s in system.springs]),
