@@ -6,13 +6,13 @@ from pathlib import Path
 import mujoco
 import numpy as np
 import pytest
+from conftest import shared_model
+from test_chrono_load import OWN, REAL_MBS
 
 from body_bridge.formats import load_model
 from body_bridge.sim.build import BuildOptions
 from body_bridge.sim.closures import closure_gaps
 from body_bridge.sim.simulation import Mode, SimOptions, Simulation
-
-from conftest import shared_model
 
 DATA = Path(__file__).parent / 'data' / 'chrono'
 G = 9.8  # Chrono YAML's gravity
@@ -25,7 +25,7 @@ def simulation(path, timestep=None) -> Simulation:
 
 def run(sim: Simulation, seconds: float, every=None) -> None:
     """Step ``seconds``; call ``every(sim)`` after each control period."""
-    for _ in range(int(round(seconds / sim.period))):
+    for _ in range(round(seconds / sim.period)):
         sim.step_period()
         if every is not None:
             every(sim)
@@ -93,7 +93,7 @@ def double_pendulum_reference(seconds: float, dt: float = 1e-4):
 
     state = np.array([math.radians(30), math.radians(60), 0.0, 0.0])
     out = []
-    for step in range(int(round(seconds / dt))):
+    for step in range(round(seconds / dt)):
         k1 = accel(state)
         k2 = accel(state + dt / 2 * k1)
         k3 = accel(state + dt / 2 * k2)
@@ -228,7 +228,6 @@ def test_spring_mass_and_torsion_frequencies():
     run(sim, 3.0, check)
     assert worst['osc'] < 1e-3 and worst['torsion'] < 2e-3
     # The RSDA on a spherical joint is a torque: theta = (w0 / w) sin(w t), w = 10 rad/s.
-    w, x, y, z = sim.body_pose('ball_torsion')[1]
     mujoco.mj_kinematics(sim.mj, sim.data)
     quat = sim.data.xquat[sim.mj.body('ball_torsion').id]
     angle = 2 * math.atan2(quat[3], quat[0])
@@ -311,7 +310,7 @@ def test_a_command_takes_a_motor_over_until_reset():
     run(sim, 2.0)
     assert not sim.forces.engaged('lin_speed_motor')
     assert q(sim, 'lin_speed_motor') == pytest.approx(-0.3, abs=2e-3)  # the servo holds it
-    assert q(sim, 'pos_ramp_motor') == pytest.approx(0.1 + 0.4 * sim.time, abs=1e-3)  # others go on
+    assert q(sim, 'pos_ramp_motor') == pytest.approx(0.1 + 0.4 * sim.time, abs=1e-3)  # the rest
     sim.reset()
     assert sim.forces.engaged('lin_speed_motor')
     run(sim, 1.0)
@@ -445,9 +444,7 @@ def test_slider_crank_slider_follows_the_crank():
     assert q(sim, 'ground_crank') == pytest.approx(speed_profile_integral(10.0), abs=1e-3)
 
 
-# --- every model: ten seconds ---------------------------------------------------------------------
-
-from test_chrono_load import OWN, REAL_MBS  # noqa: E402 (the lists live with the loading tests)
+# --- every model: ten seconds -------------------------------------------------------------
 
 TEN_SECONDS = [f'chrono/{r}' for r in REAL_MBS] + [f'own/{name}' for name in OWN]
 

@@ -5,13 +5,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import SHARED_MODELS, shared_model
+from model_checks import check_all
 
 from body_bridge.errors import ModelError, UnsupportedError
 from body_bridge.formats import load_model
 from body_bridge.model import Box, Cylinder, JointType, Mesh, Sphere
-
-from conftest import SHARED_MODELS, shared_model
-from model_checks import check_all
 
 DATA = Path(__file__).parent / 'data' / 'chrono'
 CHRONO = SHARED_MODELS / 'chrono'
@@ -131,8 +130,8 @@ def test_joints_urdf_lacks_become_chains_of_massless_links():
                      ('cross_axis2', JointType.CONTINUOUS, 'cross_link1', 'shaft_out')]
     assert model.link('cross_link1').inertial is None
     # The first freedom seen from shaft_in (body1) is axis1, the second axis2 in shaft_out.
-    np.testing.assert_allclose(model.link('cross_link1').pose.rot @ model.joint('cross_axis1').axis,
-                               [0, 0, -1], atol=1e-12)
+    cross = model.link('cross_link1').pose.rot
+    np.testing.assert_allclose(cross @ model.joint('cross_axis1').axis, [0, 0, -1], atol=1e-12)
     np.testing.assert_allclose(model.link('shaft_out').pose.rot @ model.joint('cross_axis2').axis,
                                [-0.5, math.sqrt(3) / 2, 0], atol=1e-12)
     bushing = load_model(DATA / 'bushing.yaml')
@@ -208,7 +207,8 @@ BODY = '''
       inertia: {{moments: [0.4, 0.5, 0.6], products: [0.01, 0.02, 0.03]}}
       visualization:
         shapes:
-          - {{type: BOX, dimensions: [0.1, 0.2, 0.3], location: [0, 0, 0], orientation: [0, 0, 90]}}
+          - {{type: BOX, dimensions: [0.1, 0.2, 0.3], location: [0, 0, 0],
+             orientation: [0, 0, 90]}}
           - {{type: CYLINDER, radius: 0.05, length: 0.4, axis: [1, 0, 0], location: [0, 0, 1]}}
 '''
 
@@ -344,7 +344,8 @@ model:
 
 # --- errors ----------------------------------------------------------------------------------
 
-HEAD = 'chrono-version: 10.0\nmodel:\n  bodies:\n    - {name: g, location: [0, 0, 0], fixed: true}\n'
+HEAD = ('chrono-version: 10.0\nmodel:\n  bodies:\n'
+        '    - {name: g, location: [0, 0, 0], fixed: true}\n')
 MOVING = '    - {name: m, location: [1, 0, 0], mass: 1, inertia: {moments: [1, 1, 1]}}\n'
 
 ERRORS = [
@@ -360,9 +361,10 @@ ERRORS = [
      '"orientation" must have 3 numbers (Cardan angles) or 4'),
     (HEAD + '    - {name: m, location: [0, 0, 0], mass: 1, inertia: {moments: [-1, 1, 1]}}\n', 5,
      'its principal moments must be positive'),
-    (HEAD + '    - {name: g, location: [0, 0, 0], fixed: true}\n', 5, "body name 'g' is used twice"),
-    (HEAD + MOVING + '  joints:\n    - {name: j, type: HINGE, body1: m, body2: g, location: [0, 0, 0]}\n',
-     7, '"type" is \'HINGE\'; expected one of LOCK'),
+    (HEAD + '    - {name: g, location: [0, 0, 0], fixed: true}\n', 5,
+     "body name 'g' is used twice"),
+    (HEAD + MOVING + '  joints:\n    - {name: j, type: HINGE, body1: m, body2: g, '
+     'location: [0, 0, 0]}\n', 7, '"type" is \'HINGE\'; expected one of LOCK'),
     (HEAD + MOVING + '  joints:\n    - {name: j, type: REVOLUTE, body1: m, body2: nope, '
      'location: [0, 0, 0], axis: [0, 0, 1]}\n', 7, "unknown body 'nope'"),
     (HEAD + MOVING + '  joints:\n    - {name: j, type: REVOLUTE, body1: m, body2: g, '

@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..model import (Box, ContactMaterial, Cylinder, Material, Mesh, Pose, Shape, Sphere,
-                     freeze)
+from ..model import Box, ContactMaterial, Cylinder, Material, Mesh, Pose, Shape, Sphere, freeze
 from .chrono_node import Node
 
 __all__ = ['BodySpec', 'DataPath', 'read_body', 'rotation_to_z']
@@ -160,7 +159,7 @@ def _read_material(node: Node) -> ContactMaterial:
         if sub is None:
             continue
         if (major, key) not in _SMC_PROPERTIES:
-            node.warn(f'"{key}" is the spelling of Chrono {9 if major == 10 else 10}.x; read anyway')
+            node.warn(f'"{key}" is the spelling of Chrono {19 - major}.x; read anyway')
         young = 'Youngs_modulus' if sub.has('Youngs_modulus') else 'Young_modulus'
         smc['young_modulus'] = sub.number(young, required=True, positive=True)
         smc['poisson_ratio'] = sub.number('Poisson_ratio', required=True)
@@ -170,7 +169,7 @@ def _read_material(node: Node) -> ContactMaterial:
         if sub is None:
             continue
         if (major, key) not in _SMC_COEFFICIENTS:
-            node.warn(f'"{key}" is the spelling of Chrono {9 if major == 10 else 10}.x; read anyway')
+            node.warn(f'"{key}" is the spelling of Chrono {19 - major}.x; read anyway')
         for name_ in ('normal_stiffness', 'normal_damping', 'tangential_stiffness',
                       'tangential_damping'):
             smc[name_] = sub.number(name_, required=True, minimum=0.0)

@@ -222,7 +222,8 @@ def read_motor(node: Node) -> Connection:
         dofs = {'REVOLUTE': [Dof('hinge', _Z)],
                 'CYLINDRICAL': [Dof('slide', _Z, '_slide'), Dof('hinge', _Z)],
                 'FREE': [Dof('slide', _X, '_x'), Dof('slide', _Y, '_y'), Dof('slide', _Z, '_z'),
-                         Dof('hinge', _Z), Dof('hinge', _X, '_rx'), Dof('hinge', _Y, '_ry')]}[spindle]
+                         Dof('hinge', _Z), Dof('hinge', _X, '_rx'),
+                         Dof('hinge', _Y, '_ry')]}[spindle]
         closure = {'REVOLUTE': 'hinge', 'CYLINDRICAL': 'piston'}.get(spindle)
     driven = next(i for i, dof in enumerate(dofs) if dof.suffix == '')
     node.warn_unused()
