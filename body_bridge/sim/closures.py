@@ -36,7 +36,8 @@ import numpy as np
 
 from ..model import LoopClosure, Pose
 
-__all__ = ['add_closure', 'closure_gaps', 'driven_joint', 'CLOSURE_TYPES', 'VIRTUAL_MASS']
+__all__ = ['add_closure', 'closure_gaps', 'driven_joint', 'weigh_virtual_bodies', 'CLOSURE_TYPES',
+           'VIRTUAL_MASS']
 
 #: Mass [kg] and inertia [kg m^2] of each virtual body of a closure chain.
 VIRTUAL_MASS = 1e-4
@@ -183,3 +184,18 @@ def closure_gaps(mj: mujoco.MjModel, data: mujoco.MjData) -> dict[str, float]:
         eq_rows = rows[data.efc_id[rows] == eq_id][:3]
         gaps[name] = float(np.linalg.norm(data.efc_pos[eq_rows]))
     return gaps
+
+
+def weigh_virtual_bodies(mj: mujoco.MjModel, model) -> None:
+    """Make MuJoCo treat each closure's tie as if it joined link1 and link2 directly.
+
+    MuJoCo softens a constraint by its estimate of the inverse inertia it acts on (from the
+    bodies' ``body_invweight0``); for the light virtual bodies that estimate is huge, so the
+    rotation of a weld at the end of a chain would hardly be held. Each virtual body gets the
+    estimate of the link its chain hangs from instead (the motion itself is unchanged).
+    """
+    for closure in model.closures:
+        base = mj.body(closure.link1).id
+        for index in range(len(_CHAINS[closure.type][0])):
+            body = mj.body(f'{closure.name}:virtual{index}').id
+            mj.body_invweight0[body] = mj.body_invweight0[base]

@@ -210,6 +210,9 @@ def _driver(spec: mujoco.MjSpec, motor: str, joint_name: str, timestep: float) -
 
 
 def install_forces(sim):
-    """Attach the model's runtime forces to a Simulation (None when it has none)."""
+    """Attach the model's runtime forces to a Simulation (None when it has none); hold its
+    loop closures as firmly as direct joints would be."""
+    from .closures import weigh_virtual_bodies
     from .forces_runtime import ForceSystem
+    weigh_virtual_bodies(sim.mj, sim.model)
     return ForceSystem.install(sim)

@@ -45,6 +45,7 @@ class ForceSystem:
         self._xfrc = np.zeros((self.mj.nbody, 6))
         self._prepare_motors()
         self._prepare_elements()
+        self._weigh_closure_drives()
 
     @classmethod
     def install(cls, sim) -> ForceSystem | None:
@@ -78,6 +79,41 @@ class ForceSystem:
             if motor.function.kind == FunctionKind.CONTROLLER:
                 self._inputs[motor.name] = np.zeros(1)
             self.motors.append(entry)
+
+    def _weigh_closure_drives(self) -> None:
+        """Give a motor-driven closure joint the inverse inertia the loop really has.
+
+        MuJoCo softens a constraint by its estimate of the inverse inertia it acts on; for a
+        virtual joint of a closure chain that estimate is the virtual body's (tiny) one, which
+        would make the motor's equality soft. The constrained value, at the reference
+        configuration, is ``e M^-1 e - (J M^-1 e)^T (J M^-1 J^T)^+ (J M^-1 e)`` with ``J`` the
+        loop's constraint rows.
+        """
+        m, d = self.mj, self.data
+        driven = [e for e in self.motors if e['model_joint'] is None and 'eq' in e]
+        if not driven:
+            return
+        mujoco.mj_forward(m, d)
+        full = np.zeros((m.nv, m.nv))
+        mujoco.mj_fullM(m, d, full)
+        inverse = np.linalg.inv(full)
+        jac = np.zeros((d.nefc, m.nv))
+        if mujoco.mj_isSparse(m):
+            mujoco.mju_sparse2dense(jac, d.efc_J, d.efc_J_rownnz, d.efc_J_rowadr,
+                                    d.efc_J_colind)
+        else:
+            jac[:] = d.efc_J[:d.nefc * m.nv].reshape(d.nefc, m.nv)
+        closures = {m.eq(c.name).id for c in self.model.closures}
+        rows = [i for i in range(d.nefc)
+                if d.efc_type[i] == mujoco.mjtConstraint.mjCNSTR_EQUALITY
+                and int(d.efc_id[i]) in closures]
+        loop = jac[rows]
+        for entry in driven:
+            dof = int(m.jnt_dofadr[entry['joint']])
+            e = inverse[:, dof]
+            coupling = loop @ e
+            effective = e[dof] - coupling @ np.linalg.pinv(loop @ inverse @ loop.T) @ coupling
+            m.dof_invweight0[dof] = max(float(effective), 1e-9)
 
     def _prepare_elements(self) -> None:
         plan = plan_springs(self.model)
