@@ -31,6 +31,12 @@ from .forces_laws import rsda_angle, small_rotation, spring_force, unwrap
 __all__ = ['ForceSystem']
 
 
+def _cross(a, b) -> np.ndarray:
+    """The cross product of two 3-vectors (numpy's is slow for single vectors)."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                     a[0] * b[1] - a[1] * b[0]])
+
+
 class ForceSystem:
     """Runtime forces of one model in one Simulation."""
 
@@ -43,6 +49,7 @@ class ForceSystem:
         self._released: set[str] = set()
         self._issuing = False
         self._xfrc = np.zeros((self.mj.nbody, 6))
+        self._bodies: dict[str, int] = {}
         self._prepare_motors()
         self._prepare_elements()
         self._weigh_closure_drives()
@@ -63,7 +70,10 @@ class ForceSystem:
     # --- set-up ----------------------------------------------------------------------------
 
     def _body(self, link: str) -> int:
-        return self.mj.body(link).id
+        body = self._bodies.get(link)
+        if body is None:
+            body = self._bodies[link] = self.mj.body(link).id
+        return body
 
     def _prepare_motors(self) -> None:
         m = self.mj
@@ -265,7 +275,7 @@ class ForceSystem:
         pos = d.xpos[body] + d.xmat[body].reshape(3, 3) @ local
         vel = np.zeros(6)
         mujoco.mj_objectVelocity(self.mj, d, mujoco.mjtObj.mjOBJ_BODY, body, vel, 0)
-        return pos, vel[3:] + np.cross(vel[:3], pos - d.xpos[body])
+        return pos, vel[3:] + _cross(vel[:3], pos - d.xpos[body])
 
     def _spin(self, body: int) -> np.ndarray:
         vel = np.zeros(6)
@@ -342,7 +352,7 @@ class ForceSystem:
         if body == 0:
             return
         self._xfrc[body, :3] += force
-        self._xfrc[body, 3:] += np.cross(point - self.data.xipos[body], force)
+        self._xfrc[body, 3:] += _cross(point - self.data.xipos[body], force)
 
     def _torque(self, body: int, torque: np.ndarray) -> None:
         if body != 0:
