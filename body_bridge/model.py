@@ -675,11 +675,13 @@ class ContactMaterial:
 
 @dataclass(frozen=True, slots=True)
 class ShapeContact:
-    """The contact material of ``Link.collisions[index]`` of ``link``."""
+    """The contact material of ``Link.collisions[index]`` of ``link``, and the radius [m] of
+    a sphere swept over its surface (contacts keep the surfaces that far apart)."""
 
     link: str
     index: int
     material: ContactMaterial
+    radius: float = 0.0
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -10,7 +10,8 @@ Facts from Chrono (``ChParserMbsYAML``, ``ChBodyGeometry``, ``ChBody``) this rel
   ``initial_angular_velocity`` is expressed in the centroidal frame.
 * Shapes are in the reference frame. BOX ``dimensions`` are full lengths; CYLINDER is
   centred on ``location`` along ``axis`` (its ``orientation`` is not used); SPHERE has no
-  orientation; MESH and HULL read OBJ files named relative to ``data_path``.
+  orientation; MESH and HULL read OBJ files named relative to ``data_path``; a MESH collision
+  shape's ``contact_radius`` sweeps a sphere over its surface.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ class BodySpec:
     visuals: list[Shape] = field(default_factory=list)
     collisions: list[Shape] = field(default_factory=list)
     materials: list[ContactMaterial] = field(default_factory=list)
+    radii: list[float] = field(default_factory=list)  # contact radius of each collision shape
     lin_vel: np.ndarray | None = None
     ang_vel: np.ndarray | None = None
 
@@ -204,9 +206,14 @@ def _read_contact(node: Node, body: BodySpec, data_path: DataPath) -> None:
         if mat_name not in materials:
             raise snode.error(f'material {mat_name!r} is not among the body\'s contact '
                               f'materials ({", ".join(materials)})')
+        radius = snode.number('contact_radius', default=0.0, minimum=0.0)
+        if radius and str(snode.data.get('type')).upper() != 'MESH':
+            snode.warn('"contact_radius" applies to MESH shapes only; ignored')
+            radius = 0.0
         for shape in _read_shape(snode, data_path, collision=True):
             body.collisions.append(shape)
             body.materials.append(materials[mat_name])
+            body.radii.append(radius)
     node.warn_unused()
 
 
@@ -264,11 +271,6 @@ def _read_shape(node: Node, data_path: DataPath, collision: bool) -> list[Shape]
             scale = 1.0
         else:
             pose = Pose(node.vector('location', default=(0, 0, 0)), node.rotation('orientation'))
-        if collision and kind == 'MESH':
-            radius = node.number('contact_radius', default=0.0, minimum=0.0)
-            if radius > 0:
-                node.warn(f'"contact_radius" {radius:g} m is not used: the integrator '
-                          'collides with the convex hull of the mesh')
         shapes = _mesh_shapes(node, filename, data_path, pose, scale, material)
     node.warn_unused()
     return shapes

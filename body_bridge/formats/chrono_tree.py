@@ -348,5 +348,5 @@ def _velocities(build: _Build):
 
 def _contacts(build: _Build):
     for body in build.system.bodies:
-        for index, material in enumerate(body.materials):
-            yield ShapeContact(body.name, index, material)
+        for index, (material, radius) in enumerate(zip(body.materials, body.radii)):
+            yield ShapeContact(body.name, index, material, radius)

@@ -12,7 +12,8 @@ What MuJoCo holds exactly is built into the spec (``add_model_forces``, called b
   integrator sets before every step to the motor's target and its rate (so the equality
   tracks without lag);
 * gravity, contact friction and restitution (as the damping ratio of MuJoCo's contact
-  spring), the model's own ground (no ground plane) and collisions between its links.
+  spring), a mesh's contact radius (the geom's margin), the model's own ground (no ground
+  plane) and collisions between its links.
 
 Everything else is applied as forces before every physics step by ``ForceSystem``
 (``sim/forces_runtime.py``), installed into a Simulation by ``install_forces``.
@@ -105,6 +106,8 @@ def _contacts(spec: mujoco.MjSpec, model: Model) -> None:
         friction[0] = float(contact.material.friction)
         geom.friction = friction
         geom.solref = [0.02, restitution_damping(contact.material.restitution)]
+        if contact.radius > 0:
+            geom.margin = float(contact.radius)  # contacts hold dist - margin at zero
 
 
 # --- springs -------------------------------------------------------------------------------------
