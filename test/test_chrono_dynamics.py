@@ -319,8 +319,8 @@ def test_a_command_takes_a_motor_over_until_reset():
 
 def test_controller_motor_takes_its_input():
     sim = simulation(shared_model('chrono/data/yaml/mbs/model_inverted_pendulum_motor.yaml'))
-    assert sim.forces.controllers == {'cart_controller': 'motor'}
-    sim.forces.set_input('cart_controller', [3.0])  # FORCE: 3 N
+    assert sim.forces.controllers == [('cart_controller', 'motor')]
+    sim.forces.set_motor_input('cart_controller', 3.0)  # FORCE: 3 N
     run(sim, 0.1)
     # Upright and balanced at first, the pendulum (0.5 kg, 0.5 m up, 0.625 kg m^2 about the
     # pivot) lags: the cart's effective mass is m_c + m_p - (m_p d)^2 / I_p = 1.4 kg.
@@ -328,7 +328,9 @@ def test_controller_motor_takes_its_input():
     assert q(sim, 'cart_controller') == pytest.approx(0.5 * 3.0 / effective * 0.1 ** 2,
                                                       rel=0.02)
     with pytest.raises(ValueError, match='finite'):
-        sim.forces.set_input('cart_controller', [float('nan')])
+        sim.forces.set_motor_input('cart_controller', float('nan'))
+    with pytest.raises(KeyError):
+        sim.forces.set_load_input('cart_controller', [1.0, 0.0, 0.0])  # not a load controller
 
 
 # --- loads ------------------------------------------------------------------------------------
@@ -337,7 +339,8 @@ def test_controller_motor_takes_its_input():
 def test_body_loads_accelerate_as_newton_says():
     sim = simulation(DATA / 'loads_mbs.yaml')  # no gravity, time step 0.5 ms
     assert sim.mj.opt.timestep == 5e-4
-    sim.forces.set_input('thruster', [0, 3, 0])
+    assert sim.forces.controllers == [('thruster', 'force')]
+    sim.forces.set_load_input('thruster', [0, 3, 0])
     times, offset_vx = [], []
 
     def record(s):

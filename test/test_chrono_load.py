@@ -317,6 +317,24 @@ def test_what_is_ignored_is_reported():
                for w in motors9.warnings) == 3
 
 
+def test_names_the_tree_needs_twice_are_made_unique(tmp_path, check_urdf):
+    path = write(tmp_path, HEAD + MOVING + '''    - {name: n, location: [2, 0, 0], mass: 1, inertia: {moments: [1, 1, 1]}}
+  joints:
+    - {name: u, type: UNIVERSAL, body1: m, body2: g, location: [0, 0, 0], axis1: [1, 0, 0],
+       axis2: [0, 1, 0]}
+    - {name: u_axis1, type: REVOLUTE, body1: n, body2: m, location: [2, 0, 0], axis: [0, 0, 1]}
+  motors:
+    - {name: u_axis1, type: LINEAR, body1: n, body2: g, location: [2, 0, 0], axis: [1, 0, 0],
+       actuation_type: FORCE, actuation_function: {type: CONSTANT, value: 1}}
+''')
+    model = load_model(path)
+    names = [j.name for j in model.joints]
+    assert len(names) == len(set(names)) == 3  # the motor, the universal joint (2)
+    assert [w.split(': ', 1)[1] for w in model.warnings if 'is taken' in w] == [
+        "joint name 'u_axis1' is taken; this one is called 'u_axis1_2'"]
+    check_all(model, tmp_path, check_urdf)
+
+
 def test_unknown_keys_and_the_other_versions_spelling_are_reported(tmp_path):
     path = write(tmp_path, '''chrono-version: 9.1
 model:
@@ -405,6 +423,11 @@ ERRORS = [
      "model file 'missing.yaml' not found (names are relative to this file)"),
     ('chrono-version: 10.0\ntype: ROBOT\nmodel: a.yaml\n', 1,
      'a Chrono "ROBOT" specification, not a multibody model'),
+    ('chrono-version: 10.0\ntype: MBS\nmodel: model.yaml\nsolver: model.yaml\n', 1,
+     'the model file of an MBS specification is itself a "MBS" specification'),
+    (HEAD + MOVING + '  joints:\n    - {name: j, type: LOCK, body1: m, body2: g, '
+     'location: [0, 0, 0]}\n    - {name: j, type: LOCK, body1: m, body2: g, '
+     'location: [0, 0, 0]}\n', 8, "joint name 'j' is used twice"),
 ]
 
 

@@ -51,7 +51,7 @@ _MODEL_KEYS = ('name', 'angle_degrees', 'data_path', 'bodies', 'joints', 'constr
                'rsdas', 'motors', 'body_loads', 'load_controllers')
 
 
-def load(path: str | os.PathLike) -> Model:
+def load(path: str | os.PathLike, nested: bool = False) -> Model:
     """Load a Chrono YAML MBS model or MBS specification file.
 
     Raises:
@@ -70,6 +70,9 @@ def load(path: str | os.PathLike) -> Model:
     top.ignore('chrono-version')
     kind = top.string('type')
     if kind is not None:
+        if nested:
+            raise UnsupportedError(path, 1, f'the model file of an MBS specification is itself '
+                                   f'a "{kind}" specification')
         return _specification(top, kind)
     model = data.get('model')
     if not isinstance(model, dict):
@@ -187,7 +190,7 @@ def _specification(top: Node, kind: str) -> Model:
     base = os.path.dirname(os.path.abspath(ctx.path))
     model_path = _named_file(top, 'model', base)
     solver_path = _named_file(top, 'solver', base)
-    model = load(model_path)
+    model = load(model_path, nested=True)
     timestep = _solver_timestep(solver_path, ctx)
     gravity = np.array(DEFAULT_GRAVITY)
     sim = top.child('simulation', 'simulation')

@@ -48,16 +48,24 @@ class System:
 
 
 class _Names:
-    """Unique names within one namespace (links, or joints)."""
+    """Unique names within one namespace (links, joints, closures or springs).
 
-    def __init__(self, taken=()):
+    A name already taken gets a suffix, reported in ``warnings`` when a source is given.
+    """
+
+    def __init__(self, taken=(), warnings: list | None = None, what: str = 'name'):
         self.taken = set(taken)
+        self.warnings = warnings
+        self.what = what
 
-    def __call__(self, name: str) -> str:
+    def __call__(self, name: str, source: str | None = None) -> str:
         out, i = name, 2
         while out in self.taken:
             out, i = f'{name}_{i}', i + 1
         self.taken.add(out)
+        if out != name and source is not None and self.warnings is not None:
+            self.warnings.append(f'{source}: {self.what} name {name!r} is taken; this one is '
+                                 f'called {out!r}')
         return out
 
 
@@ -93,6 +101,8 @@ class _Build:
     passive: list = field(default_factory=list)
     link_names: _Names = field(default_factory=_Names)
     joint_names: _Names = field(default_factory=_Names)
+    closure_names: _Names = field(default_factory=_Names)
+    spring_names: _Names = field(default_factory=_Names)
 
     def pose(self, link: str) -> Pose:
         return self.links[link].pose
@@ -108,7 +118,11 @@ def assemble(system: System) -> Model:
     bodies = _check_names(system)
     fixed = [b.name for b in system.bodies if b.fixed]
     root = fixed[0] if fixed else _Names(bodies)('world')
-    build = _Build(system, bodies, root, link_names=_Names(list(bodies) + [root]))
+    warnings = system.warnings
+    build = _Build(system, bodies, root, link_names=_Names(list(bodies) + [root]),
+                   joint_names=_Names((), warnings, 'joint'),
+                   closure_names=_Names((), warnings, 'closure'),
+                   spring_names=_Names((), warnings, 'spring'))
     tree, loops = _spanning_tree(system, bodies, fixed, root)
     _add_root(build)
     for parent, child, conn in _oriented(system, tree, fixed, root):
@@ -124,7 +138,7 @@ def assemble(system: System) -> Model:
         name=system.name, links=tuple(links), joints=tuple(build.joints),
         root=root, root_joint=JointType.FIXED, closures=tuple(build.closures),
         source=system.source, timestep=system.timestep, warnings=tuple(system.warnings),
-        springs=tuple(build.springs + [_spring(build, s) for s in system.springs]),
+        springs=tuple([_spring(build, s) for s in system.springs] + build.springs),
         bushings=tuple(build.bushings), motors=tuple(build.motors),
         loads=tuple(_load(build, spec) for spec in system.loads),
         initial_velocities=tuple(_velocities(build)), contacts=tuple(_contacts(build)),
@@ -138,11 +152,25 @@ def _error(source: str, message: str, cls=ModelError) -> ModelError:
 
 
 def _check_names(system: System) -> dict:
+    """Bodies by name; every element's bodies exist; no name twice within a kind."""
     bodies = {}
     for body in system.bodies:
         if body.name in bodies:
             raise _error(body.source, f'body name {body.name!r} is used twice')
         bodies[body.name] = body
+    kinds = [('joint', [c for c in system.connections if c.kind != 'motor']),
+             ('motor', [c for c in system.connections if c.kind == 'motor']),
+             ('constraint', system.constraints),
+             ('TSDA', [s for s in system.springs if s.kind == SpringKind.TRANSLATIONAL]),
+             ('RSDA', [s for s in system.springs if s.kind == SpringKind.ROTATIONAL]),
+             ('body load', [x for x in system.loads if not x.controller]),
+             ('load controller', [x for x in system.loads if x.controller])]
+    for kind, items in kinds:
+        seen = set()
+        for item in items:
+            if item.name in seen:
+                raise _error(item.source, f'{kind} name {item.name!r} is used twice')
+            seen.add(item.name)
     named = [(c.source, c.body1, c.body2) for c in system.connections]
     named += [(c.source, c.body1, c.body2) for c in system.constraints]
     named += [(s.source, s.body1, s.body2) for s in system.springs]
@@ -227,8 +255,8 @@ def _add_edge(build: _Build, parent: str, child: str, conn) -> None:
         return
     if not conn.dofs:  # locked
         build.links[child] = _body_link(body, body.pose)
-        build.joints.append(Joint(build.joint_names(conn.name), JointType.FIXED, parent, child,
-                                  source=conn.source))
+        build.joints.append(Joint(build.joint_names(conn.name, conn.source), JointType.FIXED,
+                                  parent, child, source=conn.source))
         return
     dofs, driven = conn.dofs, conn.driven
     if parent == conn.body1:  # the chain seen from body1: reversed, axes negated
@@ -245,12 +273,13 @@ def _add_edge(build: _Build, parent: str, child: str, conn) -> None:
         else:
             name, pose = build.link_names(f'{conn.name}_link{index + 1}'), frame
             build.links[name] = Link(name, pose, source=conn.source)
-        joint_name = build.joint_names(conn.name + dof.suffix)
+        joint_name = build.joint_names(conn.name + dof.suffix, conn.source)
         build.joints.append(_joint(joint_name, dof, link_from, name, pose, frame, conn.source))
         if dof.kind != 'ball':
             build.passive.append(joint_name)
         if dof.stiffness or dof.damping:
-            build.springs.append(Spring(joint_name, SpringKind.JOINT, joint=joint_name,
+            build.springs.append(Spring(build.spring_names(f'{joint_name}:spring'),
+                                        SpringKind.JOINT, joint=joint_name,
                                         stiffness=dof.stiffness, damping=dof.damping,
                                         source=conn.source))
         if conn.motor is not None and index == driven:
@@ -290,13 +319,14 @@ def _add_loop(build: _Build, conn: Connection) -> None:
                      UnsupportedError)
     link1, link2 = (conn.body1, conn.body2) if conn.closure_on_body1 else \
         (conn.body2, conn.body1)
-    build.closures.append(LoopClosure(conn.name, conn.closure, link1, link2,
+    name = build.closure_names(conn.name, conn.source)
+    build.closures.append(LoopClosure(name, conn.closure, link1, link2,
                                       _local(build, link1, frame), _local(build, link2, frame),
                                       conn.closure_axis, conn.source))
     if conn.motor is not None:
         spec = conn.motor
         build.motors.append(Motor(conn.name, spec.kind, spec.actuation, spec.function,
-                                  closure=conn.name, source=conn.source))
+                                  closure=name, source=conn.source))
 
 
 _CONSTRAINT_CLOSURES = {'DISTANCE': 'distance', 'REVOLUTE-SPHERICAL': 'revolute_spherical',
@@ -313,7 +343,8 @@ def _add_constraint(build: _Build, spec: ConstraintSpec) -> None:
         rot = np.column_stack([x, np.cross(spec.axis, x), spec.axis])
     frame1, frame2 = Pose(spec.point1, rot), Pose(spec.point2, rot)
     build.closures.append(LoopClosure(
-        spec.name, _CONSTRAINT_CLOSURES[spec.type], spec.body1, spec.body2,
+        build.closure_names(spec.name, spec.source), _CONSTRAINT_CLOSURES[spec.type],
+        spec.body1, spec.body2,
         _local(build, spec.body1, frame1), _local(build, spec.body2, frame2),
         (0.0, 0.0, 1.0), spec.source, length))
 
@@ -324,8 +355,8 @@ def _add_constraint(build: _Build, spec: ConstraintSpec) -> None:
 def _spring(build: _Build, spec: SpringSpec) -> Spring:
     pose1 = _local(build, spec.body1, Pose(spec.point1, spec.rotation))
     pose2 = _local(build, spec.body2, Pose(spec.point2, spec.rotation))
-    return Spring(spec.name, spec.kind, spec.body1, spec.body2, pose1, pose2,
-                  source=spec.source, **spec.law)
+    return Spring(build.spring_names(spec.name, spec.source), spec.kind, spec.body1, spec.body2,
+                  pose1, pose2, source=spec.source, **spec.law)
 
 
 def _load(build: _Build, spec: LoadSpec) -> Load:

@@ -56,7 +56,7 @@ def attach(node) -> list:
     if forces is None:
         return []
     subscriptions = []
-    for name, kind in forces.controllers.items():
+    for name, kind in forces.controllers:
         if kind == 'motor':
             topic = topic_name(name, 'setpoint')
             callback = _setpoint(node, forces, name, topic)
@@ -75,7 +75,7 @@ def _setpoint(node, forces, name: str, topic: str):
         if not math.isfinite(msg.data):
             node.warn_throttled(f'{topic}: rejected: the value is not finite')
             return
-        forces.set_input(name, [msg.data])
+        forces.set_motor_input(name, msg.data)
     return callback
 
 
@@ -86,5 +86,5 @@ def _wrench(node, forces, name: str, topic: str, kind: str):
         if not all(math.isfinite(v) for v in values):
             node.warn_throttled(f'{topic}: rejected: a value is not finite')
             return
-        forces.set_input(name, values)
+        forces.set_load_input(name, values)
     return callback

@@ -8,8 +8,9 @@ Before every physics step ``ForceSystem.before_step``:
   natively: FORCE motors, nonlinear or off-axis springs, loop-closing bushings, body loads
   and load controllers, evaluated at the current state.
 
-Motors and loads whose function is CONTROLLER take their value from ``set_input``
-(``ros/chrono_controllers.py`` feeds it from ROS topics). A command for a motor's joint
+Motors whose function is CONTROLLER and load controllers take their value from
+``set_motor_input`` and ``set_load_input`` (``ros/chrono_controllers.py`` feeds them from ROS
+topics). A command for a motor's joint
 (``Simulation.command``) releases the motor: its equality is switched off and the servo of
 the joint takes over until the next reset. At reset, the model's passive joints and motor
 joints are put in effort mode with zero effort (no servo holds them) and the model's initial
@@ -45,7 +46,7 @@ class ForceSystem:
         self.model: Model = sim.model
         self.mj, self.data = sim.mj, sim.data
         self._lock = threading.Lock()
-        self._inputs: dict[str, np.ndarray] = {}
+        self._inputs: dict[tuple[str, str], np.ndarray] = {}
         self._released: set[str] = set()
         self._issuing = False
         self._xfrc = np.zeros((self.mj.nbody, 6))
@@ -87,7 +88,7 @@ class ForceSystem:
                 entry.update(qadr=int(driver.qposadr[0]), dadr=int(driver.dofadr[0]),
                              eq=m.eq(motor.name + DRIVE_SUFFIX).id)
             if motor.function.kind == FunctionKind.CONTROLLER:
-                self._inputs[motor.name] = np.zeros(1)
+                self._inputs['motor', motor.name] = np.zeros(1)
             self.motors.append(entry)
 
     def _weigh_closure_drives(self) -> None:
@@ -131,7 +132,7 @@ class ForceSystem:
         self._angles = {s.name: 0.0 for s in self.springs if s.kind == SpringKind.ROTATIONAL}
         for load in self.model.loads:
             if load.controller:
-                self._inputs[load.name] = np.zeros(3)
+                self._inputs['load', load.name] = np.zeros(3)
         self._needs_state = bool(self.springs or self.model.bushings or self.model.loads or
                                  any(e['motor'].actuation == Actuation.FORCE
                                      for e in self.motors))
@@ -139,26 +140,39 @@ class ForceSystem:
     # --- inputs (thread safe) ----------------------------------------------------------------
 
     @property
-    def controllers(self) -> dict[str, str]:
-        """Name -> 'motor' or 'force'/'torque' of every element fed by ``set_input``."""
-        out = {e['name']: 'motor' for e in self.motors
-               if e['motor'].function.kind == FunctionKind.CONTROLLER}
-        out.update({load.name: load.kind.value for load in self.model.loads if load.controller})
-        return out
+    def controllers(self) -> list[tuple[str, str]]:
+        """(name, kind) of every element fed from outside: kind 'motor' (``set_motor_input``),
+        or 'force' or 'torque' for a load controller (``set_load_input``)."""
+        out = [(e['name'], 'motor') for e in self.motors
+               if e['motor'].function.kind == FunctionKind.CONTROLLER]
+        return out + [(load.name, load.kind.value) for load in self.model.loads
+                      if load.controller]
 
-    def set_input(self, name: str, value) -> None:
-        """The value of a controller: a motor's target (one number) or a load's vector.
+    def set_motor_input(self, name: str, value: float) -> None:
+        """A CONTROLLER motor's input: its target position, speed or effort (joint units).
 
         Raises:
-            KeyError: no controller of that name.
-            ValueError: the wrong size, or not finite.
+            KeyError: no CONTROLLER motor of that name.
+            ValueError: not finite.
         """
-        current = self._inputs[name]
+        self._set(('motor', name), [value])
+
+    def set_load_input(self, name: str, vector) -> None:
+        """A load controller's force [N] or torque [N m] (its body's frame if local).
+
+        Raises:
+            KeyError: no load controller of that name.
+            ValueError: not three finite values.
+        """
+        self._set(('load', name), vector)
+
+    def _set(self, key, value) -> None:
+        current = self._inputs[key]
         value = np.asarray(value, dtype=float).reshape(-1)
         if value.shape != current.shape or not np.all(np.isfinite(value)):
-            raise ValueError(f'{name}: expected {current.size} finite value(s)')
+            raise ValueError(f'{key[1]}: expected {current.size} finite value(s)')
         with self._lock:
-            self._inputs[name] = value
+            self._inputs[key] = value
 
     def release(self, joint: str) -> None:
         """Stop the motor driving ``joint`` (a command for the joint takes over)."""
@@ -225,7 +239,7 @@ class ForceSystem:
     def _target(self, entry, inputs, t: float) -> float:
         fn = entry['motor'].function
         if fn.kind == FunctionKind.CONTROLLER:
-            return float(inputs[entry['name']][0])
+            return float(inputs['motor', entry['name']][0])
         return functions.value(fn, t)
 
     def _drive(self, released, inputs) -> None:
@@ -335,7 +349,7 @@ class ForceSystem:
         b = self._body(load.link)
         rot = d.xmat[b].reshape(3, 3)
         if load.controller:
-            vector = inputs[load.name]
+            vector = inputs['load', load.name]
         else:
             scale = 1.0 if load.function is None else functions.value(load.function,
                                                                        float(d.time))
