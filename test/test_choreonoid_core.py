@@ -174,7 +174,7 @@ def test_scaled_box(tmp_path):
     ('format: ChoreonoidBody\nlinks:\n  - name: a\n    joint_type: spinning\n', 3,
      "joint_type 'spinning'"),
     ('format: ChoreonoidBody\nlinks:\n  - name: a\n    elements:\n      - type: Shape\n'
-     '        geometry: { type: Box, size: [ 1, -1, 1 ] }\n', 6, 'Box size must be three positive'),
+     '        geometry: { type: Box, size: [ 1, -1, 1 ] }\n', 6, 'Box size must be three numbers, none negative'),
     ('format: ChoreonoidBody\nlinks:\n  - name: a\n    mass: heavy\n', 3, 'mass must be a number'),
     ('format: ChoreonoidBody\nlinks:\n  - name: a\n    rotation: [ 0, 0, 0, 90 ]\n', 3,
      'zero vector'),

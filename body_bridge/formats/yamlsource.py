@@ -13,7 +13,7 @@ import yaml
 
 from ..errors import ModelError
 
-__all__ = ['LineDict', 'LineList', 'load_yaml', 'line_of', 'MAX_BYTES']
+__all__ = ['LineDict', 'LineList', 'load_yaml', 'load_yaml_anchors', 'line_of', 'MAX_BYTES']
 
 #: Upper bound of the size of one YAML file [bytes].
 MAX_BYTES = 256 * 1024 * 1024
@@ -140,3 +140,56 @@ def load_yaml(path: str | os.PathLike, text: str | None = None):
     finally:
         if loader is not None:
             loader.dispose()
+
+
+class _AnchorComposer(yaml.composer.Composer):
+    """PyYAML's composer, keeping the document's anchors (name -> node) once composed."""
+
+    def compose_document(self):
+        self.get_event()  # document start
+        node = self.compose_node(None, None)
+        self.get_event()  # document end
+        self.kept_anchors, self.anchors = self.anchors, {}
+        return node
+
+
+class _AnchorLoader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser,
+                    _AnchorComposer, _Constructor, yaml.resolver.Resolver):
+    def __init__(self, stream):
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+        _AnchorComposer.__init__(self)
+        _Constructor.__init__(self)
+        yaml.resolver.Resolver.__init__(self)
+        self.kept_anchors = {}
+
+
+def load_yaml_anchors(path: str | os.PathLike) -> tuple[object, dict]:
+    """Load a YAML document and, separately, each of its anchored values.
+
+    Choreonoid finds a node of a YAML resource file by its anchor name. This reader is
+    pure Python (slower than ``load_yaml``), meant for small resource files.
+
+    Returns:
+        (document, anchors): ``anchors`` maps every anchor name to its value.
+
+    Raises:
+        ModelError: the file cannot be read or is not valid YAML (with its line).
+    """
+    path = os.fspath(path)
+    load_yaml(path)  # reports an unreadable or invalid file with its line
+    with open(path, 'rb') as f:
+        text = f.read().decode('utf-8-sig')
+    loader = _AnchorLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, {}
+        anchored = dict(loader.kept_anchors)
+        document = loader.construct_document(node)
+        return document, {name: loader.construct_document(n) for name, n in anchored.items()}
+    except yaml.YAMLError as err:  # the file passed load_yaml: not expected
+        raise ModelError(path, None, f'invalid YAML: {err}') from err
+    finally:
+        loader.dispose()

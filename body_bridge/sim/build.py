@@ -62,6 +62,9 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
     spec.compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_FALSE
     spec.compiler.boundmass = MIN_MASS
     spec.compiler.boundinertia = MIN_INERTIA
+    # Real model files carry inertias that break the triangle inequality; MuJoCo rejects
+    # them unless it may balance them (the URDF keeps the file's values).
+    spec.compiler.balanceinertia = True
     spec.option.timestep = float(model.timestep or options.timestep)
     spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
 
