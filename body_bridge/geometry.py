@@ -226,9 +226,9 @@ def triangulate_polygon(points) -> list[tuple[int, int, int]]:
         guard += 1
         m = len(remaining)
         for k in range(m):
-            i, j, l = remaining[k - 1], remaining[k], remaining[(k + 1) % m]
-            if _is_ear(xy, remaining, i, j, l):
-                triangles.append((i, j, l))
+            i, j, n_ = remaining[k - 1], remaining[k], remaining[(k + 1) % m]
+            if _is_ear(xy, remaining, i, j, n_):
+                triangles.append((i, j, n_))
                 remaining.pop(k)
                 break
         else:
@@ -242,12 +242,12 @@ def _cross2(o, a, b) -> float:
     return float((a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]))
 
 
-def _is_ear(xy: np.ndarray, remaining: list[int], i: int, j: int, l: int) -> bool:
-    a, b, c = xy[i], xy[j], xy[l]
+def _is_ear(xy: np.ndarray, remaining: list[int], i: int, j: int, k_: int) -> bool:
+    a, b, c = xy[i], xy[j], xy[k_]
     if _cross2(a, b, c) <= 1e-15:
         return False  # reflex or degenerate corner
     for k in remaining:
-        if k in (i, j, l):
+        if k in (i, j, k_):
             continue
         p = xy[k]
         if _cross2(a, b, p) >= 0 and _cross2(b, c, p) >= 0 and _cross2(c, a, p) >= 0:

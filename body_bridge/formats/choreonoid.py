@@ -36,11 +36,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..errors import ModelError, UnsupportedError
-from ..model import (Device, Joint, JointType, Limits, Link, LoopClosure, Model, Pose,
-                     freeze)
+from ..model import Device, Joint, JointType, Limits, Link, LoopClosure, Model, Pose, freeze
 from .choreonoid_elements import LinkParts
-from .choreonoid_links import (LINK_KEYS, LinkSpec, _axis, import_keys, read_joint,
-                               read_link)
+from .choreonoid_links import LINK_KEYS, LinkSpec, _axis, import_keys, read_joint, read_link
 from .choreonoid_nodes import Context, Node, kind
 from .choreonoid_shapes import resolve_uri
 from .yamlsource import line_of, load_yaml
@@ -210,10 +208,11 @@ def _read_track(node: Node) -> list[LinkSpec]:
     base = first.name
     specs = [replace(first, name=f'{base}0', joint_type='free', joint_name=None,
                      parts=_renamed_parts(first.parts, f'{base}0', True))]
+    angles += [0.0] * (count - 1 - len(angles))
     for i in range(1, count):
         specs.append(replace(first, name=f'{base}{i}', parent=specs[-1].name,
                              offset=Pose(offset, first.offset.rot), joint_type='revolute',
-                             joint_name=None, initial=angles[i - 1] if i - 1 < len(angles) else 0.0,
+                             joint_name=None, initial=angles[i - 1],
                              parts=_renamed_parts(first.parts, f'{base}{i}', False)))
     specs[0].parent = parent
     return specs
@@ -328,7 +327,15 @@ def _assemble(body: _Body, ctx: Context) -> Model:
     closures = [_closure(c, world, ctx) for c in body.closures]
     return Model(name=body.name, links=tuple(links), joints=tuple(joints), root=body.root,
                  root_joint=root_type, devices=tuple(_unique_names(devices, ctx)),
-                 closures=tuple(closures), source=ctx.path, warnings=tuple(ctx.warnings))
+                 closures=tuple(closures), source=ctx.path, warnings=_counted(ctx.warnings))
+
+
+def _counted(warnings: list[str]) -> tuple[str, ...]:
+    """Each warning once, in order, with how often it came (aliases repeat nodes)."""
+    counts: dict[str, int] = {}
+    for line in warnings:
+        counts[line] = counts.get(line, 0) + 1
+    return tuple(line if n == 1 else f'{line} ({n} times)' for line, n in counts.items())
 
 
 def _world_poses(body: _Body, ctx: Context) -> dict[str, Pose]:

@@ -13,6 +13,7 @@ meaning of a node, only how to read its keys the way Choreonoid does:
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -24,14 +25,30 @@ from ..errors import ModelError, where
 from ..model import Pose, axis_angle_matrix
 from .yamlsource import line_of
 
-__all__ = ['snake', 'kind', 'Node', 'Context', 'Session', 'Frame', 'plain']
+__all__ = ['snake', 'kind', 'key_text', 'Node', 'Context', 'Session', 'Frame', 'plain']
 
 _CAMEL = re.compile(r'(?<=[a-z0-9])([A-Z])')
 
 
+@functools.lru_cache(maxsize=4096)
 def snake(key: str) -> str:
     """``jointType`` -> ``joint_type``; snake_case keys are unchanged."""
     return _CAMEL.sub(r'_\1', key).lower()
+
+
+def key_text(key, ctx: Context, line: int | None) -> str:
+    """A mapping key as Choreonoid reads it: always text.
+
+    YAML 1.1 (PyYAML) turns the key ``on`` into True and ``off`` into False; Choreonoid, like
+    YAML 1.2, keeps them as words. Numbers keep their text.
+    """
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return 'on' if key else 'off'
+    if isinstance(key, (int, float)):
+        return str(key)
+    raise ModelError(ctx.path, line, f'mapping key {key!r} is not a string')
 
 
 def kind(value) -> str:
@@ -50,7 +67,9 @@ def plain(value, depth: int = 0):
     if depth > 32:
         return '...'
     if isinstance(value, dict):
-        return {str(k): plain(v, depth + 1) for k, v in value.items()}
+        return {k if isinstance(k, str) else ('on' if k is True else 'off' if k is False
+                                              else str(k)): plain(v, depth + 1)
+                for k, v in value.items()}
     if isinstance(value, list):
         return [plain(v, depth + 1) for v in value]
     return value
@@ -113,24 +132,17 @@ class Node:
         self.line = line_of(data, line)
         if extra:
             # Keys merged in (``import``) never override the node's own keys.
-            own = {snake(str(k)) for k in data}
+            own = {snake(key_text(k, ctx, line)) for k in data}
             merged = dict(data)
             for key, value in extra.items():
-                if snake(str(key)) not in own:
+                if snake(key_text(key, ctx, line)) not in own:
                     merged[key] = value
             data = merged
         self.data = data
         self.ctx = ctx
-        self.keys: dict[str, str] = {}
+        self.keys: dict[str, object] = {}
         for key in data:
-            if not isinstance(key, str):
-                key_text = str(key)
-                if not isinstance(key, (int, float, bool)):
-                    raise ModelError(ctx.path, self.line,
-                                     f'mapping key {key!r} is not a string')
-                self.keys.setdefault(snake(key_text), key)
-            else:
-                self.keys.setdefault(snake(key), key)
+            self.keys.setdefault(snake(key_text(key, ctx, self.line)), key)
         self.used: set[str] = set()
 
     def has(self, *names: str) -> bool:
@@ -203,9 +215,12 @@ class Node:
         if not isinstance(value, list):
             raise self.error(f'{names[0]} must be a list of numbers, found {kind(value)}')
         out = np.array([self.to_float(v, names[0]) for v in value], dtype=float)
-        if len(out) % multiple:
-            raise self.error(f'{names[0]} must have a multiple of {multiple} numbers, '
-                             f'found {len(out)}')
+        extra = len(out) % multiple
+        if extra:
+            # Choreonoid reads whole groups and drops the rest.
+            self.ctx.warn(line_of(value, self.line), f'{names[0]} has {len(out)} numbers, not '
+                          f'a multiple of {multiple}; the last {extra} were ignored')
+            out = out[:len(out) - extra]
         if len(out) < minimum:
             raise self.error(f'{names[0]} must have at least {minimum} numbers, found {len(out)}')
         return out
@@ -266,7 +281,7 @@ class Node:
 
     def warn_unused(self, what: str, allowed: frozenset = frozenset()) -> None:
         """One warning naming every key of this node that nothing read."""
-        unused = [repr(str(key)) for snake_key, key in self.keys.items()
+        unused = [repr(key_text(key, self.ctx, self.line)) for snake_key, key in self.keys.items()
                   if snake_key not in self.used and snake_key not in allowed]
         if len(unused) == 1:
             self.ctx.warn(self.line, f'{what}: key {unused[0]} is not supported and was ignored')
@@ -302,17 +317,17 @@ class Frame:
 
     def rigid(self) -> tuple[Pose, np.ndarray] | None:
         """Split into a rigid pose and per-axis scale, or None if it shears or mirrors."""
-        scale = np.linalg.norm(self.linear, axis=0)
-        if np.any(scale <= 0):
+        scale = np.sqrt(np.einsum('ij,ij->j', self.linear, self.linear))
+        if scale.min() <= 0:
             return None
         rot = self.linear / scale
-        if not np.allclose(rot.T @ rot, np.eye(3), atol=1e-9) or np.linalg.det(rot) < 0:
+        if np.abs(rot.T @ rot - np.eye(3)).max() > 1e-9 or np.linalg.det(rot) < 0:
             return None
         return Pose(self.translation, rot), scale
 
     def pose(self) -> Pose | None:
         """The frame as a rigid pose, or None if it scales."""
         split = self.rigid()
-        if split is None or not np.allclose(split[1], 1.0, atol=1e-9):
+        if split is None or np.abs(split[1] - 1.0).max() > 1e-9:
             return None
         return split[0]

@@ -17,6 +17,7 @@ import os
 from dataclasses import dataclass
 
 from ..errors import ModelError, UnsupportedError
+from ..meshfiles import load_mesh_file
 from ..model import Material, Mesh
 from .choreonoid_nodes import Context, Frame, Node
 from .yamlsource import load_yaml_anchors
@@ -73,13 +74,7 @@ def mesh_parts(node: Node, frame: Frame) -> list[PlacedMesh]:
 
 
 def _load_mesh_file(node: Node, path: str, fragment: str | None) -> list:
-    try:
-        from ..meshfiles import load_mesh_file
-    except ImportError:
-        raise UnsupportedError(node.ctx.path, node.line, f'cannot read mesh file {path}: the '
-                               'mesh file reader (body_bridge.meshfiles) is not installed') \
-            from None
-    parts = load_mesh_file(path, fragment)
+    parts = load_mesh_file(path, fragment, warn=node.ctx.warnings.append)
     if not parts:
         raise ModelError(node.ctx.path, node.line, f'resource {path} has no mesh'
                          + (f' named {fragment!r}' if fragment else ''))

@@ -24,8 +24,7 @@ import numpy as np
 
 from .. import geometry as geo
 from ..errors import ModelError, UnsupportedError
-from ..model import (Box, Capsule, Cone, Cylinder, Material, Mesh, Pose, Sphere,
-                     axis_angle_matrix)
+from ..model import Box, Capsule, Cone, Cylinder, Material, Mesh, Pose, Sphere, axis_angle_matrix
 from .choreonoid_nodes import Frame, Node
 
 __all__ = ['read_geometry', 'read_appearance', 'place', 'resolve_uri', 'MIN_BOX_EDGE',
@@ -212,7 +211,8 @@ def _resource_geometry(gnode: Node, name: str):
     meshes = [geo.transform_mesh(p.mesh, p.frame.linear, p.frame.translation) for p in parts]
     if not meshes:
         raise gnode.error('the resource has no mesh')
-    mesh = geo.merge_meshes(meshes, f'{name}_{os.path.splitext(os.path.basename(parts[0].uri))[0]}')
+    stem = os.path.splitext(os.path.basename(parts[0].uri))[0]
+    mesh = geo.merge_meshes(meshes, f'{name}_{stem}')
     return Mesh(mesh.vertices, mesh.faces, mesh.name, parts[0].source), np.eye(3)
 
 

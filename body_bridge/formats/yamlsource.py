@@ -19,8 +19,8 @@ __all__ = ['LineDict', 'LineList', 'load_yaml', 'load_yaml_anchors', 'line_of', 
 MAX_BYTES = 256 * 1024 * 1024
 
 try:
-    _Parser = yaml.CParser
-except AttributeError:  # PyYAML built without libyaml
+    from yaml._yaml import CParser as _Parser  # yaml.CParser is not exported
+except ImportError:  # PyYAML built without libyaml
     from yaml.parser import Parser as _Parser
     from yaml.reader import Reader as _Reader
     from yaml.scanner import Scanner as _Scanner
@@ -142,34 +142,46 @@ def load_yaml(path: str | os.PathLike, text: str | None = None):
             loader.dispose()
 
 
-class _AnchorComposer(yaml.composer.Composer):
-    """PyYAML's composer, keeping the document's anchors (name -> node) once composed."""
+def _anchor_marks(text: str) -> dict[tuple[int, int], str]:
+    """(line, column) of every anchored node -> its anchor name, from the parse events."""
+    parser = _Parser(text)
+    marks = {}
+    try:
+        while True:
+            event = parser.get_event()
+            if event is None or isinstance(event, yaml.StreamEndEvent):
+                return marks
+            anchor = getattr(event, 'anchor', None)
+            if anchor is not None and not isinstance(event, yaml.AliasEvent):
+                marks[(event.start_mark.line, event.start_mark.column)] = anchor
+    finally:
+        if hasattr(parser, 'dispose'):
+            parser.dispose()
 
-    def compose_document(self):
-        self.get_event()  # document start
-        node = self.compose_node(None, None)
-        self.get_event()  # document end
-        self.kept_anchors, self.anchors = self.anchors, {}
-        return node
 
-
-class _AnchorLoader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser,
-                    _AnchorComposer, _Constructor, yaml.resolver.Resolver):
-    def __init__(self, stream):
-        yaml.reader.Reader.__init__(self, stream)
-        yaml.scanner.Scanner.__init__(self)
-        yaml.parser.Parser.__init__(self)
-        _AnchorComposer.__init__(self)
-        _Constructor.__init__(self)
-        yaml.resolver.Resolver.__init__(self)
-        self.kept_anchors = {}
+def _nodes_at(root, marks: dict) -> dict[str, object]:
+    """Anchor name -> composed node, for the nodes that start where an anchor does."""
+    found, stack, seen = {}, [root], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        name = marks.get((node.start_mark.line, node.start_mark.column))
+        if name is not None:
+            found[name] = node
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.extend((key, value))
+    return found
 
 
 def load_yaml_anchors(path: str | os.PathLike) -> tuple[object, dict]:
     """Load a YAML document and, separately, each of its anchored values.
 
-    Choreonoid finds a node of a YAML resource file by its anchor name. This reader is
-    pure Python (slower than ``load_yaml``), meant for small resource files.
+    Choreonoid finds a node of a YAML resource file by its anchor name.
 
     Returns:
         (document, anchors): ``anchors`` maps every anchor name to its value.
@@ -181,12 +193,13 @@ def load_yaml_anchors(path: str | os.PathLike) -> tuple[object, dict]:
     load_yaml(path)  # reports an unreadable or invalid file with its line
     with open(path, 'rb') as f:
         text = f.read().decode('utf-8-sig')
-    loader = _AnchorLoader(text)
+    marks = _anchor_marks(text)
+    loader = _Loader(text)
     try:
         node = loader.get_single_node()
         if node is None:
             return None, {}
-        anchored = dict(loader.kept_anchors)
+        anchored = _nodes_at(node, marks)
         document = loader.construct_document(node)
         return document, {name: loader.construct_document(n) for name, n in anchored.items()}
     except yaml.YAMLError as err:  # the file passed load_yaml: not expected
