@@ -206,7 +206,8 @@ def _read_resource(node: Node, frame: Frame, parts: LinkParts, depth: int, mode:
                 geometry = Mesh(geometry.vertices, geometry.faces, name, geometry.source)
             material = part.material if isinstance(part.material, Material) else None
             parts.add_shape(Shape(geometry, pose, material, part.source), mode)
-    node.warn_unused('Resource', frozenset({'node', 'fragment', 'uri'}))
+    node.warn_unused('Resource', frozenset({'node', 'fragment', 'uri', 'crease_angle',
+                                           'remove_redundant_vertices'}))
 
 
 def _stem(uri: str) -> str:

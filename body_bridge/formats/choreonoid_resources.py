@@ -74,7 +74,11 @@ def mesh_parts(node: Node, frame: Frame) -> list[PlacedMesh]:
 
 
 def _load_mesh_file(node: Node, path: str, fragment: str | None) -> list:
-    parts = load_mesh_file(path, fragment, warn=node.ctx.warnings.append)
+    try:
+        parts = load_mesh_file(path, fragment, warn=node.ctx.warnings.append)
+    except ModelError as err:
+        # Name the line that refers to the file; the message keeps the file's own location.
+        raise type(err)(node.ctx.path, node.line, f'cannot read resource: {err}') from err
     if not parts:
         raise ModelError(node.ctx.path, node.line, f'resource {path} has no mesh'
                          + (f' named {fragment!r}' if fragment else ''))

@@ -40,7 +40,8 @@ MIN_BOX_EDGE = 1e-6
 _RENDER_KEYS = frozenset({'type', 'division_number', 'extra_division_number',
                           'extra_division_mode', 'crease_angle', 'solid', 'normals',
                           'normal_indices', 'tex_coord', 'tex_coords', 'tex_coord_index',
-                          'tex_coord_indices', 'convex', 'ccw_normals'})
+                          'tex_coord_indices', 'convex', 'ccw_normals',
+                          'remove_redundant_vertices'})
 
 PRIMITIVE_KEYS = {
     'Box': frozenset({'size'}),
