@@ -20,7 +20,7 @@ from ..errors import ModelError, UnsupportedError
 from . import _common
 from ._common import MeshFileWarning, MeshPart, Warn, Warnings
 
-__all__ = ['MeshPart', 'load_mesh_file', 'MESH_EXTENSIONS', 'MeshFileWarning']
+__all__ = ['MESH_EXTENSIONS', 'MeshFileWarning', 'MeshPart', 'load_mesh_file']
 
 #: File name endings this package reads (lower case).
 MESH_EXTENSIONS: tuple[str, ...] = ('.stl', '.obj', '.dae', '.gltf', '.glb', '.wrl', '.vrml',
@@ -78,7 +78,7 @@ def _scene_text(path: str, data: bytes, node: str | None, warn: Warnings,
     if head.startswith(b'#Inventor') and b'binary' in head.split(b'\n')[0]:
         from . import inventor_binary
         return inventor_binary.load(path, data, node, warn)
-    if head.startswith(b'#Inventor') or head.startswith(b'#VRML V1.0'):
+    if head.startswith((b'#Inventor', b'#VRML V1.0')):
         from . import inventor
         return inventor.load(path, data, node, warn, stack)
     if head.startswith(b'#X3D') or head.lstrip().startswith(b'<'):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ['triangulate', 'split_polygons']
+__all__ = ['split_polygons', 'triangulate']
 
 #: Larger polygons are fanned (ear clipping costs O(n^2)).
 EAR_CLIP_MAX = 1000

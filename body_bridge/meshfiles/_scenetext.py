@@ -50,7 +50,7 @@ _SPACE = re.compile(r'(?:[\s,]+|#[^\n]*)+')
 _NUMBER = re.compile(r'[-+]?(?:0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)')
 _WORD = re.compile(r'[^\x00-\x20"\'#,.\[\]\\{}()|0-9+\-][^\x00-\x20"\'#,.\[\]\\{}()|]*')
 _NAME = re.compile(r'[^\x00-\x20"\'#,\[\]\\{}]+')
-_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"', re.S)
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"', re.DOTALL)
 _NUMERIC_START = re.compile(r'[-+.0-9]')
 _COMMENT = re.compile(r'#[^\n]*')
 
@@ -200,7 +200,8 @@ class _Parser:
                 return
             word = self.peek_word()
             if word is None:
-                raise self.error(f'expected a field name, found {self.text[self.pos:self.pos + 20]!r}')
+                found = self.text[self.pos:self.pos + 20]
+                raise self.error(f'expected a field name, found {found!r}')
             if word in ('DEF', 'USE') or self.after_word() == '{':
                 child = self.node(depth + 1)
                 if child is not _SKIP:
