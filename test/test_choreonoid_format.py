@@ -463,6 +463,18 @@ def test_competitor_marker_and_on_keys():
     assert not any("'True'" in w or "'on'" in w for w in model.warnings)
 
 
+def test_real_camera_frames_in_a_yaml_resource():
+    # AizuSpiderCommon.yaml turns each camera with rotations about z and x (GL convention).
+    model = load_model(shared_model('choreonoid/share/model/AizuSpider/AizuSpiderNS.body'))
+    devices = {d.name: d for d in model.devices}
+    for name, forward in (('FRONT_CAMERA', (1, 0, 0)), ('BACK_CAMERA', (-1, 0, 0)),
+                          ('LEFT_CAMERA', (0, 1, 0)), ('RIGHT_CAMERA', (0, -1, 0))):
+        got_forward, got_up = look(model, devices[name])
+        np.testing.assert_allclose(got_forward, forward, atol=1e-12, err_msg=name)
+        np.testing.assert_allclose(got_up, (0, 0, 1), atol=1e-12, err_msg=name)
+    np.testing.assert_allclose(devices['FRONT_CAMERA'].pose.pos, (0.25470, 0, 0.13550))
+
+
 def test_device_errors_and_duplicates(tmp_path):
     fails(tmp_path, """
         links:

@@ -6,6 +6,7 @@ mesh to 0.2 %. Flat-faced shapes (boxes, extrusions, face sets, grids) must matc
 """
 
 import math
+import os
 import struct
 import textwrap
 
@@ -246,3 +247,33 @@ def test_stl_resource_is_the_file_placed_in_the_link():
                          np.cross(triangles[:, 1], triangles[:, 2])).sum() / 6
     assert geo.mesh_volume(mesh) == pytest.approx(expected, rel=1e-5)
     assert shape.material.rgba[:3] == pytest.approx((0.3, 0.3, 0.8))  # the *BLUE alias
+
+
+def test_shapes_urdf_lacks_become_mesh_files_for_urdf_and_mujoco(tmp_path):
+    import re
+
+    from body_bridge.sim.build import build_spec
+    from body_bridge.urdf import to_urdf
+    path = tmp_path / 'shapes.body'
+    path.write_text(textwrap.dedent(f"""\
+        format: ChoreonoidBody
+        format_version: 2.0
+        links:
+          - name: a
+            elements:
+              - {{ type: Shape, geometry: {{ type: Capsule, radius: 0.1, height: 0.2 }} }}
+              - {{ type: Shape, geometry: {{ type: Cone, radius: 0.1, height: 0.2 }} }}
+              - {{ type: Shape, geometry: {{ type: Extrusion, cross_section: {SQUARE} }} }}
+              - type: Shape
+                geometry: {{ type: ElevationGrid, x_dimension: 2, z_dimension: 2,
+                            height: [ 0, 0.1, 0.2, 0.3 ] }}
+              - {{ type: Shape, geometry: {{ type: TriangleMesh, vertices: [ 0, 0, 0, 1, 0, 0,
+                  0, 1, 0, 0, 0, 1 ], triangles: [ 0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3 ] }} }}
+        """))
+    model = load_model(path)
+    text = to_urdf(model, mesh_dir=tmp_path / 'meshes')
+    files = re.findall(r'filename="file://([^"]+)"', text)
+    assert len(files) == 2 * 5  # each shape is visual and collision
+    assert all(f.startswith(str(tmp_path / 'meshes')) and os.path.isfile(f) for f in files)
+    mj = build_spec(model).compile()
+    assert mj.nmesh == 4  # the capsule stays a MuJoCo capsule; the others are meshes

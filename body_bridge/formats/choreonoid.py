@@ -40,7 +40,7 @@ from ..model import Device, Joint, JointType, Limits, Link, LoopClosure, Model, 
 from .choreonoid_elements import LinkParts
 from .choreonoid_links import LINK_KEYS, LinkSpec, _axis, import_keys, read_joint, read_link
 from .choreonoid_nodes import Context, Node, kind
-from .choreonoid_shapes import resolve_uri
+from .choreonoid_resources import resolve_uri
 from .yamlsource import line_of, load_yaml
 
 __all__ = ['load', 'EXTENSIONS']

@@ -22,7 +22,7 @@ from ..model import Material, Mesh
 from .choreonoid_nodes import Context, Frame, Node
 from .yamlsource import load_yaml_anchors
 
-__all__ = ['PlacedMesh', 'mesh_parts', 'yaml_resource', 'is_yaml']
+__all__ = ['PlacedMesh', 'mesh_parts', 'yaml_resource', 'is_yaml', 'resolve_uri']
 
 _YAML_EXTENSIONS = ('.yaml', '.yml')
 
@@ -38,12 +38,50 @@ class PlacedMesh:
     source: str
 
 
+def resolve_uri(node: Node, uri: str) -> str:
+    """A resource or texture URI as a file path, relative to the file that names it.
+
+    ``file://`` URIs and plain paths are supported, and ``package://`` through
+    ``ROS_PACKAGE_PATH`` as Choreonoid does.
+
+    Raises:
+        UnsupportedError: another scheme or a ``${VARIABLE}`` Choreonoid expands itself.
+    """
+    if '${' in uri:
+        raise UnsupportedError(node.ctx.path, node.line, f'URI {uri!r} uses a Choreonoid path '
+                               'variable, which only Choreonoid can expand')
+    if uri.startswith('file://'):
+        uri = uri[len('file://'):]
+    elif uri.startswith('package://'):
+        return _package_path(node, uri)
+    elif '://' in uri:
+        raise UnsupportedError(node.ctx.path, node.line, f'URI scheme of {uri!r} is not '
+                               'supported (plain paths, file://, package://)')
+    uri = os.path.expanduser(uri)
+    return os.path.normpath(uri if os.path.isabs(uri) else os.path.join(node.ctx.directory, uri))
+
+
+def _package_path(node: Node, uri: str) -> str:
+    rest = uri[len('package://'):]
+    package, _, relative = rest.partition('/')
+    roots = [p for p in os.environ.get('ROS_PACKAGE_PATH', '').split(os.pathsep) if p]
+    for root in roots:
+        for candidate in (os.path.join(root, rest), os.path.join(root, relative)):
+            if os.path.exists(candidate):
+                return os.path.normpath(candidate)
+    for prefix in [p for p in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if p]:
+        candidate = os.path.join(prefix, 'share', package, relative)
+        if os.path.exists(candidate):
+            return os.path.normpath(candidate)
+    raise ModelError(node.ctx.path, node.line, f'{uri!r} is not found in ROS_PACKAGE_PATH or '
+                     'the ament package index')
+
+
 def is_yaml(uri: str) -> bool:
     return uri.lower().endswith(_YAML_EXTENSIONS)
 
 
 def _uri(node: Node) -> tuple[str, str, str | None]:
-    from .choreonoid_shapes import resolve_uri
     uri = node.string('uri')
     if not uri:
         raise node.error('Resource has no uri')

@@ -23,12 +23,13 @@ import os
 import numpy as np
 
 from .. import geometry as geo
-from ..errors import ModelError, UnsupportedError
+from ..errors import UnsupportedError
 from ..model import Box, Capsule, Cone, Cylinder, Material, Mesh, Pose, Sphere, axis_angle_matrix
 from .choreonoid_nodes import Frame, Node
+from .choreonoid_resources import mesh_parts, resolve_uri
 
-__all__ = ['read_geometry', 'read_appearance', 'place', 'resolve_uri', 'MIN_BOX_EDGE',
-           'Y_UP', 'PRIMITIVE_KEYS']
+__all__ = ['read_geometry', 'read_appearance', 'place', 'MIN_BOX_EDGE', 'Y_UP',
+           'PRIMITIVE_KEYS']
 
 #: Choreonoid builds round shapes along +Y; the model builds them along +Z.
 Y_UP = axis_angle_matrix((1, 0, 0), -math.pi / 2)
@@ -207,7 +208,6 @@ def _triangle_mesh(gnode: Node, name: str):
 
 
 def _resource_geometry(gnode: Node, name: str):
-    from .choreonoid_resources import mesh_parts
     parts = mesh_parts(gnode, Frame())
     meshes = [geo.transform_mesh(p.mesh, p.frame.linear, p.frame.translation) for p in parts]
     if not meshes:
@@ -267,45 +267,6 @@ def _scaled(geometry, local: np.ndarray, scale: np.ndarray):
     if isinstance(geometry, Sphere):
         return Sphere(geometry.radius * k)
     return type(geometry)(geometry.radius * k, geometry.length * k)
-
-
-def resolve_uri(node: Node, uri: str) -> str:
-    """A resource or texture URI as a file path, relative to the file that names it.
-
-    ``file://`` URIs and plain paths are supported, and ``package://`` through
-    ``ROS_PACKAGE_PATH`` as Choreonoid does.
-
-    Raises:
-        UnsupportedError: another scheme or a ``${VARIABLE}`` Choreonoid expands itself.
-    """
-    if '${' in uri:
-        raise UnsupportedError(node.ctx.path, node.line, f'URI {uri!r} uses a Choreonoid path '
-                               'variable, which only Choreonoid can expand')
-    if uri.startswith('file://'):
-        uri = uri[len('file://'):]
-    elif uri.startswith('package://'):
-        return _package_path(node, uri)
-    elif '://' in uri:
-        raise UnsupportedError(node.ctx.path, node.line, f'URI scheme of {uri!r} is not '
-                               'supported (plain paths, file://, package://)')
-    uri = os.path.expanduser(uri)
-    return os.path.normpath(uri if os.path.isabs(uri) else os.path.join(node.ctx.directory, uri))
-
-
-def _package_path(node: Node, uri: str) -> str:
-    rest = uri[len('package://'):]
-    package, _, relative = rest.partition('/')
-    roots = [p for p in os.environ.get('ROS_PACKAGE_PATH', '').split(os.pathsep) if p]
-    for root in roots:
-        for candidate in (os.path.join(root, rest), os.path.join(root, relative)):
-            if os.path.exists(candidate):
-                return os.path.normpath(candidate)
-    for prefix in [p for p in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if p]:
-        candidate = os.path.join(prefix, 'share', package, relative)
-        if os.path.exists(candidate):
-            return os.path.normpath(candidate)
-    raise ModelError(node.ctx.path, node.line, f'{uri!r} is not found in ROS_PACKAGE_PATH or '
-                     'the ament package index')
 
 
 def read_appearance(node: Node) -> Material | None:
