@@ -519,6 +519,24 @@ def test_sub_body_prefixes_device_prefix_and_joint_ids():
     assert model.joint('BASE').type == JointType.FIXED and model.joint('BASE').parent == 'CHASSIS'
 
 
+def test_each_sub_body_file_has_its_own_angle_unit(tmp_path):
+    body(tmp_path, """
+        links: [ { name: arm, joint_type: fixed }, { name: hand, parent: arm,
+                   joint_type: revolute, joint_range: 90 } ]
+        """, name='arm.body')
+    model = load(tmp_path, """
+        format: ChoreonoidBody
+        formatVersion: 1.0
+        angleUnit: radian
+        links:
+          - { name: base }
+          - { type: SubBody, uri: arm.body, parent: base,
+              rotation: [ 0, 0, 1, 1.5707963267948966 ] }
+        """)
+    assert model.joint('hand').limits.upper == pytest.approx(math.pi / 2)  # degrees there
+    np.testing.assert_allclose(model.link('arm').pose.rot @ (1, 0, 0), (0, 1, 0), atol=1e-12)
+
+
 def test_sub_body_errors(tmp_path):
     fails(tmp_path, 'links: [ { name: a }, { type: SubBody, uri: m.body, parent: a } ]\n',
           "sub-body 'm.body' includes itself", 3)

@@ -30,6 +30,7 @@ Facts this module relies on:
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field, replace
 
@@ -147,7 +148,9 @@ def _read_header(top: Node) -> None:
         if version >= 2.0:
             raise ModelError(path, 1, 'angle_unit: radian is not allowed with format_version 2.0')
         top.ctx.angle_scale = 1.0
-    elif unit != 'degree':
+    elif unit == 'degree':
+        top.ctx.angle_scale = math.pi / 180.0  # each file has its own unit (sub-bodies too)
+    else:
         raise ModelError(path, 1, f'angle_unit must be degree or radian, found {unit!r}')
 
 
