@@ -186,7 +186,7 @@ def _read_shape(node: Node, frame: Frame, parts: LinkParts, mode: str) -> None:
     gtype = gnode.string('type')
     if gtype is None:
         raise gnode.error('geometry has no type')
-    name = f'{parts.name}_{gtype}'.lower()
+    name = _mesh_name(f'{parts.name}_{gtype}')
     geometry, local = read_geometry(gnode, gtype, name)
     geometry, pose = place(geometry, local, inner, name)
     parts.add_shape(Shape(geometry, pose, material, gnode.where()), mode)
@@ -200,14 +200,19 @@ def _read_resource(node: Node, frame: Frame, parts: LinkParts, depth: int, mode:
         read_elements(content, inner, parts, ctx, line or node.line, depth + 1, mode)
     else:
         for part in res.mesh_parts(node, frame):
-            name = f'{parts.name}_{_stem(part.uri)}'.lower()
+            name = _mesh_name(f'{parts.name}_{_stem(part.uri)}')
             geometry, pose = place(part.mesh, np.eye(3), part.frame, name)
-            if isinstance(geometry, Mesh) and geometry.name == 'mesh':
+            if isinstance(geometry, Mesh) and geometry.name != name:
                 geometry = Mesh(geometry.vertices, geometry.faces, name, geometry.source)
             material = part.material if isinstance(part.material, Material) else None
             parts.add_shape(Shape(geometry, pose, material, part.source), mode)
     node.warn_unused('Resource', frozenset({'node', 'fragment', 'uri', 'crease_angle',
                                            'remove_redundant_vertices'}))
+
+
+def _mesh_name(text: str) -> str:
+    """A mesh name fit for a file name (mesh files written for a URDF are named after it)."""
+    return ''.join(c if c.isalnum() or c in '-_' else '_' for c in text.lower())
 
 
 def _stem(uri: str) -> str:
