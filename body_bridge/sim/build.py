@@ -24,6 +24,9 @@ ACTUATOR_PREFIX = 'servo:'
 MIN_MASS = 1e-4
 MIN_INERTIA = 1e-8
 
+#: A fixed root link of this name is MuJoCo's world body (MuJoCo reserves the name).
+WORLD = 'world'
+
 #: Collision bits: each model has one (31 models at most share a world).
 _ALL = 0x7FFFFFFF
 
@@ -79,7 +82,12 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
 
     bodies: dict[str, mujoco.MjsBody] = {}
     root = model.link(model.root)
-    bodies[root.name] = _add_body(spec, spec.worldbody, root, root.pose, contact, options)
+    if root.name == WORLD and model.root_joint == JointType.FIXED and root.pose.is_identity():
+        # A fixed root link named 'world' (environments) is MuJoCo's world body itself.
+        bodies[root.name] = spec.worldbody
+        _add_geoms(spec, spec.worldbody, root, contact)
+    else:
+        bodies[root.name] = _add_body(spec, spec.worldbody, root, root.pose, contact, options)
     if model.root_joint == JointType.FREE:
         free = bodies[root.name].add_freejoint()
         free.name = f'{root.name}_free'
@@ -125,6 +133,11 @@ def _add_body(spec, parent, link, pose: Pose, contact, options) -> mujoco.MjsBod
         body.ipos = [float(x) for x in inertial.com]
         i = inertial.inertia
         body.fullinertia = [i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2]]
+    _add_geoms(spec, body, link, contact)
+    return body
+
+
+def _add_geoms(spec, body, link, contact) -> None:
     collide = {id(s) for s in link.collisions}
     visual = {id(s) for s in link.visuals}
     for index, shape in enumerate(link.collisions):
@@ -133,7 +146,6 @@ def _add_body(spec, parent, link, pose: Pose, contact, options) -> mujoco.MjsBod
     for index, shape in enumerate(link.visuals):
         if id(shape) not in collide:
             _add_geom(spec, body, shape, f'{link.name}:v{index}', visible=True, contact=None)
-    return body
 
 
 def _add_geom(spec, body, shape: Shape, name: str, visible: bool, contact) -> None:
