@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-__all__ = ['Formula', 'FormulaError', 'parse_formula', 'FUNCTIONS']
+__all__ = ['Formula', 'FormulaError', 'parse_formula', 'mimic_formula', 'FUNCTIONS']
 
 
 class FormulaError(ValueError):
@@ -372,3 +372,11 @@ def parse_formula(text: str) -> Formula:
     if len(text) > 10_000:
         raise FormulaError('the formula is longer than 10000 characters')
     return Formula(_Parser(text).parse())
+
+
+def mimic_formula(mimic) -> Formula:
+    """The relation of a :class:`body_bridge.model.Mimic` as a formula (linear ones too)."""
+    if mimic.expression is not None:
+        return parse_formula(mimic.expression)
+    return Formula(_Binary('+', _Binary('*', _Var(mimic.joint), _Num(float(mimic.multiplier))),
+                           _Num(float(mimic.offset))))

@@ -24,6 +24,7 @@ import os
 import numpy as np
 
 from ..errors import ModelError, UnsupportedError
+from ..formula import FormulaError, mimic_formula
 from ..model import Device, Frame, Joint, JointType, Link, Manipulator, Model, freeze
 from .openrave_assemble import BodyParts, assemble_body
 from .openrave_devices import manipulator_parts, sensor_device
@@ -122,6 +123,7 @@ class _Builder:
             self.closures.extend(parts.closures)
             self._initial_values(body, parts)
             self._extras(body, parts, prefix)
+        self._mimic_initial_values()
         for sensor in self.world.sensors:
             device = sensor_device(sensor, sensor.name, WORLD, np.eye(4), self.warn)
             if device is not None:
@@ -132,7 +134,7 @@ class _Builder:
         try:
             return Model(name, tuple(self.links), tuple(self.joints), root, root_joint,
                          tuple(self.devices), tuple(self.closures), tuple(self.frames),
-                         self.world.path, warnings=tuple(self.ctx.warnings),
+                         self.world.path, warnings=tuple(dict.fromkeys(self.ctx.warnings)),
                          manipulators=tuple(self.manipulators), adjacent=tuple(self.adjacent))
         except ModelError as err:
             raise ModelError(err.path or self.world.path, err.line, err.message) from None
@@ -165,6 +167,27 @@ class _Builder:
                 slot = by_raw_name[raw[:-6]][int(raw[-1]) - 1]
             if slot is not None and joint.meta.get('body') == body.name and joint.mimic is None:
                 self.joints[i] = _with_initial(joint, float(values[slot]))
+
+    def _mimic_initial_values(self) -> None:
+        """A mimic joint starts where its formula puts it (OpenRAVE computes it the same way)."""
+        index = {j.name: i for i, j in enumerate(self.joints)}
+        for _ in range(len(self.joints)):  # a mimic of a mimic settles in a few passes
+            changed = False
+            for i, joint in enumerate(self.joints):
+                if joint.mimic is None:
+                    continue
+                formula = mimic_formula(joint.mimic)
+                try:
+                    value = formula.evaluate({v: self.joints[index[v]].initial
+                                              for v in formula.variables})
+                except FormulaError as err:
+                    raise ModelError(self.world.path, None, f'joint {joint.name!r}: {err}') \
+                        from None
+                if value != joint.initial:
+                    self.joints[i] = _with_initial(joint, value)
+                    changed = True
+            if not changed:
+                return
 
     # --- devices, tool frames, adjacency ------------------------------------------------
 

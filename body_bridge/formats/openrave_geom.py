@@ -121,18 +121,26 @@ def read_geom(element: Element, resolve, warn) -> RawGeom | None:
         else:
             element.used.discard(tag)
             warn(child, f'<{tag}> is not used by a {kind} geometry and was ignored')
-    _check_sizes(geom)
+    _check_sizes(geom, warn)
     geom.pose = tags.matrix()
     if kind == 'cylinder':
         geom.pose = geom.pose @ CYLINDER_TURN
     return geom
 
 
-def _check_sizes(geom: RawGeom) -> None:
+#: Half size [m] given to a box side that a file makes 0 (a flat box has no volume).
+THIN = 5e-5
+
+
+def _check_sizes(geom: RawGeom, warn) -> None:
     e = geom.element
     if geom.kind == 'box':
         if geom.extents is None or np.any(geom.extents < 0) or not np.any(geom.extents > 0):
             raise e.error('a box geometry needs <extents> (three half sizes, not negative)')
+        if np.any(geom.extents == 0):
+            warn(e, f'box extents {geom.extents.tolist()} have a zero; that side is made '
+                    f'{2 * THIN * 1000:g} mm thick')
+            geom.extents = np.where(geom.extents == 0, THIN, geom.extents)
     elif geom.kind == 'sphere':
         if geom.radius is None or geom.radius <= 0:
             raise e.error('a sphere geometry needs a positive <radius>')

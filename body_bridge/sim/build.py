@@ -15,6 +15,7 @@ import numpy as np
 from .. import geometry as geo
 from ..model import Box, Capsule, Cylinder, JointType, Mesh, Model, Pose, Shape, Sphere
 from .closures import add_closure
+from .mimic import add_mimic_constraints
 
 __all__ = ['BuildOptions', 'build_spec', 'ACTUATOR_PREFIX', 'MIN_MASS', 'MIN_INERTIA']
 
@@ -104,14 +105,7 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
                              contact, options)
             _add_joint(spec, body, joint)
         bodies[link.name] = body
-    for joint in model.joints:
-        if joint.mimic is not None and joint.mimic.expression is None:
-            eq = spec.add_equality()
-            eq.type = mujoco.mjtEq.mjEQ_JOINT
-            eq.name1 = joint.name
-            eq.name2 = joint.mimic.joint
-            eq.data[:5] = [joint.mimic.offset, joint.mimic.multiplier, 0.0, 0.0, 0.0]
-            eq.info = joint.source or ''
+    add_mimic_constraints(spec, model, spec.option.timestep)
     for closure in model.closures:
         add_closure(spec, closure, timestep=spec.option.timestep)
     return spec
