@@ -90,7 +90,7 @@ class _Builder:
     def __init__(self, world: RawWorld, ctx: Context):
         self.world = world
         self.ctx = ctx
-        self.cache = MeshCache()
+        self.cache = MeshCache(ctx.warnings.append)
         self.links: list[Link] = []
         self.joints: list[Joint] = []
         self.closures = []

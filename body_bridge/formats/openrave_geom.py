@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import geometry as geo
 from ..errors import ModelError
+from ..meshfiles import load_mesh_file
 from ..model import Box, Cylinder, Inertial, Material, Mesh, Pose, Shape, Sphere, \
     axis_angle_matrix
 from .openrave_raw import RawGeom, TransformTags, rotation_matrix
@@ -283,9 +284,14 @@ def link_inertial(spec: MassSpec | None, geoms: list[RawGeom]) -> Inertial:
 # --- shapes --------------------------------------------------------------------------------
 
 class MeshCache:
-    """Mesh files read once per load: path -> list of (Mesh, Material | None), or an error."""
+    """Mesh files read once per load: path -> list of (Mesh, Material | None), or an error.
 
-    def __init__(self):
+    Args:
+        warn: receives one ``path:line: message`` line for each thing a mesh reader ignored.
+    """
+
+    def __init__(self, warn=None):
+        self._warn = warn
         self._parts: dict[str, list[tuple[Mesh, Material | None]] | ModelError] = {}
 
     def parts(self, path: str) -> list[tuple[Mesh, Material | None]]:
@@ -296,22 +302,14 @@ class MeshCache:
         """
         if path not in self._parts:
             try:
-                self._parts[path] = _read_mesh_file(path)
+                parts = load_mesh_file(path, warn=self._warn)
+                self._parts[path] = [(part.mesh, part.material) for part in parts]
             except ModelError as err:
                 self._parts[path] = err
         result = self._parts[path]
         if isinstance(result, ModelError):
             raise result
         return result
-
-
-def _read_mesh_file(path: str) -> list[tuple[Mesh, Material | None]]:
-    try:
-        from ..meshfiles import load_mesh_file
-    except ImportError:
-        raise ModelError(path, None, 'no mesh file reader is installed (body_bridge.meshfiles '
-                         'is missing)') from None
-    return [(part.mesh, part.material) for part in load_mesh_file(path)]
 
 
 def _material(geom: RawGeom, file_material: Material | None) -> Material | None:
@@ -328,6 +326,31 @@ def _material(geom: RawGeom, file_material: Material | None) -> Material | None:
     return None
 
 
+def _merge_small(parts):
+    """Parts with triangles; those with fewer than 4 vertices (a mesh needs 4) join the
+    largest part (their own colour is then that part's)."""
+    parts = [(m, mat) for m, mat in parts if len(m.faces)]
+    small = [p for p in parts if len(p[0].vertices) < 4]
+    if not small or len(small) == len(parts) and sum(len(m.vertices) for m, _ in small) < 4:
+        return [] if small and len(small) == len(parts) else parts
+    big = [p for p in parts if len(p[0].vertices) >= 4]
+    if not big:
+        big = [small.pop(0)]
+        while small and len(big[0][0].vertices) < 4:
+            big = [(_join(big[0][0], small.pop(0)[0]), big[0][1])]
+    largest = max(range(len(big)), key=lambda i: len(big[i][0].faces))
+    mesh, material = big[largest]
+    for other, _ in small:
+        mesh = _join(mesh, other)
+    big[largest] = (mesh, material)
+    return big
+
+
+def _join(a: Mesh, b: Mesh) -> Mesh:
+    return Mesh(np.vstack([a.vertices, b.vertices]),
+                np.vstack([a.faces, b.faces + len(a.vertices)]), a.name, a.source)
+
+
 def _scaled_parts(geom, file_and_scale, cache: MeshCache, warn, name: str):
     """Shapes of a mesh file in the geometry frame, or None (with a warning) if unreadable."""
     path, scale = file_and_scale
@@ -337,9 +360,7 @@ def _scaled_parts(geom, file_and_scale, cache: MeshCache, warn, name: str):
         warn(geom.element, f'mesh {os.path.basename(path)} cannot be read ({err.message})')
         return None
     shapes = []
-    for index, (mesh, material) in enumerate(parts):
-        if len(mesh.faces) == 0:
-            continue
+    for index, (mesh, material) in enumerate(_merge_small(parts)):
         scaled = geo.transform_mesh(mesh, np.diag(scale), name=f'{name}_{index}')
         shapes.append((scaled, Pose(), _material(geom, material)))
     if not shapes:
@@ -399,6 +420,30 @@ def _mesh_shapes(geom, which, cache, warn, name):
     return shapes
 
 
+def _solid(items, geom: RawGeom, warn):
+    """Collision items whose flat meshes (all vertices in a plane, no convex hull for a
+    collision engine) are replaced by thin boxes over them; the same list if none is flat."""
+    out, changed = [], False
+    for geometry, pose, material in items:
+        if isinstance(geometry, Mesh) and len(geometry.vertices):
+            centre = geometry.vertices.mean(axis=0)
+            _, sizes, axes = np.linalg.svd(geometry.vertices - centre, full_matrices=False)
+            if len(sizes) < 3 or sizes[2] <= 1e-9 * max(sizes[0], 1e-12):
+                rot = axes.T if np.linalg.det(axes) > 0 else axes.T * np.array([1, 1, -1])
+                local = (geometry.vertices - centre) @ rot
+                lo, hi = local.min(axis=0), local.max(axis=0)
+                size = np.maximum(hi - lo, 2 * THIN)
+                mid = centre + rot @ (0.5 * (lo + hi))
+                warn(geom.element, f'mesh part {geometry.name!r} is flat; it collides as a '
+                                   f'{size[0]:.3g} x {size[1]:.3g} x {size[2]:.3g} m box')
+                out.append((Box(tuple(float(x) for x in size)), pose @ Pose(mid, rot),
+                            material))
+                changed = True
+                continue
+        out.append((geometry, pose, material))
+    return out if changed else items
+
+
 def _primitive(geom: RawGeom):
     if geom.kind == 'box':
         return Box(tuple(float(2.0 * e) for e in geom.extents))
@@ -418,6 +463,9 @@ def geom_shapes(geom: RawGeom, cache: MeshCache, warn, name: str):
         draw = _mesh_shapes(geom, 'render', cache, warn, name)
         collide = collide or draw or []
         draw = draw or collide
+        solid = _solid(collide, geom, warn)
+        if solid is not collide:
+            draw, collide = (collide if draw is collide else draw), solid
     else:
         collide = [(_primitive(geom), Pose(), _material(geom, None))]
         draw = _mesh_shapes(geom, 'render', cache, warn, name) or collide
