@@ -62,8 +62,7 @@ def add_mimic_constraints(spec: mujoco.MjSpec, model: Model, timestep: float) ->
             eq.name2 = lead
             eq.data[:5] = list(coeffs) + [0.0] * (5 - len(coeffs))
             eq.info = joint.source or ''
-            if joint.mimic.expression is not None:
-                _stiff(eq, timestep)
+            _stiff(eq, timestep)
             continue
         formula = formula_of(joint)
         values = {v: model.joint(v).initial for v in formula.variables}
