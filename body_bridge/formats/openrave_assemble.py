@@ -346,8 +346,8 @@ def _physical(inertia: np.ndarray, raw: RawLink, warn) -> np.ndarray:
 def _check_derivatives(text: str) -> None:
     """``mimic_vel``/``mimic_accel``: ``|joint expression`` terms, each a valid formula."""
     terms = [t for t in text.split('|') if t.strip()]
-    if not terms:
-        raise FormulaError(f'{text!r} has no "|joint expression" term')
+    if not text.strip().startswith('|') or not terms:
+        raise FormulaError(f'{text!r} needs "|joint expression" terms')
     for term in terms:
         words = term.split(None, 1)
         if len(words) != 2:

@@ -448,6 +448,11 @@ class Reader:
                 self.ctx.warn(child, f'<{tag}> is not used by a {kind} joint and was ignored')
         if len(bodies) != 2:
             raise element.error(f'joint {name!r} must name two bodies, found {len(bodies)}')
+        locked = active and not mimic and dof == 1 and not circular and \
+            joint_data['lower'][0] == joint_data['upper'][0]
+        if (active or mimic) and not locked and any(a is None for a in axes):
+            index = [i + 1 for i, a in enumerate(axes) if a is None][0]
+            raise element.error(f'joint {name!r} has no axis' + (str(index) if dof > 1 else ''))
         toffset = np.eye(4) if offsetfrom is None else scope.offset_of(offsetfrom)
         toffset = inverse(bodies[0].transform) @ toffset
         axes = [None if a is None else toffset[:3, :3] @ a for a in axes]
