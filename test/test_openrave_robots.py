@@ -188,3 +188,26 @@ def test_closed_chain_gripper_keeps_its_loops():
             mujoco.mju_quat2Mat(rot, quat)
             ends.append(pos + rot.reshape(3, 3) @ pose.pos)
         assert np.linalg.norm(ends[0] - ends[1]) < 1e-3, closure.name
+
+
+def test_wam_tool_frame_is_on_tf_static(ros, bridge):
+    """The bridge in its own process publishes the manipulator's tool frame, as rviz sees it."""
+    from tf2_msgs.msg import TFMessage
+
+    from body_bridge.ros import qos
+    from test_end_to_end import STARTUP, spin_until
+
+    received = {}
+    node = ros.create_node('tool_frame_probe')
+    try:
+        node.create_subscription(TFMessage, '/tf_static', lambda msg: received.update(
+            {t.child_frame_id: t for t in msg.transforms}), qos.TF_STATIC)
+        proc = bridge(ROBOTS / 'barrettwam.robot.xml', '-p', 'real_time_factor:=0.0')
+        spin_until(ros, node, lambda: 'arm' in received, STARTUP, 'the tool frame', proc)
+    finally:
+        node.destroy_node()
+    tool = received['arm']
+    assert tool.header.frame_id == 'wam7'
+    t = tool.transform.translation
+    assert (t.x, t.y, t.z) == pytest.approx((0.0, 0.0, 0.16), abs=1e-9)
+    assert tool.transform.rotation.w == pytest.approx(1.0)

@@ -105,6 +105,7 @@ def read_geom(element: Element, resolve, warn) -> RawGeom | None:
             geom.diffuse = _color(child)
         elif tag == 'ambientcolor':
             geom.ambient = _color(child)
+            warn(child, '<ambientcolor> is not kept (the model has no ambient colour)')
         elif tag == 'transparency':
             geom.transparency = float(np.clip(child.number(), 0.0, 1.0))
         elif tag == 'extents' and kind == 'box':

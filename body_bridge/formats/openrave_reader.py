@@ -298,8 +298,11 @@ class Reader:
                 body.adjacent.append((words[0], words[1], child))
             elif tag == 'jointvalues':
                 body.jointvalues = (child.numbers(), child)
-            elif tag in ('diffusecolor', 'ambientcolor', 'transparency'):
+            elif tag in ('diffusecolor', 'transparency'):
                 overrides[tag] = (child.numbers(at_least=1), child)
+            elif tag == 'ambientcolor':
+                self.ctx.warn(child, '<ambientcolor> is not kept (the model has no ambient '
+                                     'colour)')
             else:
                 self.ctx.warn(child, f'<{tag}> in a KinBody is not supported and was ignored')
         self._finish(element, body, attrs, start_links, links0, joints0, tags.matrix())
@@ -310,10 +313,8 @@ class Reader:
                         geom.transparency = float(np.clip(values[0], 0, 1))
                     elif len(values) < 3:
                         raise child.error(f'<{tag}> must hold three numbers')
-                    elif tag == 'diffusecolor':
-                        geom.diffuse = tuple(float(c) for c in np.clip(values[:3], 0, 1))
                     else:
-                        geom.ambient = tuple(float(c) for c in np.clip(values[:3], 0, 1))
+                        geom.diffuse = tuple(float(c) for c in np.clip(values[:3], 0, 1))
 
     def _resolver(self, scope: _Scope):
         def resolve(element: Element, name: str) -> str | None:
