@@ -78,7 +78,7 @@ def _scene_text(path: str, data: bytes, node: str | None, warn: Warnings,
     if head.startswith(b'#Inventor') and b'binary' in head.split(b'\n')[0]:
         from . import inventor_binary
         return inventor_binary.load(path, data, node, warn)
-    if head.startswith(b'#Inventor') or head.startswith(b'#VRML V1.0'):
+    if head.startswith((b'#Inventor', b'#VRML V1.0')):
         from . import inventor
         return inventor.load(path, data, node, warn, stack)
     if head.startswith(b'#X3D') or head.lstrip().startswith(b'<'):

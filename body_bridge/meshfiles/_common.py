@@ -78,7 +78,8 @@ def read_bytes(path: str) -> bytes:
     except OSError as err:
         raise ModelError(path, None, f'cannot read the mesh file: {err.strerror}') from None
     if len(data) > MAX_FILE_BYTES:
-        raise ModelError(path, None, f'mesh file is larger than the limit of {MAX_FILE_BYTES} bytes')
+        raise ModelError(path, None,
+                         f'mesh file is larger than the limit of {MAX_FILE_BYTES} bytes')
     return data
 
 
@@ -216,7 +217,7 @@ def _merge(chunks: list[tuple[np.ndarray, np.ndarray]], name: str, source: str) 
         return Mesh(v, f, name, source)
     offsets = np.cumsum([0] + [len(v) for v, _ in chunks[:-1]])
     vertices = np.concatenate([v for v, _ in chunks])
-    faces = np.concatenate([f + off for (_, f), off in zip(chunks, offsets)])
+    faces = np.concatenate([f + off for (_, f), off in zip(chunks, offsets, strict=True)])
     return Mesh(vertices, faces, name, source)
 
 

@@ -200,7 +200,8 @@ class _Parser:
                 return
             word = self.peek_word()
             if word is None:
-                raise self.error(f'expected a field name, found {self.text[self.pos:self.pos + 20]!r}')
+                found = self.text[self.pos:self.pos + 20]
+                raise self.error(f'expected a field name, found {found!r}')
             if word in ('DEF', 'USE') or self.after_word() == '{':
                 child = self.node(depth + 1)
                 if child is not _SKIP:

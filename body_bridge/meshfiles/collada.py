@@ -29,14 +29,10 @@ from ._polygons import triangulate
 
 def load(path: str, data: bytes, node: str | None, warn: Warnings) -> list[_common.MeshPart]:
     """Read a COLLADA file (``node``: a node id or name)."""
-    _check_xml(path, data)
+    unit = _check_xml(path, data)
     doc = _open(path, data, warn)
     budget = Budget(path)
     parts = Parts(path, node, budget)
-    asset = doc.assetInfo
-    unit = float(asset.unitmeter) if asset is not None and asset.unitmeter else 1.0
-    if not math.isfinite(unit) or unit <= 0:
-        raise ModelError(path, None, f'COLLADA <unit meter="{unit}"> must be positive')
     _warn_up_axis(path, data, warn)
     root = np.diag([unit, unit, unit, 1.0])
     scene = doc.scene
@@ -68,7 +64,8 @@ def _warn_up_axis(path: str, data: bytes, warn: Warnings) -> None:
                  'applied (as rviz and MuJoCo do not); the numbers keep their axes')
 
 
-def _check_xml(path: str, data: bytes) -> None:
+def _check_xml(path: str, data: bytes) -> float:
+    """Parse the XML safely; return the document's unit [m] (1 when it states none)."""
     from lxml import etree
     head = data[:4096].lstrip(b'\xef\xbb\xbf \t\r\n')
     if not head.startswith(b'<'):
@@ -85,8 +82,28 @@ def _check_xml(path: str, data: bytes) -> None:
                          'in a COLLADA file')
     root = tree.getroot()
     if etree.QName(root).localname != 'COLLADA':
-        raise ModelError(path, root.sourceline, f'the root element is <{etree.QName(root).localname}>, '
+        name = etree.QName(root).localname
+        raise ModelError(path, root.sourceline, f'the root element is <{name}>, '
                          'not <COLLADA>')
+    return _unit(path, root)
+
+
+def _unit(path: str, root) -> float:
+    for asset in root:
+        if not isinstance(asset.tag, str) or not asset.tag.endswith('asset'):
+            continue
+        for unit in asset:
+            if isinstance(unit.tag, str) and unit.tag.endswith('unit'):
+                text = unit.get('meter', '1')
+                try:
+                    value = float(text)
+                except ValueError:
+                    value = math.nan
+                if not math.isfinite(value) or value <= 0:
+                    raise ModelError(path, unit.sourceline, f'<unit meter="{text[:20]}"> must be '
+                                     'a positive number')
+                return value
+    return 1.0
 
 
 def _open(path: str, data: bytes, warn: Warnings):
@@ -131,7 +148,8 @@ class _Walker:
         import collada.scene as cs
         self.budget.visit()
         if depth > _common.MAX_DEPTH:
-            raise ModelError(self.path, None, f'COLLADA nodes nested deeper than {_common.MAX_DEPTH}')
+            raise ModelError(self.path, None,
+                             f'COLLADA nodes nested deeper than {_common.MAX_DEPTH}')
         if isinstance(node, cs.NodeNode):
             self.node(node.node, matrix, depth + 1)
         elif isinstance(node, cs.Node):
@@ -153,7 +171,7 @@ class _Walker:
             self.node(child, matrix, depth + 1)
 
     def find(self, nodes, name: str, matrix: np.ndarray, depth: int):
-        """The first node (document order) whose id or name is ``name``, and its parent's matrix."""
+        """The first node (document order) with id or name ``name``, and its parent's matrix."""
         import collada.scene as cs
         if depth > _common.MAX_DEPTH:
             return None

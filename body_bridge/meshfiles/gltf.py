@@ -50,7 +50,8 @@ def _glb(path: str, data: bytes) -> tuple[dict, bytes | None]:
     if magic != _GLB_MAGIC or version != 2:
         raise UnsupportedError(path, None, f'GLB version {version} is not supported (only 2)')
     if length != len(data):
-        raise ModelError(path, None, f'GLB header states {length} bytes but the file has {len(data)}')
+        raise ModelError(path, None,
+                         f'GLB header states {length} bytes but the file has {len(data)}')
     pos, doc, binary = 12, None, None
     while pos + 8 <= len(data):
         size, kind = struct.unpack_from('<II', data, pos)
@@ -200,8 +201,12 @@ class _Reader:
                 index = index.astype(np.int64)
             else:
                 index = np.arange(len(vertices))
+            if mode == 4 and len(index) % 3:
+                raise self.error(f'a TRIANGLES primitive has {len(index)} indices, not a '
+                                 'multiple of 3')
             faces = _faces(index, mode)
-            _common.check_indices(self.path, None, 'glTF indices', faces.reshape(-1), len(vertices))
+            _common.check_indices(self.path, None, 'glTF indices', faces.reshape(-1),
+                                  len(vertices))
             if not len(faces):
                 continue
             used, inverse = np.unique(faces.reshape(-1), return_inverse=True)
@@ -229,7 +234,8 @@ class _Reader:
             return np.zeros((count, width))
         view = self.item('bufferViews', acc['bufferView'])
         data = self.buffer(view.get('buffer'))
-        view_offset, view_length = _int(self.path, view, 'byteOffset', 0), _int(self.path, view, 'byteLength', -1)
+        view_offset = _int(self.path, view, 'byteOffset', 0)
+        view_length = _int(self.path, view, 'byteLength', -1)
         stride = _int(self.path, view, 'byteStride', 0) or item
         offset = _int(self.path, acc, 'byteOffset', 0)
         if view_length < 0 or view_offset < 0 or view_offset + view_length > len(data):

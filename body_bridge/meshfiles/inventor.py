@@ -15,19 +15,17 @@ coordinates, lights, cameras and other nodes without surface are skipped.
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .. import geometry as geo
 from ..errors import ModelError
 from ..model import Material, axis_angle_matrix
 from . import _common
 from . import _fields as fields
+from . import _inventor_shapes as shapes
 from ._common import Budget, Parts, Warnings
-from ._polygons import split_polygons, triangulate
 from ._scenetext import Node, Word, parse
 
 _SEPARATORS = frozenset({'Separator', 'WWWAnchor', 'Selection', 'SoSeparator', 'Annotation'})
@@ -45,8 +43,6 @@ _UNITS = {
     'MICRONS': 1e-6, 'NANOMETERS': 1e-9, 'ANGSTROMS': 1e-10, 'KILOMETERS': 1000.0,
     'FEET': 0.3048, 'INCHES': 0.0254, 'POINTS': 0.0254 / 72, 'YARDS': 0.9144,
     'MILES': 1609.344, 'NAUTICAL_MILES': 1852.0}
-# Inventor builds cylinders and cones along +Y; the model's meshes along +Z.
-_Z_TO_Y = axis_angle_matrix((1, 0, 0), -math.pi / 2)
 
 
 @dataclass(frozen=True)
@@ -144,7 +140,7 @@ class _Scene:
         handler = _PROPERTIES.get(kind)
         if handler is not None:
             return handler(self, node, state)
-        shape = _SHAPES.get(kind)
+        shape = shapes.SHAPES.get(kind)
         if shape is not None:
             if state.active:
                 self.shape(node, state, shape(self, node, state))
@@ -267,7 +263,8 @@ def _rotation_node(scene: _Scene, node: Node, state: _State) -> _State:
 def _rotation_xyz(scene: _Scene, node: Node, state: _State) -> _State:
     axis = str(node.fields.get('axis', 'X')).upper()
     if axis not in ('X', 'Y', 'Z'):
-        raise ModelError(scene.path, node.line, f'RotationXYZ axis must be X, Y or Z, found {axis}')
+        raise ModelError(scene.path, node.line,
+                         f'RotationXYZ axis must be X, Y or Z, found {axis}')
     m = np.eye(4)
     m[:3, :3] = axis_angle_matrix(np.eye(3)['XYZ'.index(axis)],
                                   fields.number(scene.path, node, 'angle', 0.0))
@@ -299,19 +296,6 @@ def _units(scene: _Scene, node: Node, state: _State) -> _State:
 
 def _coordinate3(scene: _Scene, node: Node, state: _State) -> _State:
     return replace(state, coords=fields.points(scene.path, node, 'point'))
-
-
-def _vertex_property(scene: _Scene, node: Node, state: _State) -> _State:
-    state = replace(state, coords=fields.points(scene.path, node, 'vertex'))
-    rgba = node.fields.get('orderedRGBA')
-    if isinstance(rgba, np.ndarray) and len(rgba):
-        packed = rgba.astype(np.int64) & 0xFFFFFFFF
-        colors = np.stack([(packed >> 24) & 255, (packed >> 16) & 255, (packed >> 8) & 255],
-                          axis=1) / 255.0
-        alpha = float(((packed[0]) & 255) / 255.0)
-        binding = str(node.fields.get('materialBinding', 'OVERALL'))
-        state = replace(state, colors=colors, transparency=1.0 - alpha, binding=binding)
-    return state
 
 
 def _material(scene: _Scene, node: Node, state: _State) -> _State:
@@ -368,153 +352,8 @@ _PROPERTIES = {
     'Transform': _transform, 'Translation': _translation, 'Rotation': _rotation_node,
     'RotationXYZ': _rotation_xyz, 'Scale': _scale, 'MatrixTransform': _matrix,
     'ResetTransform': _reset, 'Units': _units, 'Coordinate3': _coordinate3,
-    'VertexProperty': _vertex_property, 'Material': _material, 'BaseColor': _base_color,
+    'VertexProperty': shapes.vertex_property, 'Material': _material, 'BaseColor': _base_color,
     'MaterialBinding': _material_binding, 'ShapeHints': _shape_hints, 'Texture2': _texture2,
 }
 
 
-# --- shape nodes ------------------------------------------------------------------------------
-
-
-def _coords(scene: _Scene, node: Node, state: _State) -> np.ndarray:
-    prop = node.fields.get('vertexProperty')
-    if isinstance(prop, Node):
-        return _vertex_property(scene, prop, state).coords
-    if state.coords is None:
-        raise ModelError(scene.path, node.line, f'{node.type} without coordinates before it')
-    return state.coords
-
-
-def _face_set(scene: _Scene, node: Node, state: _State):
-    coords = _coords(scene, node, state)
-    counts = fields.indices(scene.path, node, 'numVertices')
-    start = int(fields.number(scene.path, node, 'startIndex', 0))
-    if not len(counts) or (len(counts) == 1 and counts[0] == -1):
-        counts = np.array([len(coords) - start])
-    if (counts < 0).any() or start < 0 or start + int(counts.sum()) > len(coords):
-        raise ModelError(scene.path, node.line, f'FaceSet uses {int(counts.sum())} vertices from '
-                         f'{start} but there are {len(coords)}')
-    indices = np.arange(start, start + int(counts.sum()))
-    return _polygons(scene, node, coords, indices, counts)
-
-
-def _indexed_face_set(scene: _Scene, node: Node, state: _State):
-    coords = _coords(scene, node, state)
-    indices, counts = split_polygons(fields.indices(scene.path, node, 'coordIndex'))
-    _common.check_indices(scene.path, node.line, f'{node.type} coordIndex', indices, len(coords))
-    return _polygons(scene, node, coords, indices, counts)
-
-
-def _polygons(scene: _Scene, node: Node, coords, indices, counts):
-    if counts.size and int(counts.max()) > _common.MAX_POLYGON_CORNERS:
-        raise ModelError(scene.path, node.line, f'a face has more than '
-                         f'{_common.MAX_POLYGON_CORNERS} corners')
-    faces, owner = triangulate(coords, indices, counts)
-    if not len(faces):
-        return None
-    used, inverse = np.unique(faces.reshape(-1), return_inverse=True)
-    return coords[used], inverse.reshape(-1, 3), owner
-
-
-def _strips(scene: _Scene, node: Node, coords, indices, counts):
-    """Triangles of strips (alternate triangles reversed to keep one winding)."""
-    tris, owner = [], []
-    start = 0
-    for s, n in enumerate(counts):
-        strip = indices[start:start + n]
-        start += n
-        if n < 3:
-            continue
-        k = np.arange(n - 2)
-        t = np.stack([strip[k], strip[k + 1], strip[k + 2]], axis=1)
-        odd = (k % 2) == 1
-        t[odd] = t[odd][:, [1, 0, 2]]
-        tris.append(t)
-        owner.append(np.full(n - 2, s))
-    if not tris:
-        return None
-    faces = np.concatenate(tris)
-    used, inverse = np.unique(faces.reshape(-1), return_inverse=True)
-    return coords[used], inverse.reshape(-1, 3), np.concatenate(owner)
-
-
-def _triangle_strip_set(scene: _Scene, node: Node, state: _State):
-    coords = _coords(scene, node, state)
-    counts = fields.indices(scene.path, node, 'numVertices')
-    start = int(fields.number(scene.path, node, 'startIndex', 0))
-    if (counts < 0).any() or start < 0 or start + int(counts.sum()) > len(coords):
-        raise ModelError(scene.path, node.line, 'TriangleStripSet uses more vertices than there are')
-    return _strips(scene, node, coords, np.arange(start, start + int(counts.sum())), counts)
-
-
-def _indexed_triangle_strip_set(scene: _Scene, node: Node, state: _State):
-    coords = _coords(scene, node, state)
-    indices, counts = split_polygons(fields.indices(scene.path, node, 'coordIndex'))
-    _common.check_indices(scene.path, node.line, 'IndexedTriangleStripSet coordIndex', indices,
-                          len(coords))
-    return _strips(scene, node, coords, indices, counts)
-
-
-def _quad_mesh(scene: _Scene, node: Node, state: _State):
-    coords = _coords(scene, node, state)
-    rows = int(fields.number(scene.path, node, 'verticesPerColumn', 1))
-    cols = int(fields.number(scene.path, node, 'verticesPerRow', 1))
-    start = int(fields.number(scene.path, node, 'startIndex', 0))
-    if rows < 2 or cols < 2:
-        return None
-    if start < 0 or start + rows * cols > len(coords):
-        raise ModelError(scene.path, node.line, 'QuadMesh uses more vertices than there are')
-    grid = np.arange(start, start + rows * cols).reshape(rows, cols)
-    quads = np.stack([grid[:-1, :-1], grid[1:, :-1], grid[1:, 1:], grid[:-1, 1:]], axis=-1)
-    quads = quads.reshape(-1, 4)
-    return _polygons(scene, node, coords, quads.ravel(), np.full(len(quads), 4))
-
-
-def _parts_mask(node: Node) -> set[str]:
-    value = str(node.fields.get('parts', 'ALL')).upper()
-    return {'SIDES', 'TOP', 'BOTTOM'} if 'ALL' in value else set(value.split('|'))
-
-
-def _primitive(mesh) -> tuple[np.ndarray, np.ndarray, None]:
-    return mesh.vertices, mesh.faces, None
-
-
-def _cube(scene: _Scene, node: Node, state: _State):
-    size = [fields.positive(scene.path, node, k, 2.0) for k in ('width', 'height', 'depth')]
-    return _primitive(geo.box_mesh(size))
-
-
-def _sphere(scene: _Scene, node: Node, state: _State):
-    return _primitive(geo.sphere_mesh(fields.positive(scene.path, node, 'radius', 1.0)))
-
-
-def _cylinder(scene: _Scene, node: Node, state: _State):
-    mask = _parts_mask(node)
-    if 'SIDES' not in mask:
-        scene.warn(scene.path, node.line, 'Cylinder without SIDES is not supported; sides drawn')
-    mesh = geo.cylinder_mesh(fields.positive(scene.path, node, 'radius', 1.0),
-                             fields.positive(scene.path, node, 'height', 2.0),
-                             bottom='BOTTOM' in mask, top='TOP' in mask)
-    return _primitive(geo.transform_mesh(mesh, _Z_TO_Y))
-
-
-def _cone(scene: _Scene, node: Node, state: _State):
-    mask = _parts_mask(node)
-    mesh = geo.cone_mesh(fields.positive(scene.path, node, 'bottomRadius', 1.0),
-                         fields.positive(scene.path, node, 'height', 2.0),
-                         bottom='BOTTOM' in mask)
-    return _primitive(geo.transform_mesh(mesh, _Z_TO_Y))
-
-
-def _unsupported_shape(scene: _Scene, node: Node, state: _State):
-    scene.warn(scene.path, node.line, f'{node.type} is not supported; skipped')
-
-
-_SHAPES = {
-    'FaceSet': _face_set, 'IndexedFaceSet': _indexed_face_set,
-    'TriangleStripSet': _triangle_strip_set,
-    'IndexedTriangleStripSet': _indexed_triangle_strip_set, 'QuadMesh': _quad_mesh,
-    'Cube': _cube, 'Sphere': _sphere, 'Cylinder': _cylinder, 'Cone': _cone,
-    'AsciiText': _unsupported_shape, 'Text2': _unsupported_shape, 'Text3': _unsupported_shape,
-    'NurbsSurface': _unsupported_shape, 'IndexedNurbsSurface': _unsupported_shape,
-}

@@ -43,6 +43,7 @@ def load(path: str, data: bytes, node: str | None, warn: Warnings) -> list[_comm
     groups: dict[str | None, _Group] = {}
     materials: dict[str, Material] = {}
     current_mtl: str | None = None
+    mtl_line = 0
     names_now: set[str] = set()
     seen_names: list[str] = []
     corners = 0
@@ -61,7 +62,7 @@ def load(path: str, data: bytes, node: str | None, warn: Warnings) -> list[_comm
             face = _face(path, lineno, words, len(vertices))
             group = groups.get(current_mtl)
             if group is None:
-                group = groups[current_mtl] = _Group(lineno)
+                group = groups[current_mtl] = _Group(mtl_line or lineno)
             group.indices.extend(face)
             group.counts.append(len(face))
             corners += len(face)
@@ -72,7 +73,7 @@ def load(path: str, data: bytes, node: str | None, warn: Warnings) -> list[_comm
             names_now = set(names) if key == 'g' else {names[0]}
             seen_names.extend(n for n in names if n not in seen_names)
         elif key == 'usemtl':
-            current_mtl = ' '.join(words[1:])
+            current_mtl, mtl_line = ' '.join(words[1:]), lineno
         elif key == 'mtllib':
             for name in _mtl_names(raw):
                 _read_mtl(path, lineno, os.path.join(base, name), materials, warn)
@@ -117,13 +118,15 @@ def _vertex(path: str, line: int, words: list[str]) -> tuple[float, float, float
 def _face(path: str, line: int, words: list[str], count: int) -> list[int]:
     out = []
     if len(words) - 1 > _common.MAX_POLYGON_CORNERS:
-        raise ModelError(path, line, f'OBJ face with more than {_common.MAX_POLYGON_CORNERS} corners')
+        raise ModelError(path, line,
+                         f'OBJ face with more than {_common.MAX_POLYGON_CORNERS} corners')
     for word in words[1:]:
         text = word.split('/', 1)[0]
         try:
             index = int(text)
         except ValueError:
-            raise ModelError(path, line, f'OBJ face: {word[:40]!r} is not a vertex reference') from None
+            raise ModelError(path, line,
+                             f'OBJ face: {word[:40]!r} is not a vertex reference') from None
         if index < 0:
             index += count
         else:

@@ -31,7 +31,8 @@ def load(path: str, data: bytes, node: str | None, warn: Warnings) -> list[_comm
             _binary(path, data, count, expected, node, parts, warn)
             return parts.result()
     if not _looks_ascii(data):
-        raise ModelError(path, None, f'binary STL shorter than its 84-byte header ({len(data)} bytes)')
+        raise ModelError(path, None,
+                         f'binary STL shorter than its 84-byte header ({len(data)} bytes)')
     _ascii(path, _common.decode_text(data, path), node, parts)
     return parts.result()
 
@@ -102,11 +103,12 @@ class _Tokens:
         self._next()
 
     def number(self) -> float:
+        pos = self.pos
         word = self.take()
         try:
             return float(word)
         except ValueError:
-            raise ModelError(self.path, self.lines.line(self.pos),
+            raise ModelError(self.path, self.lines.line(pos),
                              f'ASCII STL: {word[:40]!r} is not a number') from None
 
     def error(self, message: str) -> ModelError:

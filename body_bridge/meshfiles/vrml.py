@@ -210,14 +210,18 @@ class _Scene:
             mesh = geo.sphere_mesh(fields.positive(self.path, node, 'radius', 1.0))
         elif kind == 'Cylinder':
             if not fields.flag(node, 'side', True):
-                self.warn(self.path, node.line, 'Cylinder side FALSE is not supported; the side is drawn')
+                self.warn(self.path, node.line,
+                          'Cylinder side FALSE is not supported; the side is drawn')
             mesh = geo.transform_mesh(geo.cylinder_mesh(
-                fields.positive(self.path, node, 'radius', 1.0), fields.positive(self.path, node, 'height', 2.0),
-                bottom=fields.flag(node, 'bottom', True), top=fields.flag(node, 'top', True)), _Z_TO_Y)
+                fields.positive(self.path, node, 'radius', 1.0),
+                fields.positive(self.path, node, 'height', 2.0),
+                bottom=fields.flag(node, 'bottom', True), top=fields.flag(node, 'top', True)),
+                _Z_TO_Y)
         elif kind == 'Cone':
             mesh = geo.transform_mesh(geo.cone_mesh(
                 fields.positive(self.path, node, 'bottomRadius', 1.0),
-                fields.positive(self.path, node, 'height', 2.0), bottom=fields.flag(node, 'bottom', True)),
+                fields.positive(self.path, node, 'height', 2.0),
+                bottom=fields.flag(node, 'bottom', True)),
                 _Z_TO_Y)
         elif kind == 'ElevationGrid':
             return _elevation_grid(self.path, node)
@@ -243,7 +247,8 @@ def _face_set(path: str, node: Node):
     indices, counts = split_polygons(stream)
     _common.check_indices(path, node.line, 'IndexedFaceSet coordIndex', indices, len(points))
     if counts.size and int(counts.max()) > _common.MAX_POLYGON_CORNERS:
-        raise ModelError(path, node.line, f'a face has more than {_common.MAX_POLYGON_CORNERS} corners')
+        raise ModelError(path, node.line,
+                         f'a face has more than {_common.MAX_POLYGON_CORNERS} corners')
     faces, owner = triangulate(points, indices, counts)
     if not fields.flag(node, 'ccw', True):
         faces = faces[:, ::-1]
@@ -271,10 +276,12 @@ def _face_colors(path: str, node: Node, indices, counts, owner):
     if len(color_index):
         corner_colors, _ = split_polygons(color_index)
         if len(corner_colors) != len(indices):
-            raise ModelError(path, node.line, 'IndexedFaceSet colorIndex does not match coordIndex')
+            raise ModelError(path, node.line,
+                             'IndexedFaceSet colorIndex does not match coordIndex')
     else:
         corner_colors = indices
-    _common.check_indices(path, node.line, 'IndexedFaceSet colour index', corner_colors, len(palette))
+    _common.check_indices(path, node.line, 'IndexedFaceSet colour index', corner_colors,
+                          len(palette))
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     per_poly = np.add.reduceat(palette[corner_colors], starts, axis=0) / counts[:, None]
     return per_poly[owner]
@@ -295,7 +302,8 @@ def _elevation_grid(path: str, node: Node):
     i, j = np.meshgrid(np.arange(nx), np.arange(nz))
     vertices = np.stack([i.ravel() * dx, heights[:nx * nz], j.ravel() * dz], axis=1)
     a = (i[:-1, :-1] + j[:-1, :-1] * nx).ravel()
-    faces = np.concatenate([np.stack([a, a + nx, a + nx + 1], 1), np.stack([a, a + nx + 1, a + 1], 1)])
+    faces = np.concatenate([np.stack([a, a + nx, a + nx + 1], 1),
+                            np.stack([a, a + nx + 1, a + 1], 1)])
     if not fields.flag(node, 'ccw', True):
         faces = faces[:, ::-1]
     return vertices, faces, None
