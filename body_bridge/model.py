@@ -563,7 +563,8 @@ class Model:
             src = manip.source or self.source
             for end in (manip.base, manip.effector):
                 if end not in links:
-                    raise ModelError(src, None, f'manipulator {manip.name!r}: unknown link {end!r}')
+                    raise ModelError(src, None,
+                                     f'manipulator {manip.name!r}: unknown link {end!r}')
             if manip.tool_frame not in frames:
                 raise ModelError(src, None, f'manipulator {manip.name!r}: tool frame '
                                  f'{manip.tool_frame!r} is not in the model\'s frames')

@@ -1,4 +1,4 @@
-"""Bad OpenRAVE input: one ``path:line: message`` line, never a traceback; warnings for the rest."""
+"""Bad OpenRAVE input: one ``path:line: message`` line, never a traceback; warnings else."""
 
 from __future__ import annotations
 

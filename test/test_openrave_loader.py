@@ -349,7 +349,8 @@ def test_closed_loop_becomes_a_closure(tmp_path):
           <Body name="coupler"><Translation>0 0 0.2</Translation>
             <Geom type="box"><extents>0.25 0.01 0.01</extents><translation>0.25 0 0</translation>
             </Geom></Body>
-          <Joint name="a" type="hinge"><Body>ground</Body><Body>crank</Body><axis>0 1 0</axis></Joint>
+          <Joint name="a" type="hinge"><Body>ground</Body><Body>crank</Body>
+            <axis>0 1 0</axis></Joint>
           <Joint name="d" type="hinge"><Body>ground</Body><Body>rocker</Body><axis>0 1 0</axis>
             <anchor>0.5 0 0</anchor></Joint>
           <Joint name="b" type="hinge"><Body>crank</Body><Body>coupler</Body><axis>0 1 0</axis>
@@ -422,11 +423,13 @@ def test_includes_prefix_name_and_appended_bodies(tmp_path):
             <Body name="palm" type="static"><Geom type="box"><extents>0.05 0.05 0.01</extents>
               </Geom></Body>
             <KinBody prefix="L_" file="finger.kinbody.xml">
-              <Body name="L_tip"><offsetfrom>palm</offsetfrom><Translation>0 0.03 0.05</Translation>
+              <Body name="L_tip"><offsetfrom>palm</offsetfrom>
+                <Translation>0 0.03 0.05</Translation>
                 <Geom type="sphere"><radius>0.01</radius></Geom></Body>
             </KinBody>
             <KinBody prefix="R_" file="finger.kinbody.xml">
-              <Body name="R_tip"><offsetfrom>palm</offsetfrom><Translation>0 -0.03 0.05</Translation>
+              <Body name="R_tip"><offsetfrom>palm</offsetfrom>
+                <Translation>0 -0.03 0.05</Translation>
               </Body>
             </KinBody>
             <Joint name="jl" type="slider"><Body>palm</Body><Body>L_tip</Body><axis>0 1 0</axis>
@@ -501,7 +504,8 @@ def test_environment_bodies_jointvalues_and_sensors(tmp_path):
 SENSOR_ROBOT = """
     <Robot name="r">
       <KinBody>
-        <Body name="base" type="static"><Geom type="box"><extents>0.1 0.1 0.1</extents></Geom></Body>
+        <Body name="base" type="static"><Geom type="box"><extents>0.1 0.1 0.1</extents></Geom>
+        </Body>
       </KinBody>
       <AttachedSensor name="cam">
         <link>base</link><translation>0 0 0.5</translation>

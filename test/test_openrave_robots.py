@@ -211,3 +211,13 @@ def test_wam_tool_frame_is_on_tf_static(ros, bridge):
     t = tool.transform.translation
     assert (t.x, t.y, t.z) == pytest.approx((0.0, 0.0, 0.16), abs=1e-9)
     assert tool.transform.rotation.w == pytest.approx(1.0)
+
+
+def test_adjacent_links_never_collide_even_with_self_collision():
+    from body_bridge.sim.build import BuildOptions, build_spec
+    hand = load_model(ROBOTS / 'barretthand.robot.xml')
+    assert ('Finger0-0', 'Finger1-0') in hand.adjacent and len(hand.adjacent) == 10
+    mj = build_spec(hand, BuildOptions(self_collision=True)).compile()
+    pairs = {frozenset((mj.body(b1).name, mj.body(b2).name))
+             for b1, b2 in zip(mj.exclude_signature >> 16, mj.exclude_signature & 0xFFFF)}
+    assert frozenset(('Finger0-0', 'Finger1-0')) in pairs and len(pairs) == 10

@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ModelError, UnsupportedError, where
+from ..errors import UnsupportedError, where
 from .openrave_geom import MassSpec, link_inertial, read_geom, read_mass
-from .openrave_raw import (TRANSFORM_TAGS, RawBody, RawJoint, RawLink, RawManipulator, RawSensor,
+from .openrave_raw import (RawBody, RawJoint, RawLink, RawManipulator, RawSensor,
                            RawWorld, TransformTags, inverse)
 from .openrave_xml import Element, parse_file
 
-__all__ = ['read_world', 'COLLADA']
+__all__ = ['read_world', 'Reader', 'Context', 'COLLADA']
 
 COLLADA = ('.zae', '.dae')
 _MAX_DEPTH = 32
@@ -586,5 +586,3 @@ def read_world(path: str) -> tuple[RawWorld, list[str]]:
     world = reader.read()
     return world, reader.ctx.warnings
 
-
-__all__ += ['Context', 'Reader', 'TRANSFORM_TAGS']

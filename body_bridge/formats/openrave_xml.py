@@ -8,7 +8,6 @@ Every element remembers its file and line for ``path:line: message`` errors and 
 
 from __future__ import annotations
 
-import math
 import os
 import xml.sax
 from dataclasses import dataclass, field
@@ -155,8 +154,3 @@ def root_tag(path: str | os.PathLike) -> tuple[str, int]:
     root = parse_file(path)
     return root.tag, root.line
 
-
-def finite(value: float, element: Element, what: str) -> float:
-    if not math.isfinite(value):
-        raise element.error(f'{what} is not finite')
-    return value

@@ -108,6 +108,9 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
     add_mimic_constraints(spec, model, spec.option.timestep)
     for closure in model.closures:
         add_closure(spec, closure, timestep=spec.option.timestep)
+    for first, second in model.adjacent:  # pairs the model says never collide
+        exclude = spec.add_exclude()
+        exclude.bodyname1, exclude.bodyname2 = first, second
     return spec
 
 
