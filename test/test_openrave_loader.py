@@ -577,3 +577,14 @@ def test_plain_xml_of_another_kind_is_refused(tmp_path):
         load_model(path)
     assert str(info.value) == f'{path}:1: not an OpenRAVE file: the root element is <mujoco>, ' \
         'not <Environment>, <Robot> or <KinBody>'
+
+
+def test_joint_listed_child_first_turns_the_child_the_other_way(tmp_path):
+    # OpenRAVE: body1 = body0 * rot(axis, q). With body0 the child (the tree grows from the
+    # first link, 'base'), the child turns by -q about the axis.
+    m = load(tmp_path, HINGE_BODY.format(extra='').replace('<Body>base</Body><Body>arm</Body>',
+                                                           '<Body>arm</Body><Body>base</Body>'))
+    assert (m.joint('j').parent, m.joint('j').child) == ('base', 'arm')
+    box = m.link('arm').collisions[0].pose.pos
+    np.testing.assert_allclose(world_point(m, 'arm', box, {'j': math.pi / 2}), [0.5, -0.7, 0],
+                               atol=1e-12)

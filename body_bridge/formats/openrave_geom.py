@@ -429,7 +429,7 @@ def _solid(items, geom: RawGeom, warn):
         if isinstance(geometry, Mesh) and len(geometry.vertices):
             centre = geometry.vertices.mean(axis=0)
             _, sizes, axes = np.linalg.svd(geometry.vertices - centre, full_matrices=False)
-            if len(sizes) < 3 or sizes[2] <= 1e-9 * max(sizes[0], 1e-12):
+            if len(sizes) < 3 or sizes[2] <= 1e-6 * max(sizes[0], 1e-12):
                 rot = axes.T if np.linalg.det(axes) > 0 else axes.T * np.array([1, 1, -1])
                 local = (geometry.vertices - centre) @ rot
                 lo, hi = local.min(axis=0), local.max(axis=0)
