@@ -13,6 +13,8 @@ from body_bridge.model import (Actuation, Box, Function, Inertial, Joint, Link, 
                                Model, Motor, Pose, Shape, Spring)
 from body_bridge.sim.build import BuildOptions, build_spec
 from body_bridge.sim.forces import plan_springs, restitution_damping
+from body_bridge.formats.chrono_tree import exact_closure_pose
+from body_bridge.sim.closures import pose_for_frame
 from body_bridge.sim.forces_laws import map_force, rsda_angle, small_rotation, stop_force
 from body_bridge.sim.simulation import SimOptions, Simulation
 
@@ -140,3 +142,13 @@ def test_the_model_refuses_dangling_references():
                                                      Function('constant', (1,))),))
     with pytest.raises(ModelError, match="unknown joint 'x'"):
         Model('m', links, joints, 'a', passive_joints=('x',))
+
+
+def test_the_loader_places_closure_frames_as_the_integrator_reads_them():
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        q = rng.normal(size=4)
+        frame = Pose(rng.normal(size=3), Pose.from_quat(q).rot)
+        a, b = exact_closure_pose(frame), pose_for_frame(frame)
+        np.testing.assert_allclose(a.rot, b.rot, atol=1e-12)
+        np.testing.assert_allclose(a.pos, b.pos)

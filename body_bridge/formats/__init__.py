@@ -6,14 +6,16 @@ import os
 
 from ..errors import ModelError
 from ..model import Model
-from . import choreonoid
-from . import chrono
+from . import choreonoid, chrono, openrave
 
 __all__ = ['load_model', 'LOADERS']
 
 #: File name endings and the loader that reads them (longest ending wins).
 LOADERS = {ext: choreonoid.load for ext in choreonoid.EXTENSIONS}
-LOADERS.update({ext: chrono.load for ext in chrono.EXTENSIONS})
+LOADERS.update({ext: openrave.load for ext in openrave.EXTENSIONS})
+LOADERS[openrave.XML_EXTENSION] = openrave.load_xml  # OpenRAVE when its root element says so
+LOADERS.update({ext: openrave.load_collada for ext in ('.zae', '.dae')})  # a clear refusal
+LOADERS.update({ext: chrono.load for ext in chrono.EXTENSIONS})  # recognised by content
 
 
 def load_model(path: str | os.PathLike) -> Model:

@@ -305,6 +305,16 @@ def _local(build: _Build, link: str, pose: Pose) -> Pose:
     return build.pose(link).inverse() @ pose
 
 
+#: The turn ``sim/closures.py`` gives pose1 for the axis +z: columns -x, ... see its
+#: ``_frame_with_z`` (``test_chrono_integrator`` checks the two agree).
+_CLOSURE_TURN = np.array([[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+
+
+def exact_closure_pose(frame: Pose) -> Pose:
+    """The pose1 (with axis +z) whose closure frame is ``frame`` itself, x and y included."""
+    return Pose(frame.pos, frame.rot @ _CLOSURE_TURN.T)
+
+
 def _add_loop(build: _Build, conn: Connection) -> None:
     frame = conn.frame
     if conn.kind == 'bushing':
@@ -320,9 +330,12 @@ def _add_loop(build: _Build, conn: Connection) -> None:
     link1, link2 = (conn.body1, conn.body2) if conn.closure_on_body1 else \
         (conn.body2, conn.body1)
     name = build.closure_names(conn.name, conn.source)
-    build.closures.append(LoopClosure(name, conn.closure, link1, link2,
-                                      _local(build, link1, frame), _local(build, link2, frame),
-                                      conn.closure_axis, conn.source))
+    pose1 = _local(build, link1, frame)
+    if conn.closure == 'universal':  # its hinges turn about the frame's x and y
+        pose1 = exact_closure_pose(pose1)
+    build.closures.append(LoopClosure(name, conn.closure, link1, link2, pose1,
+                                      _local(build, link2, frame), conn.closure_axis,
+                                      conn.source))
     if conn.motor is not None:
         spec = conn.motor
         build.motors.append(Motor(conn.name, spec.kind, spec.actuation, spec.function,
@@ -345,7 +358,7 @@ def _add_constraint(build: _Build, spec: ConstraintSpec) -> None:
     build.closures.append(LoopClosure(
         build.closure_names(spec.name, spec.source), _CONSTRAINT_CLOSURES[spec.type],
         spec.body1, spec.body2,
-        _local(build, spec.body1, frame1), _local(build, spec.body2, frame2),
+        exact_closure_pose(_local(build, spec.body1, frame1)), _local(build, spec.body2, frame2),
         (0.0, 0.0, 1.0), spec.source, length))
 
 

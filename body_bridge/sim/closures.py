@@ -5,8 +5,8 @@ short chain of *virtual* bodies hanging from link1 at pose1, whose joints give t
 and an equality constraint that ties the chain's end to link2 at pose2. The virtual bodies carry
 a negligible mass and do not appear in the URDF or in TF.
 
-Freedoms per type, in the closure frame (pose1 turned by the smallest rotation that takes its
-z to ``axis``; with ``axis`` = +z the closure frame is pose1). ``L`` is ``closure.length``:
+Freedoms per type, in the closure frame (pose1 turned so that its z is ``axis``; use
+``pose_for_frame`` when the frame's x and y matter). ``L`` is ``closure.length``:
 
 ======================  =============================================  =====================
 type                    chain from link1                               tie to link2
@@ -36,8 +36,8 @@ import numpy as np
 
 from ..model import LoopClosure, Pose
 
-__all__ = ['add_closure', 'closure_gaps', 'driven_joint', 'weigh_virtual_bodies', 'CLOSURE_TYPES',
-           'VIRTUAL_MASS']
+__all__ = ['add_closure', 'closure_gaps', 'driven_joint', 'pose_for_frame',
+           'weigh_virtual_bodies', 'CLOSURE_TYPES', 'VIRTUAL_MASS']
 
 #: Mass [kg] and inertia [kg m^2] of each virtual body of a closure chain.
 VIRTUAL_MASS = 1e-4
@@ -68,17 +68,22 @@ _DRIVEN = {('hinge', 'rotation'): 0, ('slider', 'linear'): 0, ('piston', 'rotati
 
 
 def _frame_with_z(axis) -> np.ndarray:
-    """The smallest rotation whose third column is ``axis`` (identity for +z)."""
+    """A rotation whose third column is ``axis`` (its first from a fixed helper axis)."""
     z = np.asarray(axis, dtype=float)
     z = z / np.linalg.norm(z)
-    c = float(z[2])
-    if c > 1.0 - 1e-12:
-        return np.eye(3)
-    if c < -1.0 + 1e-12:
-        return np.diag([1.0, -1.0, -1.0])
-    v = np.array([-z[1], z[0], 0.0])
-    k = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
-    return np.eye(3) + k + k @ k / (1.0 + c)
+    helper = np.array(_X) if abs(z[0]) < 0.9 else np.array(_Y)
+    x = np.cross(helper, z)
+    x /= np.linalg.norm(x)
+    return np.column_stack([x, np.cross(z, x), z])
+
+
+def pose_for_frame(frame: Pose) -> Pose:
+    """The ``pose1`` (with ``axis`` +z) whose closure frame is ``frame`` exactly.
+
+    For the types whose chain uses the frame's x and y (universal, point_plane, distance,
+    revolute_spherical, revolute_translational).
+    """
+    return Pose(frame.pos, frame.rot @ _frame_with_z(_Z).T)
 
 
 def driven_joint(closure: LoopClosure, motor_kind: str) -> str:

@@ -25,6 +25,7 @@ import numpy as np
 from ..model import JointType, Model
 from .build import ACTUATOR_PREFIX, BuildOptions, build_spec
 from .forces import install_forces
+from .mimic import MimicHook
 
 __all__ = ['Mode', 'SimOptions', 'Simulation', 'CommandRejected']
 
@@ -109,6 +110,9 @@ class Simulation:
         #: Called before every physics step (forces that change within a control period:
         #: springs, motors, loads). Empty by default, so the physics steps in one call.
         self.step_hooks: list = []
+        mimic = MimicHook(model, self.mj)  # formulas MuJoCo cannot hold as they are
+        if mimic:
+            self.step_hooks.append(mimic)
         # Springs, motors and loads of the model (sim/forces.py): called after every reset(),
         # and with (mode, names) of every accepted command (a command releases a motor).
         self.reset_hooks: list = []
