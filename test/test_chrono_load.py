@@ -317,6 +317,14 @@ def test_what_is_ignored_is_reported():
                for w in motors9.warnings) == 3
 
 
+def test_a_choreonoid_body_file_named_yaml_goes_to_the_body_loader(tmp_path):
+    path = write(tmp_path, 'format: ChoreonoidBody\nformat_version: 2.0\nname: cube\nlinks:\n'
+                 '  - {name: base, joint_type: free, mass: 1, inertia: [1, 0, 0, 1, 0, 1]}\n',
+                 'cube.yaml')
+    model = load_model(path)
+    assert model.name == 'cube' and model.root_joint == JointType.FREE
+
+
 def test_names_the_tree_needs_twice_are_made_unique(tmp_path, check_urdf):
     path = write(tmp_path, HEAD + MOVING + '''    - {name: n, location: [2, 0, 0], mass: 1, inertia: {moments: [1, 1, 1]}}
   joints:

@@ -64,6 +64,9 @@ def load(path: str | os.PathLike, nested: bool = False) -> Model:
         raise UnsupportedError(path, None, 'a Chrono YAML schema (it describes the file format), '
                                'not a model')
     data = load_yaml(path)
+    if isinstance(data, dict) and data.get('format') == 'ChoreonoidBody' and not nested:
+        from . import choreonoid  # a Body file named .yaml
+        return choreonoid.load(path)
     version = _version(path, data)
     ctx = Context(path, version)
     top = Node(data, ctx, 'file', 1)
@@ -220,6 +223,9 @@ def _named_file(top: Node, key: str, base: str) -> str:
 
 def _solver_timestep(path: str, spec_ctx: Context) -> float:
     data = load_yaml(path)
+    if isinstance(data, dict) and data.get('format') == 'ChoreonoidBody' and not nested:
+        from . import choreonoid  # a Body file named .yaml
+        return choreonoid.load(path)
     version = _version(path, data)
     ctx = Context(path, version)
     node = Node(data, ctx, 'solver', 1)
