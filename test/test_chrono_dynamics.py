@@ -341,6 +341,10 @@ def test_body_loads_accelerate_as_newton_says():
     assert sim.mj.opt.timestep == 5e-4
     assert sim.forces.controllers == [('thruster', 'force')]
     sim.forces.set_load_input('thruster', [0, 3, 0])
+    run(sim, 0.1)  # a force at a point fixed in space: -0.5 N m about y at first
+    np.testing.assert_allclose(velocity(sim, 'anchored'), [0, -1.0, 0, 0, 0, 0.1], atol=2e-3)
+    sim.reset()
+    sim.forces.set_load_input('thruster', [0, 3, 0])
     times, offset_vx = [], []
 
     def record(s):

@@ -13,8 +13,8 @@ Motors whose function is CONTROLLER and load controllers take their value from
 topics). A command for a motor's joint
 (``Simulation.command``) releases the motor: its equality is switched off and the servo of
 the joint takes over until the next reset. At reset, the model's passive joints and motor
-joints are put in effort mode with zero effort (no servo holds them) and the model's initial
-velocities are set.
+joints are put in effort mode with zero effort (no servo holds them), controller inputs go back
+to zero and the model's initial velocities are set.
 """
 
 from __future__ import annotations
@@ -197,6 +197,7 @@ class ForceSystem:
     def on_reset(self, sim) -> None:
         with self._lock:
             self._released.clear()
+            self._inputs = {key: np.zeros_like(value) for key, value in self._inputs.items()}
         self._xfrc[:] = 0.0
         for entry in self.motors:
             entry['integral'] = 0.0
@@ -258,7 +259,8 @@ class ForceSystem:
                 v = 0.0 if fn.kind == FunctionKind.CONTROLLER else functions.derivative(fn, t)
             else:
                 q, v = entry['integral'], self._target(entry, inputs, t)
-                entry['integral'] += self._target(entry, inputs, t + 0.5 * dt) * dt
+                entry['integral'] += v * dt if fn.kind == FunctionKind.CONTROLLER else \
+                    functions.integral(fn, t, t + dt)
             d.qpos[entry['qadr']] = q
             d.qvel[entry['dadr']] = v
 
