@@ -15,6 +15,7 @@ import numpy as np
 from .. import geometry as geo
 from ..model import Box, Capsule, Cylinder, JointType, Mesh, Model, Pose, Shape, Sphere
 from .closures import add_closure
+from .sensors import add_devices
 
 __all__ = ['BuildOptions', 'build_spec', 'ACTUATOR_PREFIX', 'MIN_MASS', 'MIN_INERTIA']
 
@@ -106,6 +107,7 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
             eq.info = joint.source or ''
     for closure in model.closures:
         add_closure(spec, closure, timestep=spec.option.timestep)
+    add_devices(spec, model)
     return spec
 
 

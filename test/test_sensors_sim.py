@@ -1,0 +1,494 @@
+"""Simulated devices against analytic values, each in the sensor's own frame (no ROS)."""
+
+import math
+import textwrap
+
+import numpy as np
+import pytest
+
+from body_bridge.device_overlay import load_overlay, apply_overlay
+from body_bridge.formats import load_model
+from body_bridge.sim.sensors import SensorSuite, camera_intrinsics, scan_angles
+from body_bridge.sim.simulation import Mode, Simulation
+
+from conftest import SAMPLE_ARM
+
+G = 9.81  # MuJoCo's default gravity [m/s^2]
+
+
+def body_file(tmp_path, links: str, name='scene.body'):
+    path = tmp_path / name
+    path.write_text('format: ChoreonoidBody\nformat_version: 2.0\nangle_unit: degree\n'
+                    f'name: scene\nlinks:\n{textwrap.indent(textwrap.dedent(links), "  ")}')
+    return path
+
+
+def overlay_file(tmp_path, text, name='devices.yaml'):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text).lstrip())
+    return path
+
+
+def start(path, overlay_text=None, tmp_path=None):
+    """A Simulation of a model file (with a device overlay) and its sensor suite."""
+    model = load_model(path)
+    overlay = None
+    if overlay_text is not None:
+        overlay = load_overlay(overlay_file(tmp_path, overlay_text), model)
+        model = apply_overlay(model, overlay)
+    sim = Simulation(model)
+    return sim, SensorSuite(sim, overlay)
+
+
+def run(sim, seconds):
+    for _ in range(int(round(seconds / sim.period))):
+        sim.step_period()
+
+
+@pytest.fixture
+def arm():
+    return start(SAMPLE_ARM)
+
+
+# --- inertial sensors -----------------------------------------------------------------------
+
+
+def test_imu_at_rest_reads_plus_g_up_and_no_rotation(arm):
+    sim, suite = arm
+    run(sim, 1.0)
+    reading = suite.samplers['base_imu'].read()
+    np.testing.assert_allclose(reading.linear_acceleration, (0, 0, G), atol=0.01)
+    np.testing.assert_allclose(reading.angular_velocity, 0.0, atol=1e-6)
+    assert reading.orientation is None  # a Choreonoid Imu reports no orientation
+    accel = suite.samplers['forearm_accel'].read()
+    np.testing.assert_allclose(accel.linear_acceleration, (0, 0, G), atol=0.01)
+    assert accel.angular_velocity is None
+    assert suite.samplers['forearm_gyro'].read().linear_acceleration is None
+
+
+def test_tilted_accelerometer_reads_gravity_in_its_own_frame(tmp_path):
+    # Rotated +90 degrees about x: the world's up is the sensor's +y.
+    path = body_file(tmp_path, """
+        - name: base
+          joint_type: fixed
+          mass: 1.0
+          inertia: [ 0.01, 0, 0, 0.01, 0, 0.01 ]
+          elements:
+            - { type: AccelerationSensor, name: tilted, rotation: [ 1, 0, 0, 90 ] }
+    """)
+    sim, suite = start(path)
+    run(sim, 0.1)
+    np.testing.assert_allclose(suite.samplers['tilted'].read().linear_acceleration, (0, G, 0),
+                               atol=0.01)
+
+
+def test_gyro_on_a_link_spinning_at_one_radian_per_second(arm):
+    sim, suite = arm
+    sim.command(Mode.POSITION, ['elbow_pitch'], [0.6])
+    run(sim, 1.5)
+    sim.command(Mode.VELOCITY, ['shoulder_yaw'], [1.0])
+    run(sim, 1.5)
+    yaw_rate = sim.joint_velocities()[sim.joint_names.index('shoulder_yaw')]
+    assert yaw_rate == pytest.approx(1.0, rel=0.01)
+    # The forearm is tilted by the elbow: the world's vertical spin, seen in its frame.
+    _, quat = sim.body_pose('elbow_pitch')
+    from body_bridge.model import quat_matrix
+    expected = quat_matrix(quat).T @ np.array([0.0, 0.0, 1.0])
+    gyro = suite.samplers['forearm_gyro'].read().angular_velocity
+    np.testing.assert_allclose(gyro, expected, rtol=0.01, atol=0.005)
+    assert np.linalg.norm(gyro) == pytest.approx(1.0, rel=0.01)
+    np.testing.assert_allclose(suite.samplers['base_imu'].read().angular_velocity, 0, atol=1e-6)
+
+
+def test_imu_saturates_at_max_acceleration(arm, tmp_path):
+    sim, suite = start(SAMPLE_ARM, """
+        devices:
+          base_imu: { max_acceleration: [ 5.0, 5.0, 5.0 ] }
+    """, tmp_path)
+    run(sim, 0.2)
+    np.testing.assert_allclose(suite.samplers['base_imu'].read().linear_acceleration, (0, 0, 5.0))
+
+
+# --- force sensors ------------------------------------------------------------------------------
+
+
+def test_force_sensor_under_the_hand_reads_its_weight(arm):
+    sim, suite = arm
+    run(sim, 1.0)
+    reading = suite.samplers['wrist_force'].read()
+    m = 0.4  # the hand's mass in sample_arm.body
+    # The hand pushes down on the wrist through the sensor (sensor z is up).
+    assert reading.force[2] == pytest.approx(-m * G, rel=0.005)
+    np.testing.assert_allclose(reading.force[:2], 0.0, atol=1e-3)
+    np.testing.assert_allclose(reading.torque, 0.0, atol=1e-3)  # the com is above the sensor
+
+
+def test_force_sensor_reads_force_and_moment_of_an_offset_load(tmp_path):
+    path = body_file(tmp_path, """
+        - name: base
+          joint_type: fixed
+          mass: 5.0
+          inertia: [ 0.1, 0, 0, 0.1, 0, 0.1 ]
+        - name: load
+          parent: base
+          joint_type: fixed
+          translation: [ 0, 0, 0.5 ]
+          mass: 2.0
+          center_of_mass: [ 0.1, 0, 0.05 ]
+          inertia: [ 0.01, 0, 0, 0.01, 0, 0.01 ]
+          elements:
+            - { type: ForceSensor, name: ft }
+    """)
+    sim, suite = start(path)
+    run(sim, 0.5)
+    reading = suite.samplers['ft'].read()
+    weight = np.array([0.0, 0.0, -2.0 * G])
+    np.testing.assert_allclose(reading.force, weight, rtol=0.005, atol=1e-6)
+    # The load's weight acts at its centre of mass: its moment about the sensor origin.
+    np.testing.assert_allclose(reading.torque, np.cross([0.1, 0.0, 0.05], weight), atol=1e-3)
+
+
+# --- range sensors -----------------------------------------------------------------------------
+
+
+def range_scene(tmp_path, min_distance=0.05):
+    # A range sensor 0.8 m above the floor on a link that turns about x; Choreonoid's range
+    # sensors measure along their -Z, which is down at q = 0.
+    return body_file(tmp_path, f"""
+        - name: mast
+          joint_type: fixed
+          translation: [ 0, 0, 0.8 ]
+          mass: 1.0
+          inertia: [ 0.01, 0, 0, 0.01, 0, 0.01 ]
+        - name: head
+          parent: mast
+          joint_type: revolute
+          joint_axis: X
+          joint_range: [ -200, 200 ]
+          mass: 0.5
+          inertia: [ 0.001, 0, 0, 0.001, 0, 0.001 ]
+          elements:
+            - type: RangeSensor
+              name: beam
+              scan_rate: 20
+              min_distance: {min_distance}
+              max_distance: 10.0
+    """)
+
+
+def test_range_sensor_reads_the_floor_and_inf_at_the_sky(tmp_path):
+    sim, suite = start(range_scene(tmp_path))
+    run(sim, 0.2)
+    beam = suite.samplers['beam']
+    assert beam.rate == 20.0
+    assert beam.read().ranges.shape == (1, 1)
+    assert float(beam.read().ranges[0, 0]) == pytest.approx(0.8, abs=0.005)
+    sim.command(Mode.POSITION, ['head'], [math.pi])
+    run(sim, 2.0)
+    assert sim.joint_positions()[0] == pytest.approx(math.pi, abs=0.01)
+    assert float(beam.read().ranges[0, 0]) == math.inf  # REP-117: no return
+
+
+def test_range_sensor_reads_minus_inf_when_too_close(tmp_path):
+    sim, suite = start(range_scene(tmp_path, min_distance=1.0))
+    run(sim, 0.1)
+    assert float(suite.samplers['beam'].read().ranges[0, 0]) == -math.inf  # REP-117
+
+
+def wall_scene(tmp_path):
+    # A scanner 0.5 m up looking along +x (scanning about +z), a wall whose face is at x = 2 m,
+    # and a post at (1, 0.5) on the scanner's left.
+    return body_file(tmp_path, """
+        - name: base
+          joint_type: fixed
+          mass: 10.0
+          inertia: [ 0.1, 0, 0, 0.1, 0, 0.1 ]
+          elements:
+            - type: RangeSensor
+              name: lidar
+              translation: [ 0, 0, 0.5 ]
+              rotation: [ [ 0, 0, 1, -90 ], [ 1, 0, 0, 90 ] ]
+              yaw_range: 90
+              yaw_step: 1
+              scan_rate: 10
+              min_distance: 0.1
+              max_distance: 30
+        - name: wall
+          parent: base
+          joint_type: fixed
+          translation: [ 2.1, 0, 0.5 ]
+          elements:
+            - type: Shape
+              geometry: { type: Box, size: [ 0.2, 6.0, 1.0 ] }
+        - name: post
+          parent: base
+          joint_type: fixed
+          translation: [ 1.0, 0.5, 0.5 ]
+          elements:
+            - type: Shape
+              geometry: { type: Box, size: [ 0.1, 0.1, 1.0 ] }
+    """)
+
+
+def test_laser_scan_facing_a_wall_at_two_metres(tmp_path):
+    sim, suite = start(wall_scene(tmp_path))
+    run(sim, 0.1)
+    lidar = suite.samplers['lidar']
+    np.testing.assert_allclose(lidar.yaw, np.radians(np.arange(-45, 46)), atol=1e-12)
+    ranges = lidar.read().ranges[0]
+    assert ranges[45] == pytest.approx(2.0, abs=0.005)  # the middle beam
+    # Beams at yaw y meet the wall at 2 / cos(y); yaw grows counter-clockwise (towards +y),
+    # where the post stands.
+    for index in (5, 20, 35, 55, 60):
+        yaw = math.radians(index - 45)
+        assert ranges[index] == pytest.approx(2.0 / math.cos(yaw), abs=0.005), index
+    post = math.degrees(math.atan2(0.5, 0.95))
+    assert ranges[45 + round(post)] == pytest.approx(0.95 / math.cos(math.radians(round(post))),
+                                                     abs=0.01)
+    assert ranges[45 - round(post)] == pytest.approx(2.0 / math.cos(math.radians(round(post))),
+                                                     abs=0.005)
+
+
+def test_scan_angles_of_both_conventions():
+    yaw, pitch = scan_angles({'yaw_range': math.radians(180), 'yaw_step': math.radians(0.4),
+                              'pitch_range': math.radians(30), 'pitch_step': math.radians(2)})
+    assert (yaw.size, pitch.size) == (451, 16)
+    assert yaw[0] == pytest.approx(-math.pi / 2) and yaw[-1] == pytest.approx(math.pi / 2)
+    yaw, pitch = scan_angles({'min_angle': -1.0, 'max_angle': 1.0, 'resolution': 0.5})
+    np.testing.assert_allclose(yaw, [-1.0, -0.5, 0.0, 0.5, 1.0])
+    assert pitch.tolist() == [0.0]
+
+
+def test_three_d_scanner_points_lie_on_the_wall(tmp_path):
+    path = wall_scene(tmp_path)
+    sim, suite = start(path, """
+        devices:
+          lidar: { pitch_range: 0.4, pitch_step: 0.1, yaw_range: 0.6, yaw_step: 0.05 }
+    """, tmp_path)
+    run(sim, 0.1)
+    lidar = suite.samplers['lidar']
+    ranges = lidar.read().ranges
+    assert ranges.shape == (5, 13)
+    points = lidar.directions * ranges.reshape(-1, 1)
+    # In the sensor frame (x forward, z up): the wall is the plane x = 2; pitch raises z.
+    np.testing.assert_allclose(points[:, 0], 2.0, atol=0.005)
+    assert points[:, 2].max() > 0.3 and points[:, 2].min() < -0.3
+    np.testing.assert_allclose(points[-1, 2], 2.0 * math.tan(0.2) / math.cos(0.3), atol=0.01)
+
+
+# --- cameras ----------------------------------------------------------------------------------
+
+
+def camera_scene(tmp_path, fmt='COLOR_DEPTH'):
+    # A camera 0.5 m up looking along +x, a red cube (0.2 m) centred at (2, 0.3, 0.6).
+    return body_file(tmp_path, f"""
+        - name: base
+          joint_type: fixed
+          mass: 10.0
+          inertia: [ 0.1, 0, 0, 0.1, 0, 0.1 ]
+          elements:
+            - type: Camera
+              name: cam
+              translation: [ 0, 0, 0.5 ]
+              rotation: [ [ 0, 0, 1, -90 ], [ 1, 0, 0, 90 ] ]
+              format: {fmt}
+              width: 320
+              height: 240
+              field_of_view: 60
+              near_clip_distance: 0.05
+              far_clip_distance: 20
+              frame_rate: 10
+        - name: target
+          parent: base
+          joint_type: fixed
+          translation: [ 2.0, 0.3, 0.6 ]
+          elements:
+            - type: Shape
+              geometry: {{ type: Box, size: [ 0.2, 0.2, 0.2 ] }}
+              appearance: {{ material: {{ diffuse: [ 1, 0, 0 ] }} }}
+    """)
+
+
+def project(k, point_world, camera_origin=(0.0, 0.0, 0.5)):
+    """Pixel (u, v) and depth of a world point for the camera of camera_scene."""
+    p = np.asarray(point_world) - camera_origin
+    x, y, z = -p[1], -p[2], p[0]  # optical frame: x right, y down, z forward
+    return k.fx * x / z + k.cx, k.fy * y / z + k.cy, z
+
+
+def is_red(pixel) -> bool:
+    r, g, b = (int(c) for c in pixel)
+    return r > 100 and g < r / 3 and b < r / 3
+
+
+def test_choreonoid_field_of_view_spans_the_shorter_side():
+    k = camera_intrinsics({'width': 320, 'height': 240, 'field_of_view': math.radians(60)})
+    assert k.fx == k.fy == pytest.approx(120 / math.tan(math.radians(30)))
+    assert (k.cx, k.cy) == (159.5, 119.5)
+    portrait = camera_intrinsics({'width': 240, 'height': 320, 'field_of_view': math.radians(60)})
+    assert portrait.fx == pytest.approx(k.fx)
+
+
+def test_camera_sees_the_red_box_where_k_projects_it(tmp_path):
+    sim, suite = start(camera_scene(tmp_path))
+    run(sim, 0.1)
+    cam = suite.samplers['cam']
+    assert cam.rate == 10.0
+    k = cam.intrinsics
+    reading = cam.read()
+    assert reading.rgb.shape == (240, 320, 3) and reading.depth.shape == (240, 320)
+    u, v, _ = project(k, (2.0, 0.3, 0.6))
+    col, row = round(u), round(v)
+    assert is_red(reading.rgb[row, col])
+    assert float(reading.depth[row, col]) == pytest.approx(1.9, abs=0.01)  # the face at x = 1.9
+    # The face's edges fall where K puts them, to the pixel.
+    left, top, _ = project(k, (1.9, 0.4, 0.7))
+    right, bottom, _ = project(k, (1.9, 0.2, 0.5))
+    assert is_red(reading.rgb[row, math.ceil(left) + 1]) and is_red(reading.rgb[row, math.floor(right) - 1])
+    assert not is_red(reading.rgb[row, math.floor(left) - 1])
+    assert not is_red(reading.rgb[row, math.ceil(right) + 1])
+    assert is_red(reading.rgb[math.ceil(top) + 1, col]) and not is_red(reading.rgb[math.floor(top) - 1, col])
+    assert is_red(reading.rgb[math.floor(bottom) - 1, col])
+    assert not is_red(reading.rgb[math.ceil(bottom) + 1, col])
+    # Sky: nothing within the far clip distance.
+    assert float(reading.depth[0, 0]) == math.inf
+
+
+def test_openrave_kk_intrinsics_are_honoured(tmp_path):
+    # Off-centre principal point and non-square pixels, as an OpenRAVE KK gives them.
+    sim, suite = start(camera_scene(tmp_path), """
+        devices:
+          cam: { fx: 300.0, fy: 250.0, cx: 120.0, cy: 140.0 }
+    """, tmp_path)
+    run(sim, 0.1)
+    cam = suite.samplers['cam']
+    k = cam.intrinsics
+    assert (k.fx, k.fy, k.cx, k.cy) == (300.0, 250.0, 120.0, 140.0)
+    reading = cam.read()
+    u, v, _ = project(k, (2.0, 0.3, 0.6))
+    assert is_red(reading.rgb[round(v), round(u)])
+    assert float(reading.depth[round(v), round(u)]) == pytest.approx(1.9, abs=0.01)
+    left, _, _ = project(k, (1.9, 0.4, 0.7))
+    _, bottom, _ = project(k, (1.9, 0.2, 0.5))
+    assert is_red(reading.rgb[round(v), math.ceil(left) + 1])
+    assert not is_red(reading.rgb[round(v), math.floor(left) - 1])
+    assert is_red(reading.rgb[math.floor(bottom) - 1, round(u)])
+    assert not is_red(reading.rgb[math.ceil(bottom) + 1, round(u)])
+
+
+def test_camera_renders_only_what_its_format_produces(tmp_path):
+    sim, suite = start(camera_scene(tmp_path, fmt='COLOR'))
+    run(sim, 0.1)
+    reading = suite.samplers['cam'].read()
+    assert reading.rgb is not None and reading.depth is None
+    assert suite.samplers['cam'].read(color=False).rgb is None
+
+
+def test_fisheye_cameras_are_refused_with_one_line_each(tmp_path):
+    path = body_file(tmp_path, """
+        - name: base
+          joint_type: fixed
+          mass: 1.0
+          inertia: [ 0.01, 0, 0, 0.01, 0, 0.01 ]
+          elements:
+            - { type: Camera, name: fish, lens_type: FISHEYE }
+            - { type: Camera, name: pinhole }
+    """)
+    sim, suite = start(path)
+    assert list(suite.samplers) == ['pinhole']
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if 'fish' in text)
+    assert suite.warnings == [f"{path}:{line}: device 'fish' (Camera): lens_type FISHEYE is not "
+                              'supported (only NORMAL, a pinhole camera); it is not simulated']
+
+
+# --- rates, noise, on/off, reset --------------------------------------------------------------
+
+
+def count_readings(sim, suite, seconds, skip=0.5):
+    """Readings per device due in [t + skip, t + skip + seconds) from now."""
+    counts = {name: 0 for name in suite.samplers}
+    start = sim.time + skip
+    for _ in range(int(round((skip + seconds) / sim.period)) + 1):
+        sim.step_period()
+        due = suite.due()
+        if start - 1e-6 <= sim.time < start + seconds - 1e-6:
+            for sampler in due:
+                counts[sampler.name] += 1
+    return counts
+
+
+def test_each_device_is_due_at_its_own_rate(arm):
+    sim, suite = arm
+    counts = count_readings(sim, suite, 5.0)
+    assert counts == {'base_imu': 500, 'base_scan': 50, 'forearm_accel': 500, 'forearm_gyro': 500,
+                      'wrist_force': 500, 'hand_camera': 75}
+
+
+def test_rates_and_switches_from_the_overlay(tmp_path):
+    sim, suite = start(SAMPLE_ARM, """
+        devices:
+          base_imu: { rate: 40.0 }
+          hand_camera: { on: false }
+    """, tmp_path)
+    counts = count_readings(sim, suite, 2.0)
+    assert counts['base_imu'] == 80 and counts['hand_camera'] == 0
+    suite.samplers['hand_camera'].enabled = True
+    suite.samplers['base_imu'].set_rate(25.0)
+    counts = count_readings(sim, suite, 2.0)
+    assert counts['base_imu'] == 50 and counts['hand_camera'] == 30
+
+
+NOISY = """
+    seed: 11
+    devices:
+      base_imu: { noise: { linear_acceleration: 0.2, angular_velocity: 0.01 } }
+      wrist_force: { noise: { force: 0.5 } }
+"""
+
+
+def noisy_series(tmp_path, overlay, n=400):
+    sim, suite = start(SAMPLE_ARM, overlay, tmp_path)
+    run(sim, 0.2)
+    imu, force = suite.samplers['base_imu'], suite.samplers['wrist_force']
+    return (np.array([imu.read().linear_acceleration for _ in range(n)]),
+            np.array([force.read().force for _ in range(n)]))
+
+
+def test_gaussian_noise_has_its_deviation_and_repeats_with_its_seed(tmp_path):
+    acc, force = noisy_series(tmp_path, NOISY)
+    np.testing.assert_allclose(acc.mean(axis=0), (0, 0, G), atol=0.05)
+    np.testing.assert_allclose(acc.std(axis=0), 0.2, rtol=0.15)
+    np.testing.assert_allclose(force.std(axis=0), 0.5, rtol=0.15)
+    again, _ = noisy_series(tmp_path, NOISY)
+    np.testing.assert_array_equal(acc, again)
+    other, _ = noisy_series(tmp_path, NOISY.replace('seed: 11', 'seed: 12'))
+    assert not np.allclose(acc, other)
+
+
+def test_a_reset_restarts_schedules_and_noise(tmp_path):
+    sim, suite = start(SAMPLE_ARM, NOISY, tmp_path)
+    imu = suite.samplers['base_imu']
+
+    def first_readings():
+        out = []
+        for _ in range(5):
+            sim.step_period()
+            out += [s.read().linear_acceleration for s in suite.due() if s is imu]
+        return np.array(out)
+
+    before = first_readings()
+    sim.reset()
+    after = first_readings()
+    assert len(before) == 5
+    np.testing.assert_allclose(after, before, atol=1e-9)
+
+
+def test_lights_become_spot_lights_of_the_scene(arm):
+    sim, suite = arm
+    assert 'hand_light' not in suite.samplers  # nothing to read
+    light = sim.mj.light('device:hand_light')
+    assert float(light.cutoff[0]) == pytest.approx(40.0)  # cut_off_angle [deg in MuJoCo]
+    np.testing.assert_allclose(light.diffuse, 0.8)  # colour times intensity
+    # At the reference pose the hand points up: the light is at (0, 0.04, 0.895), shining up.
+    np.testing.assert_allclose(sim.data.light_xpos[light.id], (0, 0.04, 0.81 + 0.085), atol=1e-3)
+    np.testing.assert_allclose(sim.data.light_xdir[light.id], (0, 0, 1), atol=1e-3)
