@@ -298,6 +298,8 @@ class BridgeNode(Node):
 
 def run(args: list[str] | None = None, model: str | None = None) -> int:
     """Run the node until shutdown; return the process exit status."""
+    from .transport import use_bundled_fastdds_profile
+    use_bundled_fastdds_profile()  # camera images need a large shared-memory segment
     rclpy.init(args=args)
     node = None
     try:

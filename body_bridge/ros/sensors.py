@@ -410,7 +410,12 @@ class SensorPublishers:
 
     def _publish_due(self) -> None:
         for sampler in self.suite.due():
-            self.outputs[sampler.name].tick()
+            try:
+                self.outputs[sampler.name].tick()
+            except Exception:
+                if self.node.context.ok():
+                    raise
+                return  # the node is shutting down: its publishers are gone
 
 
 def _positive_rate(value, name: str) -> float:
