@@ -38,8 +38,9 @@ from ..sim.sensors import (CameraSampler, DeviceSampler, ForceSampler, InertialS
                            RangeSampler, SensorSuite)
 from . import qos
 
-__all__ = ['SensorPublishers', 'topic_name', 'camera_info', 'image_message', 'cloud_fields',
-           'camera_points', 'range_points']
+__all__ = ['SensorPublishers', 'DevicePublisher', 'ImuPublisher', 'WrenchPublisher',
+           'RangePublisher', 'CameraPublisher', 'topic_name', 'camera_info', 'image_message',
+           'cloud_fields', 'camera_points', 'range_points']
 
 _BIG_ENDIAN = sys.byteorder == 'big'
 _TOKEN = re.compile(r'[^A-Za-z0-9_]')
@@ -139,7 +140,7 @@ def range_points(directions: np.ndarray, ranges: np.ndarray) -> np.ndarray:
 # --- one publisher group per device ----------------------------------------------------------
 
 
-class _Output:
+class DevicePublisher:
     """The publishers of one device and the messages they reuse."""
 
     def __init__(self, node, sampler: DeviceSampler, topic: str, frame_id: str):
@@ -160,7 +161,7 @@ class _Output:
         raise NotImplementedError
 
 
-class _InertialOutput(_Output):
+class ImuPublisher(DevicePublisher):
     def __init__(self, node, sampler: InertialSampler, topic, frame_id):
         super().__init__(node, sampler, topic, frame_id)
         self.pub = self._publisher(Imu, topic)
@@ -194,7 +195,7 @@ class _InertialOutput(_Output):
         self.pub.publish(msg)
 
 
-class _ForceOutput(_Output):
+class WrenchPublisher(DevicePublisher):
     def __init__(self, node, sampler: ForceSampler, topic, frame_id):
         super().__init__(node, sampler, topic, frame_id)
         self.pub = self._publisher(WrenchStamped, topic)
@@ -213,7 +214,7 @@ class _ForceOutput(_Output):
         self.pub.publish(msg)
 
 
-class _RangeOutput(_Output):
+class RangePublisher(DevicePublisher):
     def __init__(self, node, sampler: RangeSampler, topic, frame_id):
         super().__init__(node, sampler, topic, frame_id)
         s = sampler
@@ -256,7 +257,7 @@ class _RangeOutput(_Output):
         self.pub.publish(msg)
 
 
-class _CameraOutput(_Output):
+class CameraPublisher(DevicePublisher):
     def __init__(self, node, sampler: CameraSampler, topic, frame_id):
         super().__init__(node, sampler, topic, frame_id)
         s = sampler
@@ -306,8 +307,8 @@ class _CameraOutput(_Output):
                 pub.publish(self.info)
 
 
-_OUTPUTS = {InertialSampler: _InertialOutput, ForceSampler: _ForceOutput,
-            RangeSampler: _RangeOutput, CameraSampler: _CameraOutput}
+_OUTPUTS = {InertialSampler: ImuPublisher, ForceSampler: WrenchPublisher,
+            RangeSampler: RangePublisher, CameraSampler: CameraPublisher}
 
 
 # --- the node's side -----------------------------------------------------------------------
@@ -329,7 +330,7 @@ class SensorPublishers:
         for line in self.suite.warnings:
             log.warning(line)
         frames = self.sim.model.device_frames()
-        self.outputs: dict[str, _Output] = {}
+        self.outputs: dict[str, DevicePublisher] = {}
         taken: set[str] = set()
         for name, sampler in self.suite.samplers.items():
             topic = topic_name(name)
