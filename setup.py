@@ -29,7 +29,7 @@ setup(
         (f'share/{PACKAGE}/config', glob('config/*')),
         *tree('models'),
     ],
-    install_requires=['setuptools', 'numpy', 'PyYAML', 'mujoco'],
+    install_requires=['setuptools', 'numpy', 'PyYAML', 'mujoco', 'pycollada', 'lxml'],
     zip_safe=True,
     maintainer='body_bridge maintainers',
     maintainer_email='maintainers@users.noreply.a-seed-adde5337.example',
