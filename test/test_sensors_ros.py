@@ -233,3 +233,22 @@ def test_sr1_devices_all_publish(bridge, sensor_probe):
                            imu.linear_acceleration.z]) > 1.0
     frames = {m.header.frame_id for msgs in sensor_probe.messages.values() for m in msgs}
     sensor_probe.spin_until(lambda: frames <= sensor_probe.frames, 10.0, 'SR1 frames in TF', proc)
+
+
+def test_the_node_uses_the_bundled_fastdds_profile_unless_told_otherwise():
+    import xml.etree.ElementTree as ET
+    from body_bridge.ros.transport import use_bundled_fastdds_profile
+    environ = {}
+    path = use_bundled_fastdds_profile(environ)
+    assert environ == {'FASTDDS_DEFAULT_PROFILES_FILE': path}
+    ns = {'p': 'http://www.eprosima.com/XMLSchemas/fastRTPS_Profiles'}
+    root = ET.parse(path).getroot()
+    segment = int(root.find('.//p:transport_descriptor[p:type="SHM"]/p:segment_size', ns).text)
+    assert segment >= 2 * (640 * 480 * 3 + 640 * 480 * 4)  # a 640x480 colour + depth instant
+    participant = root.find('p:participant', ns)
+    assert participant.get('is_default_profile') == 'true'
+    for environ in ({'RMW_IMPLEMENTATION': 'rmw_cyclonedds_cpp'},
+                    {'FASTDDS_DEFAULT_PROFILES_FILE': '/mine.xml'},
+                    {'FASTRTPS_DEFAULT_PROFILES_FILE': '/mine.xml'}):
+        before = dict(environ)
+        assert use_bundled_fastdds_profile(environ) is None and environ == before

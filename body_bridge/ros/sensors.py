@@ -23,6 +23,7 @@ import array
 import math
 import re
 import sys
+import threading
 
 import numpy as np
 from builtin_interfaces.msg import Time
@@ -345,6 +346,8 @@ class SensorPublishers:
                 frame = node.frame(urdf_writer.optical_frame(frames[name]))
             self.outputs[name] = _OUTPUTS[type(sampler)](node, sampler, topic, frame)
         self._params = self._declare_parameters()
+        self._changes: list = []  # parameter changes for the simulation's thread
+        self._changes_lock = threading.Lock()
         node.add_on_set_parameters_callback(self._on_set_parameters)
         self._fast = False
         self._update_hooks()
@@ -370,6 +373,8 @@ class SensorPublishers:
         return params
 
     def _on_set_parameters(self, parameters) -> SetParametersResult:
+        """Validate here (the executor's thread); apply in the simulation's thread."""
+        changes = []
         for p in parameters:
             if p.name not in self._params:
                 continue
@@ -380,16 +385,21 @@ class SensorPublishers:
                                            reason=f'{p.name} must be a positive rate [Hz]')
             if what == 'on' and not isinstance(p.value, bool):
                 return SetParametersResult(successful=False, reason=f'{p.name} must be a bool')
-        for p in parameters:
-            if p.name in self._params:
-                name, what = self._params[p.name]
-                sampler = self.outputs[name].sampler
-                if what == 'on':
-                    sampler.enabled = p.value
-                else:
-                    sampler.set_rate(p.value)
-        self._update_hooks()
+            changes.append((self.outputs[name].sampler, what, p.value))
+        with self._changes_lock:
+            self._changes.extend(changes)
         return SetParametersResult(successful=True)
+
+    def _apply_changes(self) -> None:
+        with self._changes_lock:
+            changes, self._changes = self._changes, []
+        for sampler, what, value in changes:
+            if what == 'on':
+                sampler.enabled = value
+            else:
+                sampler.set_rate(value)
+        if changes:
+            self._update_hooks()
 
     def _update_hooks(self) -> None:
         """Read at every physics step when a device is faster than the control rate."""
@@ -410,6 +420,8 @@ class SensorPublishers:
         self._publish_due()
 
     def _publish_due(self) -> None:
+        if self._changes:
+            self._apply_changes()
         for sampler in self.suite.due():
             try:
                 self.outputs[sampler.name].tick()
