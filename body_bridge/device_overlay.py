@@ -125,7 +125,8 @@ def load_overlay(path: str | os.PathLike | None, model: Model) -> Overlay:
                          '(a device overlay has seed and devices)')
     seed = data.get('seed', 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ModelError(path, line_of(data, 1), f'seed must be a non-negative integer, not {seed!r}')
+        raise ModelError(path, line_of(data, 1),
+                         f'seed must be a non-negative integer, not {seed!r}')
     entries = data.get('devices') or {}
     if not isinstance(entries, dict):
         raise ModelError(path, line_of(entries, line_of(data)),
@@ -198,8 +199,9 @@ def _params(path, line, name, kind, entry) -> dict:
         if key in _SETTING_KEYS or key in _NEW_DEVICE_KEYS:
             continue
         if key not in types:
+            known = ', '.join(sorted(set(types) | _SETTING_KEYS))
             raise ModelError(path, line, f'device {name!r}: unknown key {key!r} for a '
-                             f'{kind.value} (known: {", ".join(sorted(set(types) | _SETTING_KEYS))})')
+                             f'{kind.value} (known: {known})')
         params[key] = _typed(path, line, f'device {name!r}: {key}', types[key], value)
     return params
 

@@ -71,7 +71,8 @@ def test_new_devices_are_added_to_any_link(arm, tmp_path):
     reading = suite.samplers['tool_imu'].read()
     # The hand points up at the reference pose, the IMU is turned 90 degrees about z.
     half = math.sqrt(0.5)
-    assert abs(float(np.dot(reading.orientation, (half, 0, 0, half)))) == pytest.approx(1, abs=1e-5)
+    alignment = abs(float(np.dot(reading.orientation, (half, 0, 0, half))))
+    assert alignment == pytest.approx(1, abs=1e-5)
 
 
 def test_devices_of_the_model_take_settings_and_parameters(arm, tmp_path):

@@ -35,7 +35,8 @@ def test_camera_info_k_and_p_are_the_pinhole_of_the_image():
     msg = camera_info(k, 'cam_optical_frame')
     assert (msg.width, msg.height, msg.header.frame_id) == (320, 240, 'cam_optical_frame')
     np.testing.assert_allclose(np.reshape(msg.k, (3, 3)), k.matrix())
-    np.testing.assert_allclose(np.reshape(msg.p, (3, 4)), np.hstack([k.matrix(), np.zeros((3, 1))]))
+    np.testing.assert_allclose(np.reshape(msg.p, (3, 4)),
+                               np.hstack([k.matrix(), np.zeros((3, 1))]))
     np.testing.assert_allclose(np.reshape(msg.r, (3, 3)), np.eye(3))
     assert msg.distortion_model == 'plumb_bob' and list(msg.d) == [0.0] * 5
 
@@ -127,7 +128,8 @@ SAMPLE_TOPICS = {  # topic -> (type, configured rate [Hz], frame)
     'hand_camera/camera_info': (CameraInfo, 15.0, 'hand_camera_optical_frame'),
     'hand_camera/depth/image': (Image, 15.0, 'hand_camera_optical_frame'),
     'hand_camera/depth/camera_info': (CameraInfo, 15.0, 'hand_camera_optical_frame'),
-    'side_range': (Range, 20.0, 'side_range'),  # a device the overlay adds
+    'side_range': (Range, 20.0, 'side_range'),  # devices the overlay adds
+    'top_lidar/points': (PointCloud2, 5.0, 'top_lidar'),
 }
 
 SAMPLE_OVERLAY = """
@@ -136,6 +138,9 @@ SAMPLE_OVERLAY = """
       wrist_force: { rate: 50.0 }
       side_range: { kind: range, link: base, xyz: [ 0, 0.2, 0.05 ], rpy: [ 0, 0, 1.5708 ],
                     scan_rate: 20.0, max_distance: 5.0 }
+      top_lidar: { kind: range, link: base, xyz: [ 0.2, 0, 0.3 ], rpy: [ 0, 0.5, 0 ],
+                   yaw_range: 0.8, yaw_step: 0.1, pitch_range: 0.4, pitch_step: 0.1,
+                   scan_rate: 5.0, max_distance: 5.0 }
 """
 
 
@@ -144,7 +149,7 @@ def test_each_device_publishes_at_its_rate_in_a_frame_of_tf(bridge, sensor_probe
     overlay.write_text(textwrap.dedent(SAMPLE_OVERLAY).lstrip())
     proc = bridge(SAMPLE_ARM, '-p', f'devices_file:={overlay}')
     for topic, (msg_type, _, _) in SAMPLE_TOPICS.items():
-        sensor_probe.watch(topic, msg_type)
+        sensor_probe.watch(topic, msg_type, keep=msg_type is PointCloud2)
     window = 5.0  # [s] of simulated time
     first = {}
 
@@ -160,10 +165,20 @@ def test_each_device_publishes_at_its_rate_in_a_frame_of_tf(bridge, sensor_probe
         stamps = np.array(sensor_probe.stamps(topic))
         inside = np.count_nonzero((stamps >= first[topic]) & (stamps < first[topic] + window))
         assert inside / window == pytest.approx(rate, rel=0.10), topic
-        frames = {m[1] for m in sensor_probe.messages[topic]}
+        frames = {m.header.frame_id if hasattr(m, 'header') else m[1]
+                  for m in sensor_probe.messages[topic]}
         assert frames == {frame}, topic
-    sensor_probe.spin_until(lambda: {f for _, _, f in SAMPLE_TOPICS.values()} <= sensor_probe.frames,
-                            10.0, 'the sensor frames in TF', proc)
+    # The pitched-down 3D scanner sees the floor 0.3 m below it: 9 x 5 beams, all return.
+    cloud = sensor_probe.messages['top_lidar/points'][-1]
+    assert [f.name for f in cloud.fields] == ['x', 'y', 'z'] and cloud.point_step == 12
+    points = np.frombuffer(bytes(cloud.data), dtype=np.float32).reshape(-1, 3)
+    assert (cloud.height, cloud.width) == (1, 45) and len(points) == 45
+    pitch = 0.5  # the scanner's frame is pitched down: the floor is z = -0.3 in the world
+    world_z = -np.sin(pitch) * points[:, 0] + np.cos(pitch) * points[:, 2]
+    np.testing.assert_allclose(world_z, -0.3, atol=0.005)
+    frames = {f for _, _, f in SAMPLE_TOPICS.values()}
+    sensor_probe.spin_until(lambda: frames <= sensor_probe.frames, 10.0, 'sensor frames in TF',
+                            proc)
     assert 'Traceback' not in proc.output()
 
 
@@ -252,3 +267,35 @@ def test_the_node_uses_the_bundled_fastdds_profile_unless_told_otherwise():
                     {'FASTRTPS_DEFAULT_PROFILES_FILE': '/mine.xml'}):
         before = dict(environ)
         assert use_bundled_fastdds_profile(environ) is None and environ == before
+
+
+def test_a_camera_nobody_watches_is_not_rendered(ros):
+    from body_bridge.formats import load_model
+    from body_bridge.ros.sensors import CameraPublisher
+    from body_bridge.sim.sensors import SensorSuite
+    from body_bridge.sim.simulation import Simulation
+    sim = Simulation(load_model(SAMPLE_ARM))
+    suite = SensorSuite(sim)
+    node = ros.create_node('camera_cost_probe')
+    try:
+        cam = CameraPublisher(node, suite.samplers['hand_camera'], 'cost/hand_camera',
+                              'hand_camera_optical_frame')
+        infos, images = [], []
+        node.create_subscription(CameraInfo, 'cost/hand_camera/camera_info', infos.append, DEEP)
+        deadline = time.monotonic() + 10.0
+        while cam.info_pub.get_subscription_count() == 0 and time.monotonic() < deadline:
+            ros.spin_once(node, timeout_sec=0.05)
+        cam.tick()  # only camera_info is watched: nothing is rendered
+        assert suite._renderer is None
+        node.create_subscription(Image, 'cost/hand_camera/image_raw', images.append, DEEP)
+        while cam.image_pub.get_subscription_count() == 0 and time.monotonic() < deadline:
+            ros.spin_once(node, timeout_sec=0.05)
+        cam.tick()
+        assert suite._renderer is not None  # now it renders
+        while (not images or len(infos) < 2) and time.monotonic() < deadline:
+            ros.spin_once(node, timeout_sec=0.05)
+        assert (images[0].width, images[0].height, images[0].encoding) == (320, 240, 'rgb8')
+        assert len(infos) == 2 and images[0].header.stamp == infos[-1].header.stamp
+    finally:
+        suite.close()
+        node.destroy_node()

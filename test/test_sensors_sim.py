@@ -344,10 +344,12 @@ def test_camera_sees_the_red_box_where_k_projects_it(tmp_path):
     # The face's edges fall where K puts them, to the pixel.
     left, top, _ = project(k, (1.9, 0.4, 0.7))
     right, bottom, _ = project(k, (1.9, 0.2, 0.5))
-    assert is_red(reading.rgb[row, math.ceil(left) + 1]) and is_red(reading.rgb[row, math.floor(right) - 1])
+    assert is_red(reading.rgb[row, math.ceil(left) + 1])
+    assert is_red(reading.rgb[row, math.floor(right) - 1])
     assert not is_red(reading.rgb[row, math.floor(left) - 1])
     assert not is_red(reading.rgb[row, math.ceil(right) + 1])
-    assert is_red(reading.rgb[math.ceil(top) + 1, col]) and not is_red(reading.rgb[math.floor(top) - 1, col])
+    assert is_red(reading.rgb[math.ceil(top) + 1, col])
+    assert not is_red(reading.rgb[math.floor(top) - 1, col])
     assert is_red(reading.rgb[math.floor(bottom) - 1, col])
     assert not is_red(reading.rgb[math.ceil(bottom) + 1, col])
     # Sky: nothing within the far clip distance.
@@ -492,3 +494,18 @@ def test_lights_become_spot_lights_of_the_scene(arm):
     # At the reference pose the hand points up: the light is at (0, 0.04, 0.895), shining up.
     np.testing.assert_allclose(sim.data.light_xpos[light.id], (0, 0.04, 0.81 + 0.085), atol=1e-3)
     np.testing.assert_allclose(sim.data.light_xdir[light.id], (0, 0, 1), atol=1e-3)
+
+
+def test_sr1_standing_carries_its_weight_on_its_ankle_sensors():
+    from conftest import shared_model
+    sim, suite = start(shared_model('choreonoid/share/model/SR1/SR1.body'))
+    model = sim.model
+    assert set(suite.samplers) == {d.name for d in model.devices}  # every device simulated
+    run(sim, 1.0)
+    left, right = suite.samplers['LeftAnkleForceSensor'], suite.samplers['RightAnkleForceSensor']
+    feet = sum(model.link(s.device.link).inertial.mass for s in (left, right))
+    # The ground carries the robot; each ankle sensor carries all of it but its own foot.
+    carried = left.read().force[2] + right.read().force[2]
+    assert carried == pytest.approx((model.total_mass - feet) * G, rel=0.01)
+    np.testing.assert_allclose(np.linalg.norm(suite.samplers['WaistAccelSensor'].read()
+                                              .linear_acceleration), G, rtol=0.01)

@@ -299,8 +299,8 @@ class CameraPublisher(DevicePublisher):
             if want_points:
                 self.cloud.header.stamp = stamp
                 rgb = r.rgb if s.color else None
-                self.points_pub.publish(_cloud(self.cloud, camera_points(s.intrinsics, r.depth, rgb),
-                                               rgb is not None))
+                points = camera_points(s.intrinsics, r.depth, rgb)
+                self.points_pub.publish(_cloud(self.cloud, points, rgb is not None))
         stamp = stamp or _stamp_of(s.sim.time)
         self.info.header.stamp = stamp
         for pub in (self.info_pub, self.depth_info_pub):

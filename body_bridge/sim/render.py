@@ -88,8 +88,8 @@ class OffscreenRenderer:
         mujoco.mjv_updateScene(self._mj, data, self._option, None, self._camera,
                                mujoco.mjtCatBit.mjCAT_ALL.value, self._scene)
 
-    def render(self, pos: np.ndarray, rot: np.ndarray, k: Intrinsics,
-               color: bool = True, depth: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
+    def render(self, pos: np.ndarray, rot: np.ndarray, k: Intrinsics, color: bool = True,
+               depth: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
         """Render the scene of the last ``update`` from an optical frame.
 
         Args:

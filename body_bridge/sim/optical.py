@@ -1,0 +1,204 @@
+"""Samplers of devices that look at the world: range sensors (ray casts) and cameras
+(offscreen rendering).
+
+Range sensors measure along rays ``(cos p cos y, cos p sin y, sin p)`` of yaw ``y`` (about +z,
+counter-clockwise from +x) and pitch ``p`` (up positive), in the device frame (x forward, z up);
+cameras render through the optical frame (z forward, x right, y down).
+"""
+
+from __future__ import annotations
+
+import math
+
+import mujoco
+import numpy as np
+
+from ..urdf import OPTICAL
+from .render import Intrinsics
+from .samplers import DeviceRefused, DeviceSampler, ImageReading, RangeReading
+
+__all__ = ['RangeSampler', 'CameraSampler', 'scan_angles', 'camera_intrinsics',
+           'MAX_IMAGE_SIZE', 'MAX_RAYS', 'CAMERA_FORMATS']
+
+#: Largest camera image side [pixels].
+MAX_IMAGE_SIZE = 8192
+#: Most rays one range sensor may cast per reading.
+MAX_RAYS = 1_000_000
+#: Camera format -> (colour image, depth image).
+CAMERA_FORMATS = {'COLOR': (True, False), 'DEPTH': (False, True), 'COLOR_DEPTH': (True, True),
+                  'POINT_CLOUD': (False, True), 'COLOR_POINT_CLOUD': (True, True)}
+
+
+def scan_angles(params) -> tuple[np.ndarray, np.ndarray]:
+    """Yaw and pitch angles [rad] of a range sensor's rays.
+
+    Choreonoid: ``yaw_range``/``yaw_step`` and ``pitch_range``/``pitch_step``, centred on 0,
+    ``range / step + 1`` samples (a range of 0: one sample). OpenRAVE lasers: ``min_angle``,
+    ``max_angle``, ``resolution`` (yaw only).
+
+    Raises:
+        DeviceRefused: a range without a step, or too many rays.
+    """
+    if 'min_angle' in params:
+        lo, hi = float(params['min_angle']), float(params['max_angle'])
+        step = float(params.get('resolution', 0.0))
+        if hi < lo or (hi > lo and step <= 0.0):
+            raise DeviceRefused(f'laser angles {lo}..{hi} rad with resolution {step} rad '
+                                'are not a scan')
+        count = 1 if hi == lo else int(math.floor((hi - lo) / step + 1e-9)) + 1
+        yaw, pitch = lo + step * np.arange(count), np.zeros(1)
+    else:
+        yaw = _centred(params, 'yaw')
+        pitch = _centred(params, 'pitch')
+    if yaw.size * pitch.size > MAX_RAYS:
+        raise DeviceRefused(f'{yaw.size} x {pitch.size} rays are more than {MAX_RAYS}')
+    return yaw, pitch
+
+
+def _centred(params, axis: str) -> np.ndarray:
+    span = float(params.get(f'{axis}_range', 0.0))
+    step = float(params.get(f'{axis}_step', 0.0))
+    if span < 0.0:
+        raise DeviceRefused(f'{axis}_range is negative ({span} rad)')
+    if span == 0.0:
+        return np.zeros(1)
+    if step <= 0.0:
+        raise DeviceRefused(f'{axis}_range is {span} rad but {axis}_step is {step}')
+    count = int(math.floor(span / step + 1e-9)) + 1
+    return -0.5 * span + step * np.arange(count)
+
+
+class RangeSampler(DeviceSampler):
+    """Range sensor: one ray cast per beam (``mj_multiRay``), the sensor's own link excluded.
+
+    Attributes:
+        yaw, pitch: the beam angles [rad].
+        min_distance, max_distance: the measuring range [m].
+    """
+
+    def __init__(self, sim, device, settings, seed, default_rate):
+        super().__init__(sim, device, settings, seed, default_rate)
+        p = device.params
+        self.yaw, self.pitch = scan_angles(p)
+        self.min_distance = float(p.get('min_distance', p.get('min_range', 0.0)))
+        self.max_distance = float(p.get('max_distance', p.get('max_range', 10.0)))
+        if not 0.0 <= self.min_distance < self.max_distance:
+            raise DeviceRefused(f'distance range {self.min_distance}..{self.max_distance} m '
+                                'is empty')
+        cp, sp = np.cos(self.pitch)[:, None], np.sin(self.pitch)[:, None]
+        cy, sy = np.cos(self.yaw)[None, :], np.sin(self.yaw)[None, :]
+        shape = (self.pitch.size, self.yaw.size)
+        self.directions = np.stack([np.broadcast_to(cp * cy, shape),
+                                    np.broadcast_to(cp * sy, shape),
+                                    np.broadcast_to(sp, shape)], axis=-1).reshape(-1, 3)
+        n = len(self.directions)
+        self._geom = np.empty(n, np.int32)
+        self._dist = np.empty(n, np.float64)
+
+    def _native_rate(self) -> float | None:
+        p = self.device.params
+        if 'scan_rate' in p:
+            return float(p['scan_rate'])
+        if p.get('scan_time', 0.0) > 0.0:
+            return 1.0 / float(p['scan_time'])
+        return None
+
+    def read(self) -> RangeReading:
+        origin, rot = self.world_pose()
+        world = np.ascontiguousarray(self.directions @ rot.T).reshape(-1)
+        mujoco.mj_multiRay(self.sim.mj, self.sim.data, origin, world, None, True, self._body,
+                           self._geom, self._dist, None, len(self.directions), self.max_distance)
+        d = self._noisy('distance', self._dist)
+        ranges = np.where(self._geom < 0, np.inf, d)
+        ranges = np.where(ranges > self.max_distance, np.inf, ranges)
+        ranges = np.where(ranges < self.min_distance, -np.inf, ranges)
+        return RangeReading(self.sim.time,
+                            ranges.astype(np.float32).reshape(self.pitch.size, self.yaw.size))
+
+
+def camera_intrinsics(params) -> Intrinsics:
+    """The pinhole model of a camera's parameters.
+
+    OpenRAVE ``KK`` intrinsics (``fx``, ``fy``, ``cx``, ``cy`` [pixels]) are used as given.
+    Otherwise Choreonoid's ``field_of_view`` is the angle across the shorter image side, with
+    square pixels and the principal point at the image centre.
+
+    Raises:
+        DeviceRefused: a size, field of view or clip range that no camera has.
+    """
+    width, height = int(params.get('width', 640)), int(params.get('height', 480))
+    if not (0 < width <= MAX_IMAGE_SIZE and 0 < height <= MAX_IMAGE_SIZE):
+        raise DeviceRefused(f'image size {width} x {height} is not within '
+                            f'1..{MAX_IMAGE_SIZE} pixels')
+    near = float(params.get('near_clip_distance', 0.04))
+    far = float(params.get('far_clip_distance', 200.0))
+    if not 0.0 < near < far:
+        raise DeviceRefused(f'clip distances {near}..{far} m are not 0 < near < far')
+    if 'fx' in params:
+        fx = float(params['fx'])
+        fy = float(params.get('fy', fx))
+        cx = float(params.get('cx', (width - 1) / 2))
+        cy = float(params.get('cy', (height - 1) / 2))
+        if not (fx > 0 and fy > 0):
+            raise DeviceRefused(f'focal lengths fx={fx}, fy={fy} are not positive')
+    else:
+        fov = float(params.get('field_of_view', math.radians(35.0)))
+        if not 0.0 < fov < math.pi:
+            raise DeviceRefused(f'field_of_view {math.degrees(fov):g} degrees is not within '
+                                '(0, 180) for a pinhole camera')
+        fx = fy = 0.5 * min(width, height) / math.tan(0.5 * fov)
+        cx, cy = (width - 1) / 2, (height - 1) / 2
+    return Intrinsics(width, height, fx, fy, cx, cy, near, far)
+
+
+class CameraSampler(DeviceSampler):
+    """Camera: offscreen rendering through the optical frame.
+
+    Attributes:
+        intrinsics: the pinhole model (K) of the rendered images.
+        color, depth: which images the camera's format produces.
+        points: whether it produces a point cloud (POINT_CLOUD, COLOR_POINT_CLOUD).
+    """
+
+    def __init__(self, sim, device, settings, seed, default_rate, renderer):
+        super().__init__(sim, device, settings, seed, default_rate)
+        p = device.params
+        lens = str(p.get('lens_type', 'NORMAL')).upper()
+        if lens != 'NORMAL':
+            raise DeviceRefused(f'lens_type {lens} is not supported '
+                                '(only NORMAL, a pinhole camera)')
+        fmt = str(p.get('format', 'COLOR')).upper()
+        if fmt not in CAMERA_FORMATS:
+            raise DeviceRefused(f'format {fmt} is not one of {", ".join(CAMERA_FORMATS)}')
+        self.format = fmt
+        self.color, self.depth = CAMERA_FORMATS[fmt]
+        self.points = fmt.endswith('POINT_CLOUD')
+        self.intrinsics = camera_intrinsics(p)
+        self._renderer = renderer
+
+    def _native_rate(self) -> float | None:
+        rate = self.device.params.get('frame_rate')
+        return float(rate) if rate else None
+
+    def optical_pose(self) -> tuple[np.ndarray, np.ndarray]:
+        """The optical frame in the world: origin [m], axes (x right, y down, z forward)."""
+        pos, rot = self.world_pose()
+        return pos, rot @ OPTICAL.rot
+
+    def read(self, color: bool = True, depth: bool = True) -> ImageReading:
+        """Render the images asked for (and produced by the format).
+
+        Raises:
+            RenderError: offscreen rendering is not available.
+        """
+        color, depth = color and self.color, depth and self.depth
+        if not (color or depth):
+            return ImageReading(self.sim.time, None, None)
+        renderer = self._renderer()
+        pos, rot = self.optical_pose()
+        rgb, meters = renderer.render(pos, rot, self.intrinsics, color, depth)
+        if rgb is not None and self.noise.get('color', 0.0) > 0.0:
+            rgb = np.clip(self._noisy('color', rgb.astype(np.float32)), 0, 255).astype(np.uint8)
+        if meters is not None and self.noise.get('depth', 0.0) > 0.0:
+            meters = self._noisy('depth', meters).astype(np.float32)
+        return ImageReading(self.sim.time, rgb, meters)
