@@ -386,21 +386,67 @@ def test_camera_renders_only_what_its_format_produces(tmp_path):
     assert suite.samplers['cam'].read(color=False).rgb is None
 
 
-def test_fisheye_cameras_are_refused_with_one_line_each(tmp_path):
-    path = body_file(tmp_path, """
-        - name: base
+def fisheye_scene(tmp_path, lens='FISHEYE', fmt='COLOR', fov=160):
+    # The camera of camera_scene with a fisheye lens, the red cube ahead and a green cube
+    # 72 degrees to the camera's left (seen through the left face of the cube map).
+    path = camera_scene(tmp_path, fmt)
+    text = path.read_text().replace('field_of_view: 60', f'field_of_view: {fov}\n'
+                                    f'        lens_type: {lens}')
+    text += textwrap.indent(textwrap.dedent("""
+        - name: side
+          parent: base
           joint_type: fixed
-          mass: 1.0
-          inertia: [ 0.01, 0, 0, 0.01, 0, 0.01 ]
+          translation: [ 0.5, 1.5, 0.5 ]
           elements:
-            - { type: Camera, name: fish, lens_type: FISHEYE }
-            - { type: Camera, name: pinhole }
-    """)
-    sim, suite = start(path)
-    assert list(suite.samplers) == ['pinhole']
-    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if 'fish' in text)
-    assert suite.warnings == [f"{path}:{line}: device 'fish' (Camera): lens_type FISHEYE is not "
-                              'supported (only NORMAL, a pinhole camera); it is not simulated']
+            - type: Shape
+              geometry: { type: Box, size: [ 0.3, 0.3, 0.3 ] }
+              appearance: { material: { diffuse: [ 0, 1, 0 ] } }
+    """), '  ')
+    path.write_text(text)
+    return path
+
+
+def project_equidistant(k, point_world, camera_origin=(0.0, 0.0, 0.5)):
+    """Pixel (u, v) of a world point for an equidistant fisheye (r = f * theta)."""
+    p = np.asarray(point_world) - camera_origin
+    x, y, z = -p[1], -p[2], p[0]
+    theta = math.atan2(math.hypot(x, y), z)
+    phi = math.atan2(y, x)
+    return k.cx + k.fx * theta * math.cos(phi), k.cy + k.fy * theta * math.sin(phi)
+
+
+def test_fisheye_camera_draws_what_the_equidistant_model_predicts(tmp_path):
+    sim, suite = start(fisheye_scene(tmp_path))
+    run(sim, 0.1)
+    cam = suite.samplers['cam']
+    assert cam.distortion_model == 'equidistant' and suite.warnings == []
+    k = cam.intrinsics
+    assert (k.width, k.height) == (320, 320)  # square: Choreonoid's height is the width
+    assert k.fx == k.fy == pytest.approx(320 / math.radians(160))
+    rgb = cam.read().rgb
+    assert rgb.shape == (320, 320, 3)
+    u, v = project_equidistant(k, (2.0, 0.3, 0.6))
+    assert is_red(rgb[round(v), round(u)])
+    u, v = project_equidistant(k, (0.5, 1.35, 0.5))  # the green cube's face towards the camera
+    r, g, b = (int(c) for c in rgb[round(v), round(u)])
+    assert g > 100 and r < g / 3 and b < g / 3
+    assert not rgb[0, 0].any() and not rgb[-1, -1].any()  # outside the circle: black
+
+
+def test_dual_fisheye_is_refused_and_fisheye_depth_cameras_are_pinholes(tmp_path):
+    sim, suite = start(fisheye_scene(tmp_path, lens='DUAL_FISHEYE'))
+    assert 'cam' not in suite.samplers
+    lines = open(sim.model.source).read().splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if 'type: Camera' in text)
+    assert suite.warnings == [
+        f"{sim.model.source}:{line}: device 'cam' (Camera): lens_type DUAL_FISHEYE is not "
+        'supported: no ROS camera model describes two fisheye circles in one image; it is not '
+        'simulated']
+    sim, suite = start(fisheye_scene(tmp_path / '..', lens='FISHEYE', fmt='DEPTH'))
+    assert suite.samplers['cam'].distortion_model == 'plumb_bob'
+    assert suite.warnings[0].endswith("device 'cam': lens_type FISHEYE applies to COLOR "
+                                      'cameras only (as in Choreonoid); this DEPTH camera is '
+                                      'a pinhole camera')
 
 
 # --- rates, noise, on/off, reset --------------------------------------------------------------

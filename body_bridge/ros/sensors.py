@@ -69,13 +69,17 @@ def _covariance(sigma: float | None) -> list[float]:
 # --- message building (no publishers: testable alone) -------------------------------------
 
 
-def camera_info(k: Intrinsics, frame_id: str) -> CameraInfo:
-    """CameraInfo of an undistorted pinhole image: K, and P = [K | 0], R = I."""
+def camera_info(k: Intrinsics, frame_id: str, model: str = 'plumb_bob') -> CameraInfo:
+    """CameraInfo of an image without distortion: K, P = [K | 0], R = I, D = 0.
+
+    ``model`` is ``plumb_bob`` (a pinhole image) or ``equidistant`` (a fisheye image whose
+    pixel distance from (cx, cy) is fx times the angle from the optical axis).
+    """
     msg = CameraInfo()
     msg.header.frame_id = frame_id
     msg.width, msg.height = k.width, k.height
-    msg.distortion_model = 'plumb_bob'
-    msg.d = [0.0] * 5
+    msg.distortion_model = model
+    msg.d = [0.0] * (4 if model == 'equidistant' else 5)
     msg.k = [k.fx, 0.0, k.cx, 0.0, k.fy, k.cy, 0.0, 0.0, 1.0]
     msg.r = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
     msg.p = [k.fx, 0.0, k.cx, 0.0, 0.0, k.fy, k.cy, 0.0, 0.0, 0.0, 1.0, 0.0]
@@ -269,7 +273,7 @@ class CameraPublisher(DevicePublisher):
         self.depth_info_pub = self._publisher(CameraInfo, f'{topic}/depth/camera_info') \
             if self.depth_pub is not None else None
         self.points_pub = self._publisher(PointCloud2, f'{topic}/points') if s.points else None
-        self.info = camera_info(s.intrinsics, frame_id)
+        self.info = camera_info(s.intrinsics, frame_id, s.distortion_model)
         self.image, self.depth_image, self.cloud = Image(), Image(), PointCloud2()
         for msg in (self.image, self.depth_image, self.cloud):
             msg.header.frame_id = frame_id

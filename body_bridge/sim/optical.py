@@ -14,11 +14,12 @@ import mujoco
 import numpy as np
 
 from ..urdf import OPTICAL
+from .fisheye import FisheyeLens, face_size
 from .render import Intrinsics
 from .samplers import DeviceRefused, DeviceSampler, ImageReading, RangeReading
 
 __all__ = ['RangeSampler', 'CameraSampler', 'scan_angles', 'camera_intrinsics',
-           'MAX_IMAGE_SIZE', 'MAX_RAYS', 'CAMERA_FORMATS']
+           'camera_render_size', 'MAX_IMAGE_SIZE', 'MAX_RAYS', 'CAMERA_FORMATS']
 
 #: Largest camera image side [pixels].
 MAX_IMAGE_SIZE = 8192
@@ -151,11 +152,39 @@ def camera_intrinsics(params) -> Intrinsics:
     return Intrinsics(width, height, fx, fy, cx, cy, near, far)
 
 
+def _fisheye_fov(params) -> float:
+    fov = float(params.get('field_of_view', math.radians(35.0)))
+    if not fov > 0.0:
+        raise DeviceRefused(f'field_of_view {math.degrees(fov):g} degrees is not positive')
+    return min(fov, math.pi)
+
+
+def _lens(params) -> str:
+    """The lens: Choreonoid applies lens_type to COLOR cameras only."""
+    lens = str(params.get('lens_type', 'NORMAL')).upper()
+    fmt = str(params.get('format', 'COLOR')).upper()
+    return lens if fmt == 'COLOR' else 'NORMAL'
+
+
+def camera_render_size(params) -> tuple[int, int]:
+    """The largest image [pixels] a camera renders (a fisheye renders cube faces)."""
+    width = min(int(params.get('width', 640)), MAX_IMAGE_SIZE)
+    height = min(int(params.get('height', 480)), MAX_IMAGE_SIZE)
+    if _lens(params) == 'FISHEYE' and width > 0:
+        try:
+            side = face_size(width, _fisheye_fov(params), MAX_IMAGE_SIZE)
+        except DeviceRefused:
+            return width, height
+        return max(width, side), max(width, side)
+    return width, height
+
+
 class CameraSampler(DeviceSampler):
     """Camera: offscreen rendering through the optical frame.
 
     Attributes:
-        intrinsics: the pinhole model (K) of the rendered images.
+        intrinsics: the camera model (K) of the published images.
+        distortion_model: ``plumb_bob`` (a pinhole, no distortion) or ``equidistant`` (FISHEYE).
         color, depth: which images the camera's format produces.
         points: whether it produces a point cloud (POINT_CLOUD, COLOR_POINT_CLOUD).
     """
@@ -163,18 +192,42 @@ class CameraSampler(DeviceSampler):
     def __init__(self, sim, device, settings, seed, default_rate, renderer):
         super().__init__(sim, device, settings, seed, default_rate)
         p = device.params
-        lens = str(p.get('lens_type', 'NORMAL')).upper()
-        if lens != 'NORMAL':
-            raise DeviceRefused(f'lens_type {lens} is not supported '
-                                '(only NORMAL, a pinhole camera)')
         fmt = str(p.get('format', 'COLOR')).upper()
         if fmt not in CAMERA_FORMATS:
             raise DeviceRefused(f'format {fmt} is not one of {", ".join(CAMERA_FORMATS)}')
         self.format = fmt
         self.color, self.depth = CAMERA_FORMATS[fmt]
         self.points = fmt.endswith('POINT_CLOUD')
-        self.intrinsics = camera_intrinsics(p)
+        lens = str(p.get('lens_type', 'NORMAL')).upper()
+        self._fisheye = None
+        self.distortion_model = 'plumb_bob'
+        if lens not in ('NORMAL', 'FISHEYE', 'DUAL_FISHEYE'):
+            raise DeviceRefused(f'lens_type {lens} is not one of NORMAL, FISHEYE, DUAL_FISHEYE')
+        if lens != 'NORMAL' and fmt != 'COLOR':
+            self.warnings.append(f'lens_type {lens} applies to COLOR cameras only (as in '
+                                 f'Choreonoid); this {fmt} camera is a pinhole camera')
+        elif lens == 'DUAL_FISHEYE':
+            raise DeviceRefused('lens_type DUAL_FISHEYE is not supported: no ROS camera model '
+                                'describes two fisheye circles in one image')
+        elif lens == 'FISHEYE':
+            self._fisheye = self._fisheye_lens(p)
+            self.distortion_model = 'equidistant'
+        self.intrinsics = self._fisheye.intrinsics if self._fisheye else camera_intrinsics(p)
         self._renderer = renderer
+
+    def _fisheye_lens(self, p) -> FisheyeLens:
+        width = int(p.get('width', 640))
+        if not 0 < width <= MAX_IMAGE_SIZE:
+            raise DeviceRefused(f'image width {width} is not within 1..{MAX_IMAGE_SIZE} pixels')
+        fov = _fisheye_fov(p)
+        if float(p.get('field_of_view', fov)) > math.pi:
+            self.warnings.append('a fisheye sees at most 180 degrees: field_of_view '
+                                 f'{math.degrees(float(p["field_of_view"])):g} degrees is 180')
+        near = float(p.get('near_clip_distance', 0.04))
+        far = float(p.get('far_clip_distance', 200.0))
+        if not 0.0 < near < far:
+            raise DeviceRefused(f'clip distances {near}..{far} m are not 0 < near < far')
+        return FisheyeLens(width, fov, near, far, MAX_IMAGE_SIZE)
 
     def _native_rate(self) -> float | None:
         rate = self.device.params.get('frame_rate')
@@ -196,7 +249,10 @@ class CameraSampler(DeviceSampler):
             return ImageReading(self.sim.time, None, None)
         renderer = self._renderer()
         pos, rot = self.optical_pose()
-        rgb, meters = renderer.render(pos, rot, self.intrinsics, color, depth)
+        if self._fisheye is not None:
+            rgb, meters = self._fisheye.render(renderer, pos, rot), None
+        else:
+            rgb, meters = renderer.render(pos, rot, self.intrinsics, color, depth)
         if rgb is not None and self.noise.get('color', 0.0) > 0.0:
             rgb = np.clip(self._noisy('color', rgb.astype(np.float32)), 0, 255).astype(np.uint8)
         if meters is not None and self.noise.get('depth', 0.0) > 0.0:

@@ -53,11 +53,19 @@ class Intrinsics:
 
 
 def _gl_context_class():
-    """MuJoCo's GL context: EGL unless MUJOCO_GL chooses another backend."""
-    if os.environ.get('MUJOCO_GL'):
-        return mujoco.GLContext
-    from mujoco.egl import GLContext
-    return GLContext
+    """MuJoCo's GL context: EGL unless MUJOCO_GL names another backend.
+
+    Chosen here, when the first camera renders, rather than by ``import mujoco`` (which picks
+    GLFW, a window system, when MUJOCO_GL was not set before it ran).
+    """
+    backend = os.environ.get('MUJOCO_GL', '').strip().lower()
+    if backend in ('', 'egl'):
+        from mujoco.egl import GLContext
+        return GLContext
+    if backend == 'osmesa':
+        from mujoco.osmesa import GLContext
+        return GLContext
+    return mujoco.GLContext
 
 
 class OffscreenRenderer:
@@ -89,7 +97,8 @@ class OffscreenRenderer:
                                mujoco.mjtCatBit.mjCAT_ALL.value, self._scene)
 
     def render(self, pos: np.ndarray, rot: np.ndarray, k: Intrinsics, color: bool = True,
-               depth: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
+               depth: bool = True, headlight: np.ndarray | None = None
+               ) -> tuple[np.ndarray | None, np.ndarray | None]:
         """Render the scene of the last ``update`` from an optical frame.
 
         Args:
@@ -98,6 +107,8 @@ class OffscreenRenderer:
             k: the intrinsics (image size, focal lengths, principal point, clip distances).
             color: read the colour image.
             depth: read the depth image.
+            headlight: direction of the light at the camera in the world (default: the optical
+                axis; the faces of a fisheye share their camera's).
 
         Returns:
             (rgb (H, W, 3) uint8 or None, depth (H, W) float32 [m] along the optical axis,
@@ -105,7 +116,7 @@ class OffscreenRenderer:
             The arrays are reused by the next call with the same size.
         """
         self._gl.make_current()
-        self._place_camera(pos, rot, k)
+        self._place_camera(pos, rot, k, rot[:, 2] if headlight is None else headlight)
         rect = mujoco.MjrRect(0, 0, k.width, k.height)
         mujoco.mjr_render(rect, self._scene, self._con)
         rgb_buf, depth_buf = self._buffer(k.width, k.height)
@@ -115,7 +126,7 @@ class OffscreenRenderer:
         meters = _metric_depth(depth_buf[::-1], k.near, k.far) if depth else None
         return rgb, meters
 
-    def _place_camera(self, pos, rot, k: Intrinsics) -> None:
+    def _place_camera(self, pos, rot, k: Intrinsics, headlight) -> None:
         forward, up = rot[:, 2], -rot[:, 1]
         n = k.near
         # The image plane's edges at the near plane: pixel edges lie half a pixel outside the
@@ -139,7 +150,7 @@ class OffscreenRenderer:
             light = self._scene.lights[i]
             if light.headlight:
                 light.pos[:] = pos
-                light.dir[:] = forward
+                light.dir[:] = headlight
 
     def _buffer(self, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
         key = (width, height)

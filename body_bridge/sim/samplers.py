@@ -80,6 +80,7 @@ class DeviceSampler:
         rate: readings per simulated second [Hz].
         enabled: whether it is read at all (switchable at run time).
         noise: quantity -> standard deviation of its Gaussian noise (SI units).
+        warnings: what was ignored or changed in the device's parameters, one line each.
     """
 
     def __init__(self, sim, device: Device, settings: DeviceSettings, seed: int,
@@ -88,6 +89,7 @@ class DeviceSampler:
         self.device = device
         self.name = device.name
         self.noise = dict(settings.noise)
+        self.warnings: list[str] = []
         self._seed = seed
         self.rng = self._new_rng()
         rate = settings.rate or self._native_rate() or default_rate

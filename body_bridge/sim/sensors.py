@@ -29,7 +29,7 @@ import numpy as np
 from ..device_overlay import DeviceSettings, Overlay
 from ..errors import where
 from ..model import Device, DeviceKind, Model
-from .optical import (MAX_IMAGE_SIZE, CameraSampler, RangeSampler, camera_intrinsics,
+from .optical import (CameraSampler, RangeSampler, camera_intrinsics, camera_render_size,
                       scan_angles)
 from .render import OffscreenRenderer, RenderError
 from .samplers import (SITE_PREFIX, DeviceRefused, DeviceSampler, ForceSampler, ImageReading,
@@ -58,12 +58,13 @@ def add_devices(spec: mujoco.MjSpec, model: Model) -> None:
         elif device.kind == DeviceKind.LIGHT:
             _add_light(body, device)
         elif device.kind == DeviceKind.CAMERA:
-            widths.append(int(device.params.get('width', 640)))
-            heights.append(int(device.params.get('height', 480)))
+            width, height = camera_render_size(device.params)
+            widths.append(width)
+            heights.append(height)
     if widths:
         glob = spec.visual.global_
-        glob.offwidth = max(glob.offwidth, min(max(widths), MAX_IMAGE_SIZE))
-        glob.offheight = max(glob.offheight, min(max(heights), MAX_IMAGE_SIZE))
+        glob.offwidth = max(glob.offwidth, max(widths))
+        glob.offheight = max(glob.offheight, max(heights))
         sun = spec.worldbody.add_light()
         sun.name = SITE_PREFIX + 'overhead_light'
         sun.type = mujoco.mjtLightType.mjLIGHT_DIRECTIONAL
@@ -147,6 +148,8 @@ class SensorSuite:
                 continue
             if sampler is not None:
                 self.samplers[device.name] = sampler
+                self.warnings += [f'{where(device.source or sim.model.source)}: device '
+                                  f'{device.name!r}: {line}' for line in sampler.warnings]
 
     def _make(self, device, settings, seed, default_rate) -> DeviceSampler | None:
         args = (self.sim, device, settings, seed, default_rate)
@@ -182,11 +185,11 @@ class SensorSuite:
         if self._render_error is not None:
             raise RenderError(self._render_error)
         if self._renderer is None:
-            cameras = [s.intrinsics for s in self.samplers.values()
-                       if isinstance(s, CameraSampler)]
+            sizes = [camera_render_size(s.device.params) for s in self.samplers.values()
+                     if isinstance(s, CameraSampler)]
             try:
-                self._renderer = OffscreenRenderer(self.sim.mj, max(k.width for k in cameras),
-                                                   max(k.height for k in cameras))
+                self._renderer = OffscreenRenderer(self.sim.mj, max(w for w, _ in sizes),
+                                                   max(h for _, h in sizes))
             except RenderError as err:
                 self._render_error = str(err)
                 raise
