@@ -429,7 +429,7 @@ def test_fisheye_camera_draws_what_the_equidistant_model_predicts(tmp_path):
     assert is_red(rgb[round(v), round(u)])
     u, v = project_equidistant(k, (0.5, 1.35, 0.5))  # the green cube's face towards the camera
     r, g, b = (int(c) for c in rgb[round(v), round(u)])
-    assert g > 100 and r < g / 3 and b < g / 3
+    assert g > 30 and r < g / 3 and b < g / 3  # green (lit from the side: dark)
     assert not rgb[0, 0].any() and not rgb[-1, -1].any()  # outside the circle: black
 
 
