@@ -24,6 +24,7 @@ import numpy as np
 
 from ..model import JointType, Model
 from .build import ACTUATOR_PREFIX, BuildOptions, build_spec
+from .mimic import MimicHook
 
 __all__ = ['Mode', 'SimOptions', 'Simulation', 'CommandRejected']
 
@@ -108,6 +109,9 @@ class Simulation:
         #: Called before every physics step (forces that change within a control period:
         #: springs, motors, loads). Empty by default, so the physics steps in one call.
         self.step_hooks: list = []
+        mimic = MimicHook(model, self.mj)  # formulas MuJoCo cannot hold as they are
+        if mimic:
+            self.step_hooks.append(mimic)
         self._gravcomp = (options.gravity_compensation == 'on' or
                           (options.gravity_compensation == 'auto' and
                            model.root_joint == JointType.FIXED))
