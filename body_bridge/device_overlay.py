@@ -63,7 +63,8 @@ PARAM_TYPES: dict[DeviceKind, dict[str, str]] = {
         'frame_rate': _POS, 'fx': _POS, 'fy': _POS, 'cx': _NUM, 'cy': _NUM},
     DeviceKind.RANGE: {
         'yaw_range': _NUM, 'yaw_step': _NUM, 'pitch_range': _NUM, 'pitch_step': _NUM,
-        'scan_rate': _POS, 'min_distance': _NUM, 'max_distance': _POS},
+        'scan_rate': _POS, 'min_distance': _NUM, 'max_distance': _POS, 'detection_rate': _NUM,
+        'error_deviation': _NUM},
 }
 
 _KINDS = {kind.value: kind for kind in PARAM_TYPES}

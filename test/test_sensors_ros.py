@@ -299,3 +299,34 @@ def test_a_camera_nobody_watches_is_not_rendered(ros):
     finally:
         suite.close()
         node.destroy_node()
+
+
+AIZU_DEVICES = {
+    'CHASSIS_ACCELERATION_SENSOR': Imu, 'CHASSIS_RATE_GYRO_SENSOR': Imu, 'LRF/scan': LaserScan,
+    'FRONT_CAMERA/image_raw': Image, 'LEFT_CAMERA/image_raw': Image,
+    'RIGHT_CAMERA/image_raw': Image, 'BACK_CAMERA/image_raw': Image,
+    'ARM_CAMERA/image_raw': Image, 'FRONT_CAMERA/camera_info': CameraInfo,
+}
+
+
+def test_aizu_spider_devices_all_publish(bridge, sensor_probe):
+    # The file switches the side and back cameras off (on: false): switched on here.
+    proc = bridge(shared_model('choreonoid/share/model/AizuSpider/AizuSpiderSS.body'),
+                  '-p', 'real_time_factor:=0.0',
+                  *[arg for name in ('LEFT', 'RIGHT', 'BACK')
+                    for arg in ('-p', f'devices.{name}_CAMERA.on:=true')])
+    for topic, msg_type in AIZU_DEVICES.items():
+        sensor_probe.watch(topic, msg_type, keep=True)
+    sensor_probe.spin_until(lambda: all(len(sensor_probe.messages[t]) >= 2 for t in AIZU_DEVICES),
+                            STARTUP + 120.0, 'every AizuSpider device', proc)
+    front = sensor_probe.messages['FRONT_CAMERA/image_raw'][-1]
+    assert (front.width, front.height) == (1280, 720)
+    info = sensor_probe.messages['FRONT_CAMERA/camera_info'][-1]
+    assert info.k[0] == pytest.approx(360.0)  # 90 degrees across the 720 pixel side
+    scan = sensor_probe.messages['LRF/scan'][-1]
+    assert len(scan.ranges) == round((scan.angle_max - scan.angle_min) / scan.angle_increment) + 1
+    accel = sensor_probe.messages['CHASSIS_ACCELERATION_SENSOR'][-1].linear_acceleration
+    assert np.linalg.norm([accel.x, accel.y, accel.z]) == pytest.approx(9.81, rel=0.2)
+    # Devices the bridge cannot simulate are named, one line each.
+    assert "device 'CompetitorMarker' (CompetitorMarker): the bridge has no simulation of " \
+           'this kind of device; it does not publish' in proc.output()

@@ -170,6 +170,7 @@ def range_scene(tmp_path, min_distance=0.05):
           elements:
             - type: RangeSensor
               name: beam
+              yaw_range: 0          # one beam (Choreonoid's default is a 120 degree scan)
               scan_rate: 20
               min_distance: {min_distance}
               max_distance: 10.0
@@ -247,6 +248,21 @@ def test_laser_scan_facing_a_wall_at_two_metres(tmp_path):
                                                      abs=0.01)
     assert ranges[45 - round(post)] == pytest.approx(2.0 / math.cos(math.radians(round(post))),
                                                      abs=0.005)
+
+
+def test_choreonoid_error_deviation_and_detection_rate(tmp_path):
+    path = wall_scene(tmp_path)
+    path.write_text(path.read_text().replace('max_distance: 30', 'max_distance: 30\n'
+                                             '        error_deviation: 0.01\n'
+                                             '        detection_rate: 0.75'))
+    sim, suite = start(path)
+    run(sim, 0.1)
+    ranges = np.array([suite.samplers['lidar'].read().ranges[0] for _ in range(200)])
+    seen = np.isfinite(ranges)
+    assert seen.mean() == pytest.approx(0.75, abs=0.02)
+    middle = ranges[seen[:, 45], 45]
+    assert middle.mean() == pytest.approx(2.0, abs=0.003)
+    assert middle.std() == pytest.approx(0.01, rel=0.2)
 
 
 def test_scan_angles_of_both_conventions():
@@ -440,8 +456,8 @@ def test_dual_fisheye_is_refused_and_fisheye_depth_cameras_are_pinholes(tmp_path
     line = next(i for i, text in enumerate(lines, 1) if 'type: Camera' in text)
     assert suite.warnings == [
         f"{sim.model.source}:{line}: device 'cam' (Camera): lens_type DUAL_FISHEYE is not "
-        'supported: no ROS camera model describes two fisheye circles in one image; it is not '
-        'simulated']
+        'supported: no ROS camera model describes two fisheye circles in one image; it does not '
+        'publish']
     sim, suite = start(fisheye_scene(tmp_path / '..', lens='FISHEYE', fmt='DEPTH'))
     assert suite.samplers['cam'].distortion_model == 'plumb_bob'
     assert suite.warnings[0].endswith("device 'cam': lens_type FISHEYE applies to COLOR "

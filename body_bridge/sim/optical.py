@@ -83,6 +83,12 @@ class RangeSampler(DeviceSampler):
         self.yaw, self.pitch = scan_angles(p)
         self.min_distance = float(p.get('min_distance', p.get('min_range', 0.0)))
         self.max_distance = float(p.get('max_distance', p.get('max_range', 10.0)))
+        # Choreonoid's error_deviation [m] and detection_rate, unless the overlay sets noise.
+        if p.get('error_deviation') and 'distance' not in self.noise:
+            self.noise['distance'] = float(p['error_deviation'])
+        self.detection_rate = float(p.get('detection_rate', 1.0))
+        if not 0.0 <= self.detection_rate <= 1.0:
+            raise DeviceRefused(f'detection_rate {self.detection_rate} is not within 0..1')
         if not 0.0 <= self.min_distance < self.max_distance:
             raise DeviceRefused(f'distance range {self.min_distance}..{self.max_distance} m '
                                 'is empty')
@@ -111,6 +117,8 @@ class RangeSampler(DeviceSampler):
                            self._geom, self._dist, None, len(self.directions), self.max_distance)
         d = self._noisy('distance', self._dist)
         ranges = np.where(self._geom < 0, np.inf, d)
+        if self.detection_rate < 1.0:  # beams that see nothing, as Choreonoid's detection_rate
+            ranges = np.where(self.rng.random(ranges.shape) < self.detection_rate, ranges, np.inf)
         ranges = np.where(ranges > self.max_distance, np.inf, ranges)
         ranges = np.where(ranges < self.min_distance, -np.inf, ranges)
         return RangeReading(self.sim.time,

@@ -98,7 +98,13 @@ class DeviceSampler:
         on = settings.on if settings.on is not None else device.params.get('on', True)
         self.enabled = bool(on)
         self._next = 0.0
-        self._body = sim.mj.body(device.link).id
+        self._body = sim.mj.body(self.mj_name(device.link)).id
+
+    def mj_name(self, name: str) -> str:
+        """The MuJoCo name of one of the model's elements (prefixed when the simulation
+        shares its world with other models and says so)."""
+        prefixed = getattr(self.sim, 'mj_name', None)
+        return name if prefixed is None else prefixed(name)
 
     def _native_rate(self) -> float | None:
         return None
@@ -162,7 +168,7 @@ class InertialSampler(DeviceSampler):
 
     def __init__(self, sim, device, settings, seed, default_rate):
         super().__init__(sim, device, settings, seed, default_rate)
-        base = SITE_PREFIX + device.name
+        base = self.mj_name(SITE_PREFIX + device.name)
         kind = device.kind
         self._acc = _sensor_slice(sim.mj, base + ':accelerometer') if kind != DeviceKind.GYRO \
             else None
@@ -216,8 +222,9 @@ class ForceSampler(DeviceSampler):
 
     def __init__(self, sim, device, settings, seed, default_rate):
         super().__init__(sim, device, settings, seed, default_rate)
-        self._force = _sensor_slice(sim.mj, SITE_PREFIX + device.name + ':force')
-        self._torque = _sensor_slice(sim.mj, SITE_PREFIX + device.name + ':torque')
+        base = self.mj_name(SITE_PREFIX + device.name)
+        self._force = _sensor_slice(sim.mj, base + ':force')
+        self._torque = _sensor_slice(sim.mj, base + ':torque')
 
     def read(self) -> WrenchReading:
         values = self.sim.data.sensordata

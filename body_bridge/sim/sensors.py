@@ -144,7 +144,7 @@ class SensorSuite:
             except DeviceRefused as err:
                 self.warnings.append(f'{where(device.source or sim.model.source)}: device '
                                      f'{device.name!r} ({device.type_name or device.kind.value}): '
-                                     f'{err}; it is not simulated')
+                                     f'{err}; it does not publish')
                 continue
             if sampler is not None:
                 self.samplers[device.name] = sampler
@@ -164,7 +164,7 @@ class SensorSuite:
             return CameraSampler(*args, self._scene)
         if kind == DeviceKind.LIGHT:
             return None  # a light in the rendered scene, nothing to read
-        raise DeviceRefused('this kind of device is not simulated')
+        raise DeviceRefused('the bridge has no simulation of this kind of device')
 
     def due(self, time: float | None = None) -> list[DeviceSampler]:
         """The enabled devices whose next reading is due at ``time`` (default: now) [s].
