@@ -16,7 +16,8 @@ from sensor_msgs.msg import CameraInfo, Image, Imu, LaserScan, PointCloud2, Rang
 from tf2_msgs.msg import TFMessage
 
 from body_bridge.ros import qos
-from body_bridge.ros.sensors import camera_info, camera_points, range_points, topic_name
+from body_bridge.ros.sensors import (camera_info, camera_points, parameter_prefix, range_points,
+                                     topic_name)
 from body_bridge.sim.render import Intrinsics
 
 from conftest import SAMPLE_ARM, shared_model
@@ -65,6 +66,8 @@ def test_topic_names_of_device_names():
     assert topic_name('base_imu') == 'base_imu'
     assert topic_name('VLP-16') == 'VLP_16'
     assert topic_name('3d lidar') == '_3d_lidar'
+    assert topic_name('bot/laser') == 'bot/laser'  # an environment's body/device
+    assert parameter_prefix('bot/laser') == 'devices.bot.laser'
 
 
 # --- over DDS ---------------------------------------------------------------------------------
@@ -330,3 +333,23 @@ def test_aizu_spider_devices_all_publish(bridge, sensor_probe):
     # Devices the bridge cannot simulate are named, one line each.
     assert "device 'CompetitorMarker' (CompetitorMarker): the bridge has no simulation of " \
            'this kind of device; it does not publish' in proc.output()
+
+
+def test_openrave_environment_sensors_publish_under_their_body(bridge, sensor_probe, tmp_path):
+    from test_sensors_sim import openrave_scene
+    proc = bridge(openrave_scene(tmp_path), '-p', 'devices.bot.laser.rate:=40.0')
+    topics = {'bot/laser/scan': LaserScan, 'bot/cam/image_raw': Image,
+              'bot/cam/camera_info': CameraInfo}
+    for topic, msg_type in topics.items():
+        sensor_probe.watch(topic, msg_type, keep=True)
+    sensor_probe.spin_until(lambda: all(len(sensor_probe.messages[t]) >= 3 for t in topics),
+                            STARTUP, 'the OpenRAVE sensors', proc)
+    scan = sensor_probe.messages['bot/laser/scan'][-1]
+    assert scan.angle_min == pytest.approx(-math.pi / 4) and len(scan.ranges) == 91
+    assert scan.ranges[45] == pytest.approx(2.9, abs=0.005)
+    assert scan.scan_time == pytest.approx(1 / 40.0)  # the rate set on the command line
+    info = sensor_probe.messages['bot/cam/camera_info'][-1]
+    assert list(info.k) == [300.0, 0.0, 120.0, 0.0, 250.0, 140.0, 0.0, 0.0, 1.0]
+    frames = {m.header.frame_id for msgs in sensor_probe.messages.values() for m in msgs}
+    assert frames == {'bot/laser', 'bot/cam_optical_frame'}
+    sensor_probe.spin_until(lambda: frames <= sensor_probe.frames, 10.0, 'frames in TF', proc)

@@ -571,3 +571,80 @@ def test_sr1_standing_carries_its_weight_on_its_ankle_sensors():
     assert carried == pytest.approx((model.total_mass - feet) * G, rel=0.01)
     np.testing.assert_allclose(np.linalg.norm(suite.samplers['WaistAccelSensor'].read()
                                               .linear_acceleration), G, rtol=0.01)
+
+
+OPENRAVE_SCENE = """
+<Environment>
+  <Robot name="bot">
+    <KinBody>
+      <Body name="base" type="static">
+        <Geom type="box"><Extents>0.1 0.1 0.1</Extents><Translation>0 0 0.1</Translation></Geom>
+        <Mass type="box"><Total>5</Total><Extents>0.1 0.1 0.1</Extents></Mass>
+      </Body>
+    </KinBody>
+    <AttachedSensor name="laser">
+      <link>base</link>
+      <translation>0 0 0.5</translation>
+      <sensor type="BaseLaser2D">
+        <minangle>-45</minangle>
+        <maxangle>45</maxangle>
+        <resolution>1</resolution>
+        <maxrange>10</maxrange>
+        <scantime>0.05</scantime>
+      </sensor>
+    </AttachedSensor>
+    <AttachedSensor name="cam">
+      <link>base</link>
+      <translation>0 0 0.5</translation>
+      <rotationmat>0 0 1 -1 0 0 0 -1 0</rotationmat>
+      <sensor type="BaseCamera">
+        <KK>300 250 120 140</KK>
+        <width>320</width>
+        <height>240</height>
+        <framerate>10</framerate>
+      </sensor>
+    </AttachedSensor>
+  </Robot>
+  <KinBody name="wall">
+    <Body name="slab" type="static">
+      <Translation>3.0 0 0.5</Translation>
+      <Geom type="box"><Extents>0.1 4 0.5</Extents></Geom>
+    </Body>
+  </KinBody>
+  <KinBody name="target">
+    <Body name="cube" type="static">
+      <Translation>2.0 0.3 0.6</Translation>
+      <Geom type="box"><Extents>0.1 0.1 0.1</Extents><diffuseColor>1 0 0</diffuseColor></Geom>
+    </Body>
+  </KinBody>
+</Environment>
+"""
+
+
+def openrave_scene(tmp_path):
+    path = tmp_path / 'scene.env.xml'
+    path.write_text(OPENRAVE_SCENE)
+    return path
+
+
+def test_openrave_laser_and_kk_camera(tmp_path):
+    # The OpenRAVE loader turns the sensors into devices; they read like Choreonoid's.
+    sim, suite = start(openrave_scene(tmp_path))
+    assert suite.warnings == []
+    run(sim, 0.1)
+    laser = suite.samplers['bot/laser']
+    assert laser.rate == pytest.approx(20.0)  # 1 / scantime
+    np.testing.assert_allclose(laser.yaw, np.radians(np.arange(-45, 46)), atol=1e-9)
+    ranges = laser.read().ranges[0]
+    for index in (0, 20, 45, 70, 90):  # the wall's face is at x = 2.9
+        yaw = math.radians(index - 45)
+        assert ranges[index] == pytest.approx(2.9 / math.cos(yaw), abs=0.005), index
+    cam = suite.samplers['bot/cam']
+    k = cam.intrinsics
+    assert (k.fx, k.fy, k.cx, k.cy, k.width, k.height) == (300, 250, 120, 140, 320, 240)
+    rgb = cam.read().rgb
+    u, v, _ = project(k, (2.0, 0.3, 0.6))
+    assert is_red(rgb[round(v), round(u)])
+    left, top, _ = project(k, (1.9, 0.4, 0.7))
+    assert is_red(rgb[math.ceil(top) + 1, math.ceil(left) + 1])
+    assert not is_red(rgb[math.floor(top) - 1, math.floor(left) - 1])

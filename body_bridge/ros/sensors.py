@@ -40,17 +40,26 @@ from ..sim.sensors import (CameraSampler, DeviceSampler, ForceSampler, InertialS
 from . import qos
 
 __all__ = ['SensorPublishers', 'DevicePublisher', 'ImuPublisher', 'WrenchPublisher',
-           'RangePublisher', 'CameraPublisher', 'topic_name', 'camera_info', 'image_message',
-           'cloud_fields', 'camera_points', 'range_points']
+           'RangePublisher', 'CameraPublisher', 'topic_name', 'parameter_prefix', 'camera_info',
+           'image_message', 'cloud_fields', 'camera_points', 'range_points']
 
 _BIG_ENDIAN = sys.byteorder == 'big'
 _TOKEN = re.compile(r'[^A-Za-z0-9_]')
 
 
 def topic_name(device_name: str) -> str:
-    """A topic (and parameter) name token for a device name."""
-    token = _TOKEN.sub('_', device_name) or '_'
-    return '_' + token if token[0].isdigit() else token
+    """The relative topic name of a device: ``/`` separates namespaces (an environment's
+    ``<body>/<device>``); other characters a topic cannot hold become ``_``."""
+    parts = []
+    for part in device_name.split('/'):
+        token = _TOKEN.sub('_', part) or '_'
+        parts.append('_' + token if token[0].isdigit() else token)
+    return '/'.join(parts)
+
+
+def parameter_prefix(topic: str) -> str:
+    """``devices.<topic>`` with namespaces as parameter namespaces (``/`` -> ``.``)."""
+    return 'devices.' + topic.replace('/', '.')
 
 
 def _stamp_of(seconds: float) -> Time:
@@ -344,7 +353,7 @@ class SensorPublishers:
             taken.add(topic)
             if topic != name:
                 log.warning(f'device {name!r} publishes under the name {topic!r} (a topic name '
-                            'holds only letters, digits and _)')
+                            'holds only letters, digits, _ and /)')
             frame = node.frame(frames[name])
             if isinstance(sampler, CameraSampler):
                 frame = node.frame(urdf_writer.optical_frame(frames[name]))
@@ -362,7 +371,7 @@ class SensorPublishers:
         params = {}
         for name, out in self.outputs.items():
             s = out.sampler
-            base = f'devices.{out.topic}'
+            base = parameter_prefix(out.topic)
             on = self.node.declare_parameter(f'{base}.on', s.enabled, ParameterDescriptor(
                 type=ParameterType.PARAMETER_BOOL,
                 description=f'Whether device {name!r} is simulated and published.'))
