@@ -201,12 +201,18 @@ def set_parameters(probe, proc, values: dict):
 
 
 def test_devices_switch_on_and_off_and_change_rate_at_run_time(bridge, sensor_probe):
-    proc = bridge(SAMPLE_ARM, '-p', 'devices.hand_camera.on:=false')
+    # Both given at start; a rate may be written as an integer.
+    proc = bridge(SAMPLE_ARM, '-p', 'devices.hand_camera.on:=false',
+                  '-p', 'devices.base_imu.rate:=50')
     sensor_probe.watch('hand_camera/image_raw', Image)
     sensor_probe.watch('base_imu', Imu)
     images = lambda: sensor_probe.messages['hand_camera/image_raw']  # noqa: E731
     imu = lambda: sensor_probe.stamps('base_imu')  # noqa: E731
-    sensor_probe.spin_until(lambda: len(imu()) > 100, STARTUP, 'base_imu', proc)
+    sensor_probe.spin_until(lambda: len(imu()) > 10, STARTUP, 'base_imu', proc)
+    start = imu()[-1] + 0.1
+    sensor_probe.spin_until(lambda: imu()[-1] > start + 1.0, 30.0, '1 s of base_imu', proc)
+    stamps = np.array(imu())
+    assert np.count_nonzero((stamps >= start) & (stamps < start + 1.0)) == pytest.approx(50, abs=2)
     assert images() == []  # switched off from the command line
 
     assert set_parameters(sensor_probe, proc, {'devices.hand_camera.on': True,
@@ -353,3 +359,10 @@ def test_openrave_environment_sensors_publish_under_their_body(bridge, sensor_pr
     frames = {m.header.frame_id for msgs in sensor_probe.messages.values() for m in msgs}
     assert frames == {'bot/laser', 'bot/cam_optical_frame'}
     sensor_probe.spin_until(lambda: frames <= sensor_probe.frames, 10.0, 'frames in TF', proc)
+
+
+def test_a_bad_device_parameter_stops_the_bridge_with_one_line(bridge):
+    proc = bridge(SAMPLE_ARM, '-p', 'devices.hand_camera.on:=1')
+    assert proc.proc.wait(timeout=STARTUP) == 2
+    assert proc.output().strip().splitlines() == [
+        '<model>: parameter devices.hand_camera.on must be true or false, not 1']

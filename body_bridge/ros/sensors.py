@@ -33,6 +33,7 @@ from sensor_msgs.msg import CameraInfo, Image, Imu, LaserScan, PointCloud2, Poin
 
 from .. import urdf as urdf_writer
 from ..device_overlay import Overlay
+from ..errors import ModelError
 from ..model import DeviceKind
 from ..sim.render import Intrinsics, RenderError
 from ..sim.sensors import (CameraSampler, DeviceSampler, ForceSampler, InertialSampler,
@@ -367,20 +368,30 @@ class SensorPublishers:
         node.period_outputs.append(self.on_period)
 
     def _declare_parameters(self) -> dict[str, tuple[str, str]]:
-        """devices.<topic>.on and devices.<topic>.rate; returns parameter -> (device, field)."""
+        """devices.<topic>.on and devices.<topic>.rate; returns parameter -> (device, field).
+
+        Raises:
+            ModelError: a value given at start (``--ros-args -p``) that is not a bool or a
+                positive rate.
+        """
         params = {}
         for name, out in self.outputs.items():
             s = out.sampler
             base = parameter_prefix(out.topic)
+            # Dynamic typing: a rate written 200 (an integer) is as good as 200.0.
             on = self.node.declare_parameter(f'{base}.on', s.enabled, ParameterDescriptor(
-                type=ParameterType.PARAMETER_BOOL,
+                type=ParameterType.PARAMETER_BOOL, dynamic_typing=True,
                 description=f'Whether device {name!r} is simulated and published.'))
             rate = self.node.declare_parameter(f'{base}.rate', float(s.rate), ParameterDescriptor(
-                type=ParameterType.PARAMETER_DOUBLE,
+                type=ParameterType.PARAMETER_DOUBLE, dynamic_typing=True,
                 description=f'Readings of device {name!r} per simulated second [Hz].'))
-            s.enabled = bool(on.value)
-            if rate.value != s.rate:
-                s.set_rate(_positive_rate(rate.value, f'{base}.rate'))
+            for parameter, what in ((on, 'on'), (rate, 'rate')):
+                problem = _invalid(what, parameter.value)
+                if problem:
+                    raise ModelError(None, None, f'parameter {parameter.name} {problem}')
+            s.enabled = on.value
+            if float(rate.value) != s.rate:
+                s.set_rate(float(rate.value))
             params[f'{base}.on'] = (name, 'on')
             params[f'{base}.rate'] = (name, 'rate')
         return params
@@ -392,13 +403,11 @@ class SensorPublishers:
             if p.name not in self._params:
                 continue
             name, what = self._params[p.name]
-            if what == 'rate' and not (isinstance(p.value, float) and p.value > 0
-                                       and math.isfinite(p.value)):
-                return SetParametersResult(successful=False,
-                                           reason=f'{p.name} must be a positive rate [Hz]')
-            if what == 'on' and not isinstance(p.value, bool):
-                return SetParametersResult(successful=False, reason=f'{p.name} must be a bool')
-            changes.append((self.outputs[name].sampler, what, p.value))
+            problem = _invalid(what, p.value)
+            if problem:
+                return SetParametersResult(successful=False, reason=f'{p.name} {problem}')
+            value = p.value if what == 'on' else float(p.value)
+            changes.append((self.outputs[name].sampler, what, value))
         with self._changes_lock:
             self._changes.extend(changes)
         return SetParametersResult(successful=True)
@@ -444,8 +453,11 @@ class SensorPublishers:
                 return  # the node is shutting down: its publishers are gone
 
 
-def _positive_rate(value, name: str) -> float:
-    from ..errors import ModelError
-    if not isinstance(value, float) or not value > 0 or not math.isfinite(value):
-        raise ModelError(None, None, f'parameter {name} must be a positive rate [Hz], not {value}')
-    return value
+def _invalid(what: str, value) -> str | None:
+    """Why a value of devices.<device>.on / .rate is not acceptable (None: it is)."""
+    if what == 'on':
+        return None if isinstance(value, bool) else f'must be true or false, not {value!r}'
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 \
+            or not math.isfinite(value):
+        return f'must be a positive rate [Hz], not {value!r}'
+    return None
