@@ -366,3 +366,42 @@ def test_a_bad_device_parameter_stops_the_bridge_with_one_line(bridge):
     assert proc.proc.wait(timeout=STARTUP) == 2
     assert proc.output().strip().splitlines() == [
         '<model>: parameter devices.hand_camera.on must be true or false, not 1']
+
+
+def test_a_colour_point_cloud_camera_publishes_image_info_and_coloured_points(ros, tmp_path):
+    from body_bridge.formats import load_model
+    from body_bridge.ros.sensors import CameraPublisher
+    from body_bridge.sim.sensors import SensorSuite
+    from body_bridge.sim.simulation import Simulation
+    from test_sensors_sim import camera_scene, is_red, project
+    sim = Simulation(load_model(camera_scene(tmp_path, fmt='COLOR_POINT_CLOUD')))
+    suite = SensorSuite(sim)
+    node = ros.create_node('cloud_probe')
+    try:
+        cam = CameraPublisher(node, suite.samplers['cam'], 'cloud/cam', 'cam_optical_frame')
+        assert cam.depth_pub is None and cam.image_pub is not None  # the format's topics
+        clouds = []
+        node.create_subscription(PointCloud2, 'cloud/cam/points', clouds.append, DEEP)
+        deadline = time.monotonic() + 10.0
+        while cam.points_pub.get_subscription_count() == 0 and time.monotonic() < deadline:
+            ros.spin_once(node, timeout_sec=0.05)
+        sim.step_period()
+        cam.tick()
+        while not clouds and time.monotonic() < deadline:
+            ros.spin_once(node, timeout_sec=0.05)
+        cloud = clouds[0]
+        assert (cloud.height, cloud.width, cloud.point_step) == (240, 320, 16)
+        assert [f.name for f in cloud.fields] == ['x', 'y', 'z', 'rgb']
+        assert cloud.header.frame_id == 'cam_optical_frame' and not cloud.is_dense
+        points = np.frombuffer(bytes(cloud.data), dtype=np.float32).reshape(240, 320, 4)
+        u, v, _ = project(suite.samplers['cam'].intrinsics, (2.0, 0.3, 0.6))
+        x, y, z, rgb = points[round(v), round(u)]
+        # Where the ray to the cube's centre meets its face (x = 1.9 m ahead).
+        np.testing.assert_allclose((x, y, z), np.array([-0.3, -0.1, 2.0]) * 1.9 / 2.0,
+                                   atol=0.005)
+        packed = int(np.float32(rgb).view(np.uint32))
+        assert is_red(((packed >> 16) & 255, (packed >> 8) & 255, packed & 255))
+        assert np.isnan(points[0, 0, 2])  # sky: no depth
+    finally:
+        suite.close()
+        node.destroy_node()

@@ -177,6 +177,8 @@ class DevicePublisher:
 
 
 class ImuPublisher(DevicePublisher):
+    """sensor_msgs/Imu on ``<device>``; covariances fixed at start (noise variances, -1)."""
+
     def __init__(self, node, sampler: InertialSampler, topic, frame_id):
         super().__init__(node, sampler, topic, frame_id)
         self.pub = self._publisher(Imu, topic)
@@ -211,6 +213,8 @@ class ImuPublisher(DevicePublisher):
 
 
 class WrenchPublisher(DevicePublisher):
+    """geometry_msgs/WrenchStamped on ``<device>``."""
+
     def __init__(self, node, sampler: ForceSampler, topic, frame_id):
         super().__init__(node, sampler, topic, frame_id)
         self.pub = self._publisher(WrenchStamped, topic)
@@ -230,6 +234,9 @@ class WrenchPublisher(DevicePublisher):
 
 
 class RangePublisher(DevicePublisher):
+    """Range (one beam), LaserScan on ``<device>/scan`` (yaw), PointCloud2 on
+    ``<device>/points`` (yaw and pitch)."""
+
     def __init__(self, node, sampler: RangeSampler, topic, frame_id):
         super().__init__(node, sampler, topic, frame_id)
         s = sampler
@@ -273,6 +280,9 @@ class RangePublisher(DevicePublisher):
 
 
 class CameraPublisher(DevicePublisher):
+    """The images, CameraInfo and point cloud of a camera's format; renders only what is
+    watched, and nothing when only CameraInfo is."""
+
     def __init__(self, node, sampler: CameraSampler, topic, frame_id):
         super().__init__(node, sampler, topic, frame_id)
         s = sampler
