@@ -604,6 +604,17 @@ OPENRAVE_SCENE = """
         <framerate>10</framerate>
       </sensor>
     </AttachedSensor>
+    <AttachedSensor name="flash">
+      <link>base</link>
+      <translation>0 0 0.5</translation>
+      <rotationmat>0 0 1 -1 0 0 0 -1 0</rotationmat>
+      <sensor type="BaseFlashLidar3D">
+        <KK>100 100 5 4</KK>
+        <width>11</width>
+        <height>9</height>
+        <maxrange>10</maxrange>
+      </sensor>
+    </AttachedSensor>
   </Robot>
   <KinBody name="wall">
     <Body name="slab" type="static">
@@ -648,3 +659,10 @@ def test_openrave_laser_and_kk_camera(tmp_path):
     left, top, _ = project(k, (1.9, 0.4, 0.7))
     assert is_red(rgb[math.ceil(top) + 1, math.ceil(left) + 1])
     assert not is_red(rgb[math.floor(top) - 1, math.floor(left) - 1])
+    # A flash lidar: a beam through every pixel of its KK; the wall is the plane x = 2.9.
+    flash = suite.samplers['bot/flash']
+    assert flash.layout == 'cloud' and flash.grid == (9, 11)
+    points = flash.directions * flash.read().ranges.reshape(-1, 1)
+    np.testing.assert_allclose(points[:, 0], 2.9, atol=0.005)
+    # Pixel (0, 0) is the top left: left (+y) and up (+z) in the device frame.
+    np.testing.assert_allclose(points[0, 1:], (2.9 * 5 / 100, 2.9 * 4 / 100), atol=0.005)

@@ -240,15 +240,14 @@ class RangePublisher(DevicePublisher):
     def __init__(self, node, sampler: RangeSampler, topic, frame_id):
         super().__init__(node, sampler, topic, frame_id)
         s = sampler
-        if s.pitch.size == 1 and s.yaw.size == 1 and s.pitch[0] == 0.0 and s.yaw[0] == 0.0:
-            self.shape = 'single'
+        self.shape = s.layout
+        if s.layout == 'single':
             self.pub = self._publisher(Range, topic)
             msg = self.msg = Range()
             msg.radiation_type = Range.INFRARED
             msg.field_of_view = 0.0  # one ray
             msg.min_range, msg.max_range = s.min_distance, s.max_distance
-        elif s.pitch.size == 1 and s.pitch[0] == 0.0:
-            self.shape = 'scan'
+        elif s.layout == 'scan':
             self.pub = self._publisher(LaserScan, f'{topic}/scan')
             msg = self.msg = LaserScan()
             msg.angle_min = float(s.yaw[0])
@@ -257,7 +256,6 @@ class RangePublisher(DevicePublisher):
             msg.time_increment = 0.0  # every beam at the same instant
             msg.range_min, msg.range_max = s.min_distance, s.max_distance
         else:
-            self.shape = 'cloud'
             self.pub = self._publisher(PointCloud2, f'{topic}/points')
             msg = self.msg = PointCloud2()
             msg.is_dense = True

@@ -73,14 +73,16 @@ class RangeSampler(DeviceSampler):
     """Range sensor: one ray cast per beam (``mj_multiRay``), the sensor's own link excluded.
 
     Attributes:
-        yaw, pitch: the beam angles [rad].
+        layout: ``single`` (one beam), ``scan`` (yaw only) or ``cloud`` (a grid of beams).
+        yaw, pitch: the beam angles of a Choreonoid or OpenRAVE scanner [rad].
+        directions: (N, 3) unit beam directions in the device frame, rows of the grid.
+        grid: (rows, columns) of the readings.
         min_distance, max_distance: the measuring range [m].
     """
 
     def __init__(self, sim, device, settings, seed, default_rate):
         super().__init__(sim, device, settings, seed, default_rate)
         p = device.params
-        self.yaw, self.pitch = scan_angles(p)
         self.min_distance = float(p.get('min_distance', p.get('min_range', 0.0)))
         self.max_distance = float(p.get('max_distance', p.get('max_range', 10.0)))
         # Choreonoid's error_deviation [m] and detection_rate, unless the overlay sets noise.
@@ -92,12 +94,19 @@ class RangeSampler(DeviceSampler):
         if not 0.0 <= self.min_distance < self.max_distance:
             raise DeviceRefused(f'distance range {self.min_distance}..{self.max_distance} m '
                                 'is empty')
-        cp, sp = np.cos(self.pitch)[:, None], np.sin(self.pitch)[:, None]
-        cy, sy = np.cos(self.yaw)[None, :], np.sin(self.yaw)[None, :]
-        shape = (self.pitch.size, self.yaw.size)
-        self.directions = np.stack([np.broadcast_to(cp * cy, shape),
-                                    np.broadcast_to(cp * sy, shape),
-                                    np.broadcast_to(sp, shape)], axis=-1).reshape(-1, 3)
+        if 'fx' in p:  # OpenRAVE BaseFlashLidar3D: a beam through every pixel of its KK
+            self.directions, self.grid = _flash_directions(p)
+            self.yaw = self.pitch = None
+            self.layout = 'cloud'
+        else:
+            self.yaw, self.pitch = scan_angles(p)
+            self.directions, self.grid = _scan_directions(self.yaw, self.pitch)
+            self.layout = ('single' if self.directions.shape[0] == 1 and self.yaw[0] == 0.0
+                           and self.pitch[0] == 0.0 else
+                           'scan' if self.pitch.size == 1 and self.pitch[0] == 0.0 else 'cloud')
+        if 'spin_speed' in p:
+            self.warnings.append('the spinning of a spinning laser is not simulated: it scans '
+                                 'one plane')
         n = len(self.directions)
         self._geom = np.empty(n, np.int32)
         self._dist = np.empty(n, np.float64)
@@ -121,8 +130,28 @@ class RangeSampler(DeviceSampler):
             ranges = np.where(self.rng.random(ranges.shape) < self.detection_rate, ranges, np.inf)
         ranges = np.where(ranges > self.max_distance, np.inf, ranges)
         ranges = np.where(ranges < self.min_distance, -np.inf, ranges)
-        return RangeReading(self.sim.time,
-                            ranges.astype(np.float32).reshape(self.pitch.size, self.yaw.size))
+        return RangeReading(self.sim.time, ranges.astype(np.float32).reshape(self.grid))
+
+
+def _scan_directions(yaw: np.ndarray, pitch: np.ndarray) -> tuple[np.ndarray, tuple]:
+    """Beams ``(cos p cos y, cos p sin y, sin p)``, pitch rows of yaw columns."""
+    cp, sp = np.cos(pitch)[:, None], np.sin(pitch)[:, None]
+    cy, sy = np.cos(yaw)[None, :], np.sin(yaw)[None, :]
+    shape = (pitch.size, yaw.size)
+    directions = np.stack([np.broadcast_to(cp * cy, shape), np.broadcast_to(cp * sy, shape),
+                           np.broadcast_to(sp, shape)], axis=-1).reshape(-1, 3)
+    return directions, shape
+
+
+def _flash_directions(params) -> tuple[np.ndarray, tuple]:
+    """Beams through the pixels of a pinhole K, in the device frame (x forward, z up)."""
+    k = camera_intrinsics({**params, 'near_clip_distance': 0.01, 'far_clip_distance': 1.0})
+    xr, yr = k.rays()  # optical x right, y down
+    x, y = np.meshgrid(xr, yr)
+    directions = np.stack([np.ones_like(x), -x, -y], axis=-1).reshape(-1, 3)
+    if len(directions) > MAX_RAYS:
+        raise DeviceRefused(f'{len(directions)} rays are more than {MAX_RAYS}')
+    return directions / np.linalg.norm(directions, axis=1, keepdims=True), (k.height, k.width)
 
 
 def camera_intrinsics(params) -> Intrinsics:
