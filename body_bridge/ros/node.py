@@ -26,6 +26,7 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
 from .. import urdf as urdf_writer
+from ..device_overlay import apply_overlay, load_overlay
 from ..errors import BodyBridgeError, ModelError
 from ..formats import load_model
 from ..kinematics import joint_transform
@@ -57,6 +58,8 @@ PARAMETERS = {
                              'mode: auto (fixed-base models), on, off.'),
     'mesh_directory': ('', _S, 'Where mesh files referenced by robot_description are written '
                        '(default: the user cache, ~/.cache/body_bridge/meshes).'),
+    'devices_file': ('', _S, 'YAML file that adds devices to the model and sets their rate, '
+                     'noise and on/off state (README, Sensor topics).'),
 }
 
 
@@ -93,6 +96,8 @@ class BridgeNode(Node):
         self._warned: dict[str, float] = {}
         path = resolve_model(p['model'])
         self.model: Model = load_model(path)
+        self.device_overlay = load_overlay(p['devices_file'], self.model)
+        self.model = apply_overlay(self.model, self.device_overlay)
         for line in self.model.warnings:
             self.get_logger().warning(line)
         mesh_dir = p['mesh_directory'] or cache_dir('meshes')
@@ -179,6 +184,8 @@ class BridgeNode(Node):
         #: Called with the stamp after every control period's state is published (sensor
         #: publishers and other per-period outputs register here).
         self.period_outputs: list = []
+        from .sensors import SensorPublishers
+        self.sensors = SensorPublishers(self, self.device_overlay)
         self._command_sub = self.create_subscription(
             JointState, 'joint_commands', self._on_joint_commands, qos.COMMANDS)
         self._reset_srv = self.create_service(Trigger, '~/reset', self._on_reset)
@@ -294,6 +301,8 @@ class BridgeNode(Node):
 
 def run(args: list[str] | None = None, model: str | None = None) -> int:
     """Run the node until shutdown; return the process exit status."""
+    from .transport import use_bundled_fastdds_profile
+    use_bundled_fastdds_profile()  # camera images need a large shared-memory segment
     rclpy.init(args=args)
     node = None
     try:

@@ -17,6 +17,7 @@ from ..model import Box, Capsule, Cylinder, JointType, Mesh, Model, Pose, Shape,
 from .closures import add_closure
 from .forces import add_model_forces
 from .mimic import add_mimic_constraints
+from .sensors import add_devices
 
 __all__ = ['BuildOptions', 'build_spec', 'ACTUATOR_PREFIX', 'MIN_MASS', 'MIN_INERTIA']
 
@@ -116,6 +117,7 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
         exclude = spec.add_exclude()
         exclude.bodyname1, exclude.bodyname2 = first, second
     add_model_forces(spec, model)
+    add_devices(spec, model)
     return spec
 
 
