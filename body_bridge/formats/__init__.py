@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 
 from ..errors import ModelError
+from ..fileaccess import file_problem
 from ..model import Model
 from . import choreonoid, chrono, openrave
+from .checks import check_model
 
 __all__ = ['load_model', 'LOADERS']
 
@@ -21,6 +23,9 @@ LOADERS.update({ext: chrono.load for ext in chrono.EXTENSIONS})  # recognised by
 def load_model(path: str | os.PathLike) -> Model:
     """Load a model file of any supported format, chosen by its name.
 
+    Every model's numbers are checked (``formats/checks.py``): what cannot be simulated is
+    rejected, what can be repaired is, with a warning.
+
     Raises:
         ModelError: the file is missing, of an unknown kind, or broken (``path:line: ...``).
     """
@@ -28,9 +33,9 @@ def load_model(path: str | os.PathLike) -> Model:
     name = os.path.basename(path).lower()
     for ext in sorted(LOADERS, key=len, reverse=True):
         if name.endswith(ext):
-            if not os.path.isfile(path):
-                raise ModelError(path, None, 'no such file' if not os.path.exists(path)
-                                 else 'not a regular file')
-            return LOADERS[ext](path)
+            problem = file_problem(path)
+            if problem is not None:
+                raise ModelError(path, None, problem)
+            return check_model(LOADERS[ext](path))
     known = ', '.join(sorted(LOADERS))
     raise ModelError(path, None, f'unknown model format (known file endings: {known})')

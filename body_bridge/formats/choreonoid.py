@@ -37,6 +37,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..errors import ModelError, UnsupportedError
+from ..fileaccess import file_problem
 from ..model import Device, Joint, JointType, Limits, Link, LoopClosure, Model, Pose, freeze
 from .choreonoid_elements import LinkParts
 from .choreonoid_links import LINK_KEYS, LinkSpec, _axis, import_keys, read_joint, read_link
@@ -57,6 +58,9 @@ _TRACK_KEYS = LINK_KEYS | {'num_joints', 'joint_offset', 'initial_joint_angles'}
 _CLOSURE_TYPES = {'ball': 'ball', 'hinge': 'hinge', 'piston': 'piston'}
 #: Farthest apart [m] the two points of an extra joint may be at the reference pose.
 _CLOSURE_GAP = 1e-6
+#: Most links of one model, sub-bodies and tracks included (sub-bodies included several times
+#: at several levels multiply: a small set of files could otherwise make millions).
+MAX_LINKS = 10_000
 
 
 @dataclass
@@ -186,6 +190,9 @@ def _read_links(value, ctx: Context, body: _Body) -> None:
 
 
 def _add_links(body: _Body, specs: list[LinkSpec], node: Node) -> None:
+    if len(body.links) + len(specs) > MAX_LINKS:
+        raise node.error(f'the body has more than {MAX_LINKS} links (sub-bodies and tracks '
+                         'included); refused')
     taken = {spec.name for spec in body.links}
     for spec in specs:
         if spec.name in taken:
@@ -201,6 +208,8 @@ def _read_track(node: Node) -> list[LinkSpec]:
     count = node.integer('num_joints')
     if count is None or count < 3:
         raise node.error('a ContinuousTrack needs num_joints of 3 or more')
+    if count > MAX_LINKS:
+        raise node.error(f'num_joints {count} is more than the {MAX_LINKS} links a body may have')
     offset = node.vector('joint_offset')
     if offset is None:
         raise node.error('a ContinuousTrack needs joint_offset')
@@ -239,8 +248,10 @@ def _read_sub_body(node: Node, body: _Body) -> None:
     session = node.ctx.session
     if path in session.loading:
         raise node.error(f'sub-body {uri!r} includes itself')
-    if not os.path.isfile(path):
-        raise node.error(f'sub-body {uri!r} does not exist ({path})')
+    problem = file_problem(path)
+    if problem is not None:
+        raise node.error(f'sub-body {uri!r} does not exist ({path})' if problem.startswith('no ')
+                         else f'sub-body {uri!r} ({path}) {problem}')
     if path not in session.bodies:
         session.bodies[path] = _read_body(node.ctx.for_file(path))
     sub = session.bodies[path]

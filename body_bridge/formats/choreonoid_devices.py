@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from ..model import Device, DeviceKind, Pose, freeze
-from .choreonoid_nodes import Frame, Node, key_text, plain
+from .choreonoid_nodes import MAX_PLAIN_VALUES, Frame, Node, TooLarge, key_text, plain
 
 __all__ = ['DEVICE_KINDS', 'OTHER_DEVICE_TYPES', 'read_device']
 
@@ -116,8 +116,12 @@ def _optical(node: Node) -> np.ndarray:
 def _other_params(node: Node) -> dict:
     node.use(*node.keys)
     skip = {'type', 'name', 'id', 'translation', 'rotation', 'elements'}
-    return {key_text(key, node.ctx, node.line): plain(node.data[key])
-            for snake_key, key in node.keys.items() if snake_key not in skip}
+    budget = [MAX_PLAIN_VALUES]
+    try:
+        return {key_text(key, node.ctx, node.line): plain(node.data[key], budget=budget)
+                for snake_key, key in node.keys.items() if snake_key not in skip}
+    except TooLarge as err:
+        raise node.error(f'the parameters of this device hold {err}') from None
 
 
 def _vector_param(node: Node, params: dict, key: str, scale: float = 1.0) -> None:

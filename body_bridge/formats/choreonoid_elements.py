@@ -84,17 +84,20 @@ def read_elements(value, frame: Frame, parts: LinkParts, ctx: Context, line: int
         raise ModelError(ctx.path, line, f'elements are nested deeper than {MAX_DEPTH} levels')
     if isinstance(value, list):
         for item in value:
+            ctx.session.count_element(ctx.path, line_of(item, line_of(value, line)))
             node = Node(item, ctx, line_of(value, line))
             node_type = node.string('type')
             if node_type is None:
                 raise node.error('an element has no type')
             _read_node(node, node_type, frame, parts, depth, mode)
     elif isinstance(value, dict):
+        ctx.session.count_element(ctx.path, line_of(value, line))
         if 'type' in value:
             node = Node(value, ctx, line)
             _read_node(node, node.string('type'), frame, parts, depth, mode)
             return
         for node_type, item in value.items():
+            ctx.session.count_element(ctx.path, line_of(item, line_of(value, line)))
             node = Node(item, ctx, line_of(value, line))
             declared = node.string('type', default=str(node_type))
             if declared != node_type:

@@ -17,6 +17,7 @@ import os
 from dataclasses import dataclass
 
 from ..errors import ModelError, UnsupportedError
+from ..fileaccess import file_problem
 from ..meshfiles import load_mesh_file
 from ..model import Material, Mesh
 from .choreonoid_nodes import Context, Frame, Node
@@ -100,8 +101,7 @@ def mesh_parts(node: Node, frame: Frame) -> list[PlacedMesh]:
     if is_yaml(uri):
         raise UnsupportedError(node.ctx.path, node.line, f'{uri!r} is a YAML scene; a '
                                'geometry Resource must be a mesh file')
-    if not os.path.isfile(path):
-        raise ModelError(node.ctx.path, node.line, f'resource {uri!r} does not exist ({path})')
+    _check_file(node, uri, path)
     inner = frame.of_node(node)
     cache = node.ctx.session
     key = (path, fragment)
@@ -109,6 +109,20 @@ def mesh_parts(node: Node, frame: Frame) -> list[PlacedMesh]:
         cache.meshes[key] = _load_mesh_file(node, path, fragment)
     return [PlacedMesh(part.mesh, part.material, inner, uri, node.where())
             for part in cache.meshes[key]]
+
+
+def _check_file(node: Node, uri: str, path: str) -> None:
+    """A resource must be a regular file (never a device, FIFO or socket).
+
+    Raises:
+        ModelError: at the referring line, naming the file and what is wrong with it.
+    """
+    problem = file_problem(path)
+    if problem is None:
+        return
+    if problem.startswith('no such file'):
+        raise ModelError(node.ctx.path, node.line, f'resource {uri!r} does not exist ({path})')
+    raise ModelError(node.ctx.path, node.line, f'resource {uri!r} ({path}) {problem}')
 
 
 def _load_mesh_file(node: Node, path: str, fragment: str | None) -> list:
@@ -133,8 +147,7 @@ def yaml_resource(node: Node, frame: Frame) -> tuple[object, Context, Frame, int
         ModelError: a missing file, invalid YAML, or no anchor of that name.
     """
     uri, path, fragment = _uri(node)
-    if not os.path.isfile(path):
-        raise ModelError(node.ctx.path, node.line, f'resource {uri!r} does not exist ({path})')
+    _check_file(node, uri, path)
     cache = node.ctx.session
     if path not in cache.yaml:
         cache.yaml[path] = load_yaml_anchors(path)

@@ -26,6 +26,7 @@ import os
 import numpy as np
 
 from ..errors import ModelError, UnsupportedError
+from ..fileaccess import file_problem
 from ..model import Model
 from .chrono_bodies import DataPath, read_body
 from .chrono_forces import read_load, read_rsda, read_tsda
@@ -216,8 +217,11 @@ def _specification(top: Node, kind: str) -> Model:
 def _named_file(top: Node, key: str, base: str) -> str:
     name = top.string(key, required=True)
     path = os.path.normpath(os.path.join(base, name))
-    if not os.path.isfile(path):
+    problem = file_problem(path)
+    if problem is not None and problem.startswith('no such file'):
         raise top.error(f'{key} file {name!r} not found (names are relative to this file)')
+    if problem is not None:
+        raise top.error(f'{key} file {name!r} ({path}) {problem}')
     return path
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..fileaccess import file_problem
 from ..model import Box, ContactMaterial, Cylinder, Material, Mesh, Pose, Shape, Sphere, freeze
 from .chrono_node import Node
 
@@ -290,10 +291,13 @@ def _mesh_shapes(node: Node, filename: str, data_path: DataPath, pose: Pose, sca
                  material: Material | None) -> list[Shape]:
     """The parts of an OBJ (or other mesh) file as shapes placed at ``pose``."""
     path = data_path.resolve(filename)
-    if not os.path.isfile(path):
+    problem = file_problem(path)
+    if problem is not None and problem.startswith('no such file'):
         how = (f'relative to {os.path.join(data_path.base, data_path.root)!r}'
                if data_path.relative else 'data_path is ABSOLUTE: the name is used as given')
         raise node.error(f'mesh file {filename!r} not found ({how})')
+    if problem is not None:
+        raise node.error(f'mesh file {filename!r} ({path}) {problem}')
     try:
         from ..meshfiles import load_mesh_file
     except ImportError as err:

@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import geometry as geo
 from ..errors import ModelError
+from ..fileaccess import read_regular
 from ..meshfiles import load_mesh_file
 from ..model import Box, Cylinder, Inertial, Material, Mesh, Pose, Shape, Sphere, \
     axis_angle_matrix
@@ -386,14 +387,17 @@ def _stand_in(geom, file_and_scale, name: str, warn):
     return [(Box(tuple(float(s) for s in size)), Pose(0.5 * (lo + hi)), _material(geom, None))]
 
 
+#: Largest mesh file whose coordinates are scanned for a stand-in box [bytes].
+_ROUGH_LIMIT = 50_000_000
+
+
 def rough_points(path: str) -> np.ndarray | None:
     """Coordinates listed in a text mesh file (VRML/Inventor ``point [...]``, OBJ ``v``,
     ASCII STL ``vertex``), for a bounding-box stand-in. None if there are none."""
     import re
     try:
-        with open(path, 'rb') as f:
-            text = f.read(50_000_000).decode('latin-1')
-    except OSError:
+        text = read_regular(path, _ROUGH_LIMIT, 'mesh file').decode('latin-1')
+    except ModelError:
         return None
     numbers: list[float] = []
     for block in re.findall(r'point\s*\[([^\]]*)\]', text):

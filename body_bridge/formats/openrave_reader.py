@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import UnsupportedError, where
+from ..fileaccess import file_problem
 from .openrave_geom import MassSpec, link_inertial, read_geom, read_mass
 from .openrave_raw import (RawBody, RawJoint, RawLink, RawManipulator, RawSensor,
                            RawWorld, TransformTags, inverse)
@@ -58,6 +59,11 @@ def _ancestors(folder: str) -> list[str]:
         folder = parent
 
 
+def _candidate(path: str) -> bool:
+    """Whether a file search stops at ``path``: it exists and is not a folder."""
+    return os.path.exists(path) and not os.path.isdir(path)
+
+
 class Context:
     """Per-load state: warnings, the include chain (cycles), where files are looked for."""
 
@@ -75,13 +81,19 @@ class Context:
         self.warnings.append(f'{loc}: {message}')
 
     def find(self, name: str, folder: str) -> str | None:
-        """OpenRAVE's file search: ``folder``, then each data directory."""
+        """OpenRAVE's file search: ``folder``, then each data directory.
+
+        Folders are passed over; a device, FIFO or socket of that name is returned (the caller
+        reports it with ``file_problem`` instead of reading it).
+        """
         name = os.path.expanduser(name.strip())
+        if not name or '\0' in name:
+            return None
         if os.path.isabs(name):
-            return name if os.path.isfile(name) else None
+            return name if _candidate(name) else None
         for base in (folder, *self.data_dirs, *_ancestors(folder)):
             candidate = os.path.normpath(os.path.join(base, name))
-            if os.path.isfile(candidate):
+            if _candidate(candidate):
                 return candidate
         return None
 
@@ -100,6 +112,9 @@ class Context:
         if path is None:
             raise element.error(f'file {name.strip()!r} not found (looked beside the file, '
                                 'in $OPENRAVE_DATA and in the folders above)')
+        problem = file_problem(path)
+        if problem is not None:
+            raise element.error(f'file {name.strip()!r} ({path}) {problem}')
         real = os.path.realpath(path)
         if real in self.chain:
             raise element.error(f'file {name.strip()!r} includes itself (through '
@@ -326,6 +341,12 @@ class Reader:
             if found is None:
                 self.ctx.warn(element, f'mesh file {name!r} not found; the geometry has no '
                                        'shape from it')
+                return None
+            problem = file_problem(found)
+            if problem is not None:
+                self.ctx.warn(element, f'mesh file {name!r} ({found}) {problem}; the geometry '
+                                       'has no shape from it')
+                return None
             return found
         return resolve
 

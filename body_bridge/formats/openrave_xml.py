@@ -1,7 +1,9 @@
 """OpenRAVE XML files as a small element tree with line numbers, parsed without risk.
 
 The parser is ``defusedxml``'s SAX reader: no entity expansion, no external entities, no DTD
-fetching, so a hostile file cannot blow up memory or read other files. Tag and attribute names
+fetching, so a hostile file cannot blow up memory or read other files. Bounds: a file of at
+most ``MAX_BYTES``, elements nested at most ``MAX_DEPTH`` deep (the readers walk the tree
+recursively). Tag and attribute names
 are lower-cased (OpenRAVE matches them case-insensitively); their values are kept as written.
 Every element remembers its file and line for ``path:line: message`` errors and warnings.
 """
@@ -14,11 +16,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from defusedxml import DefusedXmlException
-from defusedxml.sax import parse as _sax_parse
+from defusedxml.sax import parseString as _sax_parse_string
 
 from ..errors import ModelError, where
+from ..fileaccess import read_regular
 
-__all__ = ['Element', 'parse_file', 'root_tag']
+__all__ = ['Element', 'parse_file', 'root_tag', 'MAX_BYTES', 'MAX_DEPTH']
+
+#: Largest OpenRAVE XML file read [bytes].
+MAX_BYTES = 64 * 1024 * 1024
+#: Deepest nesting of elements (real files nest fewer than 10 deep).
+MAX_DEPTH = 100
 
 
 @dataclass(eq=False)
@@ -106,6 +114,9 @@ class _Builder(xml.sax.handler.ContentHandler):
         return self._locator.getLineNumber() if self._locator is not None else 0
 
     def startElement(self, name, attrs):  # noqa: N802 (SAX API)
+        if len(self.stack) >= MAX_DEPTH:
+            raise ModelError(self.path, self._line(), f'elements are nested deeper than '
+                             f'{MAX_DEPTH} levels')
         element = Element(name.lower(), {k.lower(): v for k, v in attrs.items()},
                           self.path, self._line())
         if self.stack:
@@ -132,9 +143,11 @@ def parse_file(path: str | os.PathLike) -> Element:
             with entity declarations (refused for safety).
     """
     path = os.fspath(path)
+    data = read_regular(path, MAX_BYTES, 'file', 'cannot read the file: no such file')
     builder = _Builder(path)
     try:
-        _sax_parse(path, builder, forbid_dtd=False, forbid_entities=True, forbid_external=True)
+        _sax_parse_string(data, builder, forbid_dtd=False, forbid_entities=True,
+                          forbid_external=True)
     except xml.sax.SAXParseException as err:
         raise ModelError(path, err.getLineNumber(), f'not well-formed XML: {err.getMessage()}') \
             from None
@@ -142,8 +155,10 @@ def parse_file(path: str | os.PathLike) -> Element:
         line = builder._line() or None
         raise ModelError(path, line, f'refused: {err} (entities and external references are '
                          'not allowed)') from None
-    except OSError as err:
-        raise ModelError(path, None, f'cannot read the file: {err.strerror or err}') from None
+    except (LookupError, UnicodeError, ValueError) as err:  # an encoding Python lacks, ...
+        line = builder._line() or 1
+        raise ModelError(path, line, f'not readable XML: {" ".join(str(err).split())[:200]}') \
+            from None
     if builder.root is None:
         raise ModelError(path, 1, 'the file has no XML element')
     return builder.root

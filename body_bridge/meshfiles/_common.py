@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ModelError, where
+from ..fileaccess import read_regular
 from ..model import Material, Mesh
 
 #: Largest mesh file read [bytes].
@@ -58,29 +59,13 @@ class MeshPart:
 def read_bytes(path: str) -> bytes:
     """The whole file, refused before reading when larger than ``MAX_FILE_BYTES``.
 
+    Devices, FIFOs, sockets and directories are refused without being read (see
+    :mod:`body_bridge.fileaccess`).
+
     Raises:
         ModelError: the file is missing, not a regular file, unreadable or too large.
     """
-    try:
-        size = os.stat(path).st_size
-    except FileNotFoundError:
-        raise ModelError(path, None, 'mesh file not found') from None
-    except OSError as err:
-        raise ModelError(path, None, f'cannot read the mesh file: {err.strerror}') from None
-    if not os.path.isfile(path):
-        raise ModelError(path, None, 'not a regular file')
-    if size > MAX_FILE_BYTES:
-        raise ModelError(path, None, f'mesh file is {size} bytes, more than the limit of '
-                         f'{MAX_FILE_BYTES} bytes')
-    try:
-        with open(path, 'rb') as f:
-            data = f.read(MAX_FILE_BYTES + 1)
-    except OSError as err:
-        raise ModelError(path, None, f'cannot read the mesh file: {err.strerror}') from None
-    if len(data) > MAX_FILE_BYTES:
-        raise ModelError(path, None,
-                         f'mesh file is larger than the limit of {MAX_FILE_BYTES} bytes')
-    return data
+    return read_regular(path, MAX_FILE_BYTES, 'mesh file')
 
 
 def decode_text(data: bytes, path: str) -> str:
