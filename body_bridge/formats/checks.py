@@ -24,6 +24,10 @@ negative damping, friction or armature        rejected
 negative shape size                           rejected
 zero shape size                               repaired: 1 um, warning
 mesh with an index out of range               rejected
+mesh without area (< ``MIN_AREA``)            visual: dropped, warning; collision: as below
+collision mesh flat, straight or a point      repaired: the thinnest box around it (at
+                                              least 1 um), warning (a convex hull needs
+                                              volume)
 rotation matrix not a rotation                rejected
 time step not positive or above 1 s           rejected
 ============================================  =========================================
@@ -39,7 +43,7 @@ import numpy as np
 from ..errors import ModelError
 from ..model import Box, Capsule, Cone, Cylinder, Inertial, Mesh, Model, Pose, Shape, Sphere
 
-__all__ = ['check_model', 'MAX_MAGNITUDE', 'INERTIA_TOL', 'MIN_SIZE']
+__all__ = ['check_model', 'MAX_MAGNITUDE', 'INERTIA_TOL', 'MIN_SIZE', 'MIN_AREA', 'FLAT']
 
 #: Largest magnitude of any number of a model (beyond it, squares and products of the
 #: kinematics and inertia overflow or lose every digit) [SI units].
@@ -48,6 +52,10 @@ MAX_MAGNITUDE = 1e12
 INERTIA_TOL = 1e-9
 #: A zero shape size becomes this [m].
 MIN_SIZE = 1e-6
+#: A mesh whose triangles cover less than this shows nothing [m^2].
+MIN_AREA = 1e-12
+#: A collision mesh thinner than this fraction of its size (or than MIN_SIZE) is flat.
+FLAT = 1e-6
 
 _LOCATION = re.compile(r'^(?P<path>.*):(?P<line>\d+)$')
 
@@ -66,6 +74,7 @@ class _Checker:
     def __init__(self, model: Model):
         self.model = model
         self.warnings: list[str] = []
+        self.repaired: dict[int, Shape] = {}  # a shape both visual and collision: one repair
 
     # --- reporting ------------------------------------------------------------------------
 
@@ -119,9 +128,11 @@ class _Checker:
         src = link.source
         self.pose(src, f'link {link.name!r} pose', link.pose)
         inertial = self.inertial(link) if link.inertial is not None else None
-        visuals = tuple(self.shape(link, s, 'visual') for s in link.visuals)
+        visuals = tuple(s for s in (self.shape(link, s, 'visual') for s in link.visuals)
+                        if s is not None)
         collisions = tuple(self.shape(link, s, 'collision') for s in link.collisions)
-        if (inertial is link.inertial and all(a is b for a, b in zip(visuals, link.visuals))
+        if (inertial is link.inertial and len(visuals) == len(link.visuals)
+                and all(a is b for a, b in zip(visuals, link.visuals))
                 and all(a is b for a, b in zip(collisions, link.collisions))):
             return link
         return dataclasses.replace(link, inertial=inertial, visuals=visuals,
@@ -155,24 +166,26 @@ class _Checker:
             return inertial
         return Inertial(mass, inertial.com, repaired)
 
-    def shape(self, link, shape: Shape, kind: str) -> Shape:
+    def shape(self, link, shape: Shape, kind: str) -> Shape | None:
+        """The shape, repaired when the policy allows; None: a visual that shows nothing."""
         src = shape.source or link.source
         what = f'link {link.name!r} {kind} {type(shape.geometry).__name__.lower()}'
         self.pose(src, what, shape.pose)
         if shape.material is not None:
             self.numbers(src, f'{what} colour', shape.material.rgba)
+        if isinstance(shape.geometry, Mesh):
+            return self.mesh(src, what, shape, kind)
+        if id(shape) not in self.repaired:
+            self.repaired[id(shape)] = self.primitive(src, what, shape)
+        return self.repaired[id(shape)]
+
+    def primitive(self, src, what: str, shape: Shape) -> Shape:
         g = shape.geometry
-        if isinstance(g, Mesh):
-            self.numbers(src, f'{what} vertices', g.vertices)
-            if g.faces.size and (g.faces.min() < 0 or g.faces.max() >= len(g.vertices)):
-                raise self.fail(src, f'{what}: a face index is out of range')
-            return shape
         names = {Box: ('size',), Sphere: ('radius',), Cylinder: ('radius', 'length'),
                  Capsule: ('radius', 'length'), Cone: ('radius', 'length')}[type(g)]
         changes = {}
         for field in names:
-            value = getattr(g, field)
-            values = self.numbers(src, f'{what} {field}', value)
+            values = self.numbers(src, f'{what} {field}', getattr(g, field))
             if np.any(values < 0):
                 raise self.fail(src, f'{what}: {field} {_show(values)} is negative')
             if np.any(values == 0) and not (isinstance(g, Capsule) and field == 'length'):
@@ -182,6 +195,40 @@ class _Checker:
         if not changes:
             return shape
         return dataclasses.replace(shape, geometry=dataclasses.replace(g, **changes))
+
+    def mesh(self, src, what: str, shape: Shape, kind: str) -> Shape | None:
+        g = shape.geometry
+        vertices = self.numbers(src, f'{what} vertices', g.vertices)
+        if g.faces.size and (g.faces.min() < 0 or g.faces.max() >= len(vertices)):
+            raise self.fail(src, f'{what}: a face index is out of range')
+        corners = vertices[g.faces] if g.faces.size else np.zeros((0, 3, 3))
+        area = 0.5 * float(np.linalg.norm(np.cross(corners[:, 1] - corners[:, 0],
+                                                   corners[:, 2] - corners[:, 0]),
+                                          axis=1).sum()) if len(corners) else 0.0
+        if kind == 'visual':
+            if area >= MIN_AREA:
+                return shape
+            self.warn(src, f'{what} {g.name!r}: its triangles cover no area; not shown')
+            return None
+        used = vertices[np.unique(g.faces)] if g.faces.size else vertices
+        if len(used) == 0:
+            used = np.zeros((1, 3))
+        centre = 0.5 * (used.min(axis=0) + used.max(axis=0))
+        _, _, axes = np.linalg.svd(used - centre, full_matrices=False)
+        axes = axes if len(axes) == 3 else np.eye(3)
+        if np.linalg.det(axes) < 0:
+            axes = axes * np.array([[1.0], [1.0], [-1.0]])
+        local = (used - centre) @ axes.T
+        lo, hi = local.min(axis=0), local.max(axis=0)
+        extent = hi - lo
+        if area >= MIN_AREA and extent.min() > max(FLAT * extent.max(), MIN_SIZE):
+            return shape
+        size = tuple(float(max(e, MIN_SIZE)) for e in extent)
+        frame = Pose(centre + axes.T @ (0.5 * (lo + hi)), axes.T)
+        self.warn(src, f'{what} {g.name!r} is flat, straight or a point (its extents are '
+                  f'{_show(extent)} m): a convex hull needs volume, so the thinnest box around '
+                  'it (at least 1 um thick) is its collision shape')
+        return Shape(Box(size), shape.pose @ frame, shape.material, shape.source)
 
     def joint(self, joint):
         src, name = joint.source, joint.name

@@ -105,7 +105,12 @@ def read_link(node: Node) -> LinkSpec:
     elements = node.raw('elements')
     if elements is not None:
         read_elements(elements, Frame(), spec.parts, node.ctx, node.line)
-    spec.inertial = combine_masses(_link_masses(node, spec))
+    with np.errstate(over='ignore', invalid='ignore'):
+        spec.inertial = combine_masses(_link_masses(node, spec))
+    if spec.inertial is not None and not (
+            np.isfinite(spec.inertial.mass) and np.all(np.isfinite(spec.inertial.com))
+            and np.all(np.isfinite(spec.inertial.inertia))):
+        raise node.error(f'link {name!r}: its mass properties overflow (numbers too large)')
     node.use('import')
     return spec
 

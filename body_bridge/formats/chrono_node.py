@@ -164,10 +164,11 @@ class Node:
         vec = self.vector(key, required=required, default=default)
         if vec is None:
             return None
-        norm = float(np.linalg.norm(vec))
-        if norm < 1e-12:
+        top = float(np.max(np.abs(vec)))
+        if top < 1e-12:
             raise self.error(f'"{key}" is the zero vector')
-        return vec / norm
+        vec = vec / top  # a norm of the scaled vector cannot overflow
+        return vec / np.linalg.norm(vec)
 
     def rotation(self, key: str, required: bool = False) -> np.ndarray:
         """A Cardan sequence or a quaternion (scalar first) as a rotation matrix."""
@@ -179,12 +180,13 @@ class Node:
             return (axis_angle_matrix((0, 0, 1), a[0]) @ axis_angle_matrix((0, 1, 0), a[1])
                     @ axis_angle_matrix((1, 0, 0), a[2]))
         if len(value) == 4:
-            norm = float(np.linalg.norm(value))
-            if norm < 1e-12:
+            top = float(np.max(np.abs(value)))
+            if top < 1e-12:
                 raise self.error(f'"{key}" is a zero quaternion')
+            norm = top * float(np.linalg.norm(value / top))
             if abs(norm - 1.0) > 1e-3:
                 self.warn(f'"{key}" quaternion has length {norm:g}; it was normalised')
-            return quat_matrix(value)
+            return quat_matrix(value / top)
         raise self.error(f'"{key}" must have 3 numbers (Cardan angles) or 4 (a quaternion '
                          f'e0, e1, e2, e3), found {len(value)}')
 

@@ -336,9 +336,10 @@ def _physical(inertia: np.ndarray, raw: RawLink, warn) -> np.ndarray:
     moments, axes = np.linalg.eigh(inertia)
     if np.any(moments < -1e-12) or moments[0] + moments[1] < moments[2] * (1 - 1e-9):
         mean = float(np.mean(np.abs(moments)))
+        why = 'a negative moment' if np.any(moments < -1e-12) else 'A + B < C'
         warn(raw.element, f'link {raw.name!r}: principal inertia moments '
                           f'{", ".join(f"{m:.3g}" for m in moments)} kg m^2 are not physical '
-                          f'(A + B < C); each set to their mean, {mean:.3g}')
+                          f'({why}); each set to their mean, {mean:.3g}')
         return mean * np.eye(3)
     return inertia
 

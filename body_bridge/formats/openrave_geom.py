@@ -451,7 +451,7 @@ def _solid(items, geom: RawGeom, warn):
 
 def _primitive(geom: RawGeom):
     if geom.kind == 'box':
-        return Box(tuple(float(2.0 * e) for e in geom.extents))
+        return Box(tuple(2.0 * float(e) for e in geom.extents))
     if geom.kind == 'sphere':
         return Sphere(float(geom.radius))
     return Cylinder(float(geom.radius), float(geom.height))

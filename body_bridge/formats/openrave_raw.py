@@ -62,9 +62,10 @@ class TransformTags:
             self.pos = self.pos + (v if scale is None else v * scale)
         elif tag == 'rotationaxis':
             x, y, z, deg = element.numbers(4)
-            if x == y == z == 0.0:
+            axis = scaled((x, y, z))
+            if axis is None:
                 raise element.error('<rotationaxis> has a zero axis')
-            self.rot = axis_angle_matrix((x, y, z), math.radians(deg)) @ self.rot
+            self.rot = axis_angle_matrix(axis, math.radians(deg)) @ self.rot
         elif tag == 'rotationmat':
             m = element.numbers(9).reshape(3, 3)
             if not np.allclose(m @ m.T, np.eye(3), atol=1e-3) or np.linalg.det(m) <= 0:
@@ -72,8 +73,8 @@ class TransformTags:
             u, _, vt = np.linalg.svd(m)  # the nearest rotation: files round to a few digits
             self.rot = (u @ vt) @ self.rot
         elif tag == 'quat':
-            q = element.numbers(4)
-            if not np.any(q):
+            q = scaled(element.numbers(4))
+            if q is None:
                 raise element.error('<quat> is the zero quaternion')
             self.rot = quat_matrix(q) @ self.rot
         else:
@@ -86,6 +87,16 @@ class TransformTags:
         m[:3, :3] = self.rot
         m[:3, 3] = self.pos
         return m
+
+
+def scaled(values, zero: float = 1e-12) -> np.ndarray | None:
+    """``values`` divided by their largest magnitude (so that a norm cannot overflow or
+    underflow), or None when that magnitude is below ``zero`` (a zero vector)."""
+    v = np.asarray(values, dtype=float)
+    top = float(np.max(np.abs(v))) if v.size else 0.0
+    if not top >= zero:
+        return None
+    return v / top
 
 
 @dataclass(eq=False)

@@ -26,7 +26,7 @@ from ..errors import UnsupportedError, where
 from ..fileaccess import file_problem
 from .openrave_geom import MassSpec, link_inertial, read_geom, read_mass
 from .openrave_raw import (RawBody, RawJoint, RawLink, RawManipulator, RawSensor,
-                           RawWorld, TransformTags, inverse)
+                           RawWorld, TransformTags, inverse, scaled)
 from .openrave_xml import Element, parse_file
 
 __all__ = ['read_world', 'Reader', 'Context', 'COLLADA']
@@ -436,6 +436,9 @@ class Reader:
                     raise child.error(f'offsetfrom link {child.word()!r} is not defined')
             elif tag in ('limits', 'limitsrad', 'limitsdeg'):
                 values = child.numbers(2 * dof)
+                if np.any(values[0::2] > values[1::2]):
+                    self.ctx.warn(child, f'<{tag}> gives an upper limit before its lower limit; '
+                                         'read as OpenRAVE reads it, the smaller value first')
                 scale = deg if tag == 'limitsdeg' else 1.0
                 joint_data['lower'] = [scale * min(values[2 * i], values[2 * i + 1])
                                        for i in range(dof)]
@@ -491,11 +494,10 @@ class Reader:
 
     @staticmethod
     def _unit(element: Element) -> np.ndarray:
-        v = element.numbers(3)
-        norm = float(np.linalg.norm(v))
-        if norm < 1e-12:
+        v = scaled(element.numbers(3))
+        if v is None:
             raise element.error(f'<{element.tag}> is the zero vector')
-        return v / norm
+        return v / np.linalg.norm(v)
 
     @staticmethod
     def _find_link(body: RawBody, name: str) -> RawLink | None:
@@ -550,9 +552,9 @@ class Reader:
             elif tag in ('closingdirection', 'closingdir'):
                 manip.closing_direction = [float(np.sign(v)) for v in child.numbers()]
             elif tag in ('direction', 'palmdirection'):
-                v = child.numbers(3)
-                norm = float(np.linalg.norm(v))
-                manip.direction = v / norm if norm > 0 else np.array([0.0, 0.0, 1.0])
+                v = scaled(child.numbers(3))
+                manip.direction = v / np.linalg.norm(v) if v is not None else \
+                    np.array([0.0, 0.0, 1.0])
             elif tag == 'iksolver':
                 manip.ik_solver = child.text.strip()
             else:

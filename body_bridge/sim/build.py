@@ -174,7 +174,10 @@ def _add_geom(spec, body, shape: Shape, name: str, visible: bool, contact) -> No
         mesh_name = f'{name}:{mesh.name}'
         spec_mesh = spec.add_mesh()
         spec_mesh.name = mesh_name
-        spec_mesh.uservert = mesh.vertices.astype(np.float32).ravel().tolist()
+        vertices = mesh.vertices
+        if 0 < len(vertices) < 4:  # MuJoCo wants 4 vertices; the copies are in no face
+            vertices = np.vstack([vertices, np.repeat(vertices[:1], 4 - len(vertices), 0)])
+        spec_mesh.uservert = vertices.astype(np.float32).ravel().tolist()
         spec_mesh.userface = mesh.faces.astype(np.int32).ravel().tolist()
         spec_mesh.inertia = mujoco.mjtMeshInertia.mjMESH_INERTIA_SHELL
         spec_mesh.info = shape.source or ''
