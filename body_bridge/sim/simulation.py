@@ -57,6 +57,10 @@ class Mode(enum.IntEnum):
     EFFORT = 2
 
 
+#: The modes as plain integers, for the arrays compared every period.
+_POSITION, _VELOCITY, _EFFORT = int(Mode.POSITION), int(Mode.VELOCITY), int(Mode.EFFORT)
+
+
 class CommandRejected(ValueError):
     """A command that names unknown joints or carries values that are not finite."""
 
@@ -241,7 +245,7 @@ class Simulation:
         if self.kinematic:
             gain[acts, 0] = bias[acts, 1] = bias[acts, 2] = 0.0  # moved directly, no forces
             return
-        position, velocity = modes == Mode.POSITION, modes == Mode.VELOCITY
+        position, velocity = modes == _POSITION, modes == _VELOCITY
         gain[acts, 0] = np.where(position, kp, np.where(velocity, kv, 1.0))
         bias[acts, 1] = np.where(position, -kp, 0.0)
         bias[acts, 2] = np.where(position | velocity, -kv, 0.0)
@@ -395,7 +399,7 @@ class Simulation:
         if self.kinematic:
             return q.copy()
         act = self.data.act[self._actadr]
-        return np.where(self._mode == Mode.POSITION, act, q)
+        return np.where(self._mode == _POSITION, act, q)
 
     def _apply_pending(self) -> None:
         with self._lock:
@@ -446,7 +450,7 @@ class Simulation:
         period = self.period
         desired, following = self._desired_positions(self.time + period)
         q = self.data.qpos[self._qa]
-        position = self._mode == Mode.POSITION
+        position = self._mode == _POSITION
         start = self._setpoints()
         step = np.clip(desired - start, -self._vlim * period, self._vlim * period)
         rate = np.where(position, step / period, 0.0)
@@ -456,11 +460,11 @@ class Simulation:
         self._rate = rate
         self.data.ctrl[self._act] = rate
         act = self.data.act
-        velocity = self._mode == Mode.VELOCITY
+        velocity = self._mode == _VELOCITY
         v = np.clip(self._target, -self._vlim, self._vlim)
         v[((q >= self._upper) & (v > 0)) | ((q <= self._lower) & (v < 0))] = 0.0
         act[self._actadr[velocity]] = v[velocity]
-        effort = self._mode == Mode.EFFORT
+        effort = self._mode == _EFFORT
         if np.any(effort):
             act[self._actadr[effort]] = self._limit_efforts(q)[effort]
         bias = np.where(following & position, self.kv * rate, 0.0)
@@ -478,13 +482,13 @@ class Simulation:
         dq = self.data.qvel[self._da]
         beyond = (((dq > self._vlim) | (q >= self._upper)) & (u > 0)) | \
                  (((dq < -self._vlim) | (q <= self._lower)) & (u < 0))
-        for row in np.flatnonzero(beyond & (self._mode == Mode.EFFORT)):
+        for row in np.flatnonzero(beyond & (self._mode == _EFFORT)):
             self.notes.append(f'{self.actuated[row]}: effort withheld: the joint is at its '
                               'velocity limit or the end of its range')
         return np.where(beyond, 0.0, u)
 
     def _kinematic_period(self, q: np.ndarray, rate: np.ndarray) -> None:
-        velocity = self._mode == Mode.VELOCITY
+        velocity = self._mode == _VELOCITY
         v = np.clip(self._target, -self._vlim, self._vlim)
         rate = np.where(velocity, v, rate)
         self._kq0 = q.copy()
