@@ -93,7 +93,7 @@ def measure(args) -> list[float]:
             sent = time.perf_counter()
             pub.publish(JointState(name=[args.joint], effort=[effort]))
 
-            def reflected():
+            def reflected(effort=effort):
                 return any(abs(m.effort[index] - effort) < 1e-12 for _, m in received)
             spin_until(reflected, f'the state of command {k}')
             arrived = next(t for t, m in received if abs(m.effort[index] - effort) < 1e-12)

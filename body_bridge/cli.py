@@ -108,7 +108,8 @@ def _sim(args, ros_args: list[str]) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog='python -m body_bridge', description=__doc__.split('\n')[0])
+    parser = argparse.ArgumentParser(prog='python -m body_bridge',
+                                     description=__doc__.split('\n')[0])
     sub = parser.add_subparsers(dest='command', required=True)
     p = sub.add_parser('convert', help='write the URDF (and the MuJoCo model) of a model')
     p.add_argument('model', help='model file, or the name of a bundled model')

@@ -151,8 +151,8 @@ def trajectory(names, points, start: Time | None = None, velocities=None):
     if start is not None:
         msg.header.stamp = start
     for k, (t, p) in enumerate(points):
-        point = JointTrajectoryPoint(positions=p,
-                                     time_from_start=Duration(sec=int(t), nanosec=int(t % 1 * 1e9)))
+        duration = Duration(sec=int(t), nanosec=int(t % 1 * 1e9))
+        point = JointTrajectoryPoint(positions=p, time_from_start=duration)
         if velocities is not None:
             point.velocities = velocities[k]
         msg.points.append(point)
@@ -237,7 +237,8 @@ def test_bad_commands_are_rejected_and_the_last_valid_command_holds(arm):
         "effort (this one fills 2)",
         "/arm/pitch/commands: rejected: 1 values for 2 joints",
         "/arm/pitch/commands: rejected: a value is NaN or infinite",
-        "/arm/arm/joint_trajectory: rejected: time_from_start is not strictly increasing at point 1",
+        "/arm/arm/joint_trajectory: rejected: time_from_start is not strictly increasing at "
+        "point 1",
         "/arm/arm/joint_trajectory: rejected: joint 'knee' is not one of this controller's joints",
         "/arm/arm/joint_trajectory: rejected: a position value is NaN or infinite",
     ]

@@ -184,3 +184,16 @@ def test_launch_file_starts_the_bridge_with_every_model(monkeypatch):
     assert node.kwargs['parameters'][1] == {'use_sim_time': True}
     declared = {a.args[0] for a in made['DeclareLaunchArgument']}
     assert declared == {'model', 'namespace', 'params_file', 'use_sim_time'}
+
+
+def test_a_node_that_does_not_simulate_takes_no_commands(ros, tmp_path):
+    from rclpy.parameter import Parameter
+    from body_bridge.ros.node import BridgeNode
+    node = BridgeNode(parameter_overrides=[Parameter('simulate', value=False),
+                                           Parameter('mesh_directory', value=str(tmp_path))])
+    try:
+        assert node.sim is None and node.runner is None
+        names = {s.srv_name for s in node.services}
+        assert not names & {'~/reset', '~/step', '~/set_paused'}
+    finally:
+        node.destroy_node()

@@ -218,8 +218,8 @@ def test_paused_start_single_steps_and_resume(bridge, probe):
     for k in range(1, 4):
         result = call(probe, step, Trigger.Request(), proc, 'step')
         assert result.success, result.message
-        probe.spin_until(lambda: len(probe.states) == initial + k, 10.0, 'the state after a step',
-                         proc)
+        probe.spin_until(lambda n=initial + k: len(probe.states) == n, 10.0,
+                         'the state after a step', proc)
         assert stamp(probe.states[-1]) == pytest.approx(0.02 * k, abs=1e-9)  # one period
     spin_for(probe, 0.3)
     assert len(probe.states) == initial + 3  # one state per period, none while paused

@@ -31,7 +31,8 @@ def test_holds_initial_pose_against_gravity(arm):
 def test_position_target_is_reached(arm):
     arm.command(Mode.POSITION, ['elbow_pitch'], [0.7])
     run(arm, 2.0)
-    assert arm.joint_positions()[arm.joint_names.index('elbow_pitch')] == pytest.approx(0.7, abs=0.01)
+    q = arm.joint_positions()[arm.joint_names.index('elbow_pitch')]
+    assert q == pytest.approx(0.7, abs=0.01)
 
 
 def test_position_target_is_clipped_to_range(arm):
@@ -238,7 +239,8 @@ def test_gain_overrides(arm):
     sim = Simulation(load_model(SAMPLE_ARM), SimOptions(gains={'elbow_pitch': (100.0, None),
                                                               'wrist_pitch': (50.0, 2.0)}))
     e, w = sim.actuated.index('elbow_pitch'), sim.actuated.index('wrist_pitch')
-    assert sim.kp[e] == 100.0 and sim.kv[e] == pytest.approx(2.0 * math.sqrt(100.0 * sim.inertia[e]))
+    assert sim.kp[e] == 100.0
+    assert sim.kv[e] == pytest.approx(2.0 * math.sqrt(100.0 * sim.inertia[e]))
     assert (sim.kp[w], sim.kv[w]) == (50.0, 2.0)
     assert sim.kp[0] == arm.kp[0]
     with pytest.raises(ValueError, match='nope'):
@@ -374,3 +376,16 @@ def test_models_in_one_world_touch_each_other():
     alone = Simulation(box, SimOptions(build=BuildOptions(ground_plane=False)))
     run(alone, 0.5)
     assert alone.body_pose('box')[0][2] < -1.0
+
+
+def test_initial_pose_of_a_free_root():
+    from body_bridge.model import Pose
+    box = load_model(shared_model('choreonoid/share/model/misc/box1.body'))
+    pose = Pose.from_rpy((0.0, 0.0, 0.3), pos=(2.0, -1.0, 0.1))
+    sim = Simulation(box, SimOptions(initial_pose=pose))
+    pos, quat = sim.body_pose('box')
+    np.testing.assert_allclose(pos, [2.0, -1.0, 0.1], atol=1e-12)
+    np.testing.assert_allclose(quat, pose.quat(), atol=1e-12)
+    run(sim, 0.5)
+    sim.reset()
+    np.testing.assert_allclose(sim.body_pose('box')[0], [2.0, -1.0, 0.1], atol=1e-12)

@@ -128,7 +128,9 @@ def read_controllers(values: Mapping[str, object], joints: list[str], kinematic:
     controllers, warnings = [], []
     for name, keys in sorted(by_name.items()):
         controller = _controller(name, keys, joints, kinematic)
-        used = {'type', 'joints'} | ({'interface_name'} if controller.kind == 'commands' else set())
+        used = {'type', 'joints'}
+        if controller.kind == 'commands':
+            used.add('interface_name')
         for key in sorted(set(keys) - used):
             warnings.append(f'parameter controllers.{name}.{key} is not used by body_bridge')
         controllers.append(controller)

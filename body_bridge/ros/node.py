@@ -170,14 +170,15 @@ class BridgeNode(Node):
                 out.append(_transform(self.frame(joint.parent), self.frame(joint.child),
                                       model.joint_origin(joint), stamp))
         for extra in model.frames:
-            out.append(_transform(self.frame(extra.link), self.frame(extra.name), extra.pose, stamp))
+            out.append(_transform(self.frame(extra.link), self.frame(extra.name), extra.pose,
+                                  stamp))
         frames = model.device_frames()
         for device in model.devices:
             frame = frames[device.name]
             out.append(_transform(self.frame(device.link), self.frame(frame), device.pose, stamp))
             if device.kind == DeviceKind.CAMERA:
-                out.append(_transform(self.frame(frame), self.frame(urdf_writer.optical_frame(frame)),
-                                      urdf_writer.OPTICAL, stamp))
+                optical = self.frame(urdf_writer.optical_frame(frame))
+                out.append(_transform(self.frame(frame), optical, urdf_writer.OPTICAL, stamp))
         return out
 
     # --- simulation -----------------------------------------------------------------------

@@ -4,21 +4,24 @@ One *control period* applies the pending commands, then steps the physics
 ``period / timestep`` times. Every 1-DOF joint that no other joint drives has a servo
 (:mod:`body_bridge.sim.servo`) whose mode is switched at run time:
 
-* position: ``tau = kp (q* - q) - kv dq``, the setpoint q* moving towards the target at no
-  more than the joint's velocity limit;
+* position: ``tau = kp (q* - q) + kv (dq* - dq)``, the setpoint q* moving towards the target
+  at no more than the joint's velocity limit (``dq*``, the velocity fed forward, is that of a
+  trajectory being followed, else 0);
 * velocity: ``tau = kv (dq* - dq)``;
 * effort: ``tau = u``.
 
 Gains come from each joint's effective inertia ``I`` in the current configuration (updated
 every period) and a servo bandwidth: ``kp = I w^2``, ``kv = 2 zeta I w`` (a free-floating base
-counts: see :func:`~body_bridge.sim.servo.effective_inertia`), or from per-joint overrides. For fixed-base
-models the joints in position or velocity mode also get the gravity and Coriolis torques fed
-forward, as a real servo's integrator would supply them, so a held position does not sag.
+counts: see :func:`~body_bridge.sim.servo.effective_inertia`), or from per-joint overrides. For
+fixed-base models the joints in position or velocity mode also get the gravity and Coriolis
+torques fed forward, as a real servo's integrator would supply them, so a held position does
+not sag.
 
-Limits always hold: position targets are clipped to the joint's range, velocity targets and
-the setpoint's rate to its velocity limit, efforts to its effort limit (the servo's force
-range). In effort mode, as ros2_control's joint limiter does, an effort that pushes a joint
-further beyond its velocity limit or its range is withheld.
+Limits always hold: position targets are clipped to the joint's range, velocity targets and the
+setpoint's rate to its velocity limit, efforts to its effort limit (the servo's force range).
+A servo never drives its joint faster than the velocity limit (checked at every physics step
+while a joint moves near it). In effort mode, as ros2_control's joint limiter does, an effort
+that pushes a joint further beyond its velocity limit or its range is withheld.
 
 A *kinematic* model has no dynamics: its joints move exactly as commanded (position and
 velocity commands, trajectories) under their velocity limits, and its root stays where it was
@@ -111,7 +114,7 @@ def simulate_together(entries: Sequence[tuple[Model, SimOptions]],
 class Simulation:
     """A model running in MuJoCo, alone or sharing a :class:`World` with others.
 
-    Thread safety: ``command``, ``follow`` and ``stop`` may be called from any thread;
+    Thread safety: ``command`` and ``follow`` may be called from any thread;
     everything else from the thread that steps.
     """
 
@@ -387,10 +390,6 @@ class Simulation:
         with self._lock:
             self._pending.append(('follow', trajectory, rows, start))
         return notes
-
-    def stop(self, names: Sequence[str]) -> None:
-        """Hold the named joints where their setpoint is now (position mode)."""
-        self.follow(JointTrajectory.from_points(names, [], []))
 
     # --- the control period (stepping thread) -------------------------------------------
 

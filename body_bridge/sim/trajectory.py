@@ -117,7 +117,8 @@ def _segment(t: float, h: float, p0, v0, a0, p1, v1, a1, order: int):
     # Quintic with position, velocity and acceleration at both ends.
     d = p1 - p0
     c3 = (20.0 * d - (8.0 * v1 + 12.0 * v0) * h - (3.0 * a0 - a1) * h ** 2) / (2.0 * h ** 3)
-    c4 = (-30.0 * d + (14.0 * v1 + 16.0 * v0) * h + (3.0 * a0 - 2.0 * a1) * h ** 2) / (2.0 * h ** 4)
+    c4 = (-30.0 * d + (14.0 * v1 + 16.0 * v0) * h + (3.0 * a0 - 2.0 * a1) * h ** 2) \
+        / (2.0 * h ** 4)
     c5 = (12.0 * d - 6.0 * (v1 + v0) * h - (a0 - a1) * h ** 2) / (2.0 * h ** 5)
     p = p0 + v0 * t + 0.5 * a0 * t ** 2 + c3 * t ** 3 + c4 * t ** 4 + c5 * t ** 5
     v = v0 + a0 * t + 3.0 * c3 * t ** 2 + 4.0 * c4 * t ** 3 + 5.0 * c5 * t ** 4
