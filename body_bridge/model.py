@@ -32,7 +32,7 @@ from .errors import ModelError
 __all__ = [
     'Pose', 'Box', 'Sphere', 'Cylinder', 'Capsule', 'Cone', 'Mesh', 'Geometry',
     'Material', 'Shape', 'Inertial', 'Link', 'JointType', 'Limits', 'Mimic', 'Joint',
-    'DeviceKind', 'Device', 'Frame', 'LoopClosure', 'Model', 'freeze',
+    'DeviceKind', 'Device', 'Frame', 'LoopClosure', 'Manipulator', 'Model', 'freeze',
 ]
 
 _EMPTY: Mapping = MappingProxyType({})
@@ -331,7 +331,8 @@ class Mimic:
     """This joint follows ``joint``: q = multiplier * q_joint + offset.
 
     ``expression`` is set (and multiplier/offset are meaningless) when the relation is
-    not linear; it is the format's formula, already checked by the loader.
+    not linear: a formula over joint names in :mod:`body_bridge.formula` syntax, written by
+    the loader in that syntax (whatever the file's), with ``joint`` its first variable.
     """
 
     joint: str
@@ -383,7 +384,13 @@ class Device:
         kind: what it measures.
         link: the link it is fixed to.
         pose: its frame in the link frame (conventions in the module docstring).
-        params: the kind's parameters in SI units and radians (see the loaders).
+        params: the kind's parameters in SI units and radians (see the loaders). Keys
+            shared by loaders: cameras ``width``, ``height`` [px], ``field_of_view`` [rad]
+            (across the shorter image side), ``frame_rate`` [Hz], and when the file gives
+            intrinsics ``fx``, ``fy``, ``cx``, ``cy`` [px]; scanning range sensors
+            ``min_angle``, ``max_angle``, ``resolution`` [rad] (scan about the device z axis,
+            angle 0 on its x axis), ``min_distance``, ``max_distance`` [m], ``scan_rate``
+            [Hz].
         type_name: the format's own type name (for example ``RateGyroSensor``).
     """
 
@@ -407,6 +414,37 @@ class Frame:
     link: str
     pose: Pose = field(default_factory=Pose)
     source: str | None = None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Manipulator:
+    """A manipulator: an arm chain and a hand, with a tool frame (OpenRAVE ``<Manipulator>``).
+
+    Attributes:
+        name: unique within the model.
+        base: the link the arm chain starts from.
+        effector: the link the hand is mounted on.
+        tool_frame: the name of the tool frame in ``Model.frames`` (fixed to ``effector``).
+        arm_joints: the movable joints from ``base`` to ``effector``, in chain order.
+        gripper_joints: the hand's joints.
+        closing_direction: per gripper joint, +1 or -1 (the sign that closes), or 0.
+        direction: the approach direction in the tool frame (unit vector).
+        ik_solver: the format's name of an IK solver, if it names one.
+    """
+
+    name: str
+    base: str
+    effector: str
+    tool_frame: str
+    arm_joints: tuple[str, ...] = ()
+    gripper_joints: tuple[str, ...] = ()
+    closing_direction: tuple[float, ...] = ()
+    direction: np.ndarray = field(default_factory=lambda: _vec((0, 0, 1)))
+    ik_solver: str | None = None
+    source: str | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, 'direction', _vec(self.direction))
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -434,6 +472,8 @@ class Model:
 
     ``root_joint`` is how the root link is attached to the world: FIXED or FREE.
     ``warnings`` holds one ``path:line: message`` line for everything the loader ignored.
+    ``manipulators`` describe arm/hand chains (their tool frames are in ``frames``);
+    ``adjacent`` lists link pairs that never collide with each other.
     """
 
     name: str
@@ -447,6 +487,8 @@ class Model:
     source: str | None = None
     timestep: float | None = None
     warnings: tuple[str, ...] = ()
+    manipulators: tuple[Manipulator, ...] = ()
+    adjacent: tuple[tuple[str, str], ...] = ()
     _links: Mapping = field(default_factory=lambda: _EMPTY, init=False, repr=False)
     _joints: Mapping = field(default_factory=lambda: _EMPTY, init=False, repr=False)
     _parent_joint: Mapping = field(default_factory=lambda: _EMPTY, init=False, repr=False)
@@ -505,9 +547,31 @@ class Model:
             if frame.name in links:
                 raise ModelError(frame.source or self.source, None,
                                  f'frame {frame.name!r} has the name of a link')
+        self._check_manipulators(links, joints)
+        for pair in self.adjacent:
+            for end in pair:
+                if end not in links:
+                    raise ModelError(self.source, None, f'adjacent pair {pair!r} names unknown '
+                                     f'link {end!r}')
         object.__setattr__(self, '_links', MappingProxyType(links))
         object.__setattr__(self, '_joints', MappingProxyType(joints))
         object.__setattr__(self, '_parent_joint', MappingProxyType(parent_joint))
+
+    def _check_manipulators(self, links, joints) -> None:
+        frames = {f.name for f in self.frames}
+        for manip in self.manipulators:
+            src = manip.source or self.source
+            for end in (manip.base, manip.effector):
+                if end not in links:
+                    raise ModelError(src, None,
+                                     f'manipulator {manip.name!r}: unknown link {end!r}')
+            if manip.tool_frame not in frames:
+                raise ModelError(src, None, f'manipulator {manip.name!r}: tool frame '
+                                 f'{manip.tool_frame!r} is not in the model\'s frames')
+            for name in (*manip.arm_joints, *manip.gripper_joints):
+                if name not in joints:
+                    raise ModelError(src, None, f'manipulator {manip.name!r}: unknown joint '
+                                     f'{name!r}')
 
     def link(self, name: str) -> Link:
         return self._links[name]

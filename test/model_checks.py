@@ -7,6 +7,7 @@ import math
 import mujoco
 import numpy as np
 
+from body_bridge.formula import mimic_formula
 from body_bridge.model import Model
 from body_bridge.sim.build import BuildOptions, build_spec
 from body_bridge.urdf import to_urdf
@@ -25,10 +26,11 @@ def random_positions(model: Model, rng: np.random.Generator) -> dict[str, float]
         lo = -span if lo is None else max(lo, -1e3)
         hi = span if hi is None else min(hi, 1e3)
         q[joint.name] = float(rng.uniform(lo, hi))
-    for joint in model.movable_joints:
-        if joint.mimic is not None and joint.mimic.expression is None:
-            lead = joint.mimic.joint
-            q[joint.name] = joint.mimic.multiplier * q.get(lead, 0.0) + joint.mimic.offset
+    for _ in range(len(model.joints)):  # mimic joints follow their formulas (chains settle)
+        for joint in model.movable_joints:
+            if joint.mimic is not None:
+                formula = mimic_formula(joint.mimic)
+                q[joint.name] = formula.evaluate({v: q.get(v, 0.0) for v in formula.variables})
     return q
 
 

@@ -49,7 +49,8 @@ def test_sample_camera_looks_along_hand_axis():
     world = model.link(camera.link).pose @ camera.pose
     # Device frames look along +x; the hand points up at the reference configuration.
     np.testing.assert_allclose(world.rot[:, 0], (0, 0, 1), atol=1e-12)
-    assert camera.params['width'] == 320 and camera.params['field_of_view'] == pytest.approx(math.pi / 3)
+    assert camera.params['width'] == 320
+    assert camera.params['field_of_view'] == pytest.approx(math.pi / 3)
 
 
 def test_radian_unit_and_camel_case_keys(tmp_path):
@@ -89,7 +90,8 @@ def test_degrees_by_default_and_scalar_range(tmp_path):
             joint_angle: 90
     """)
     j = load_model(path).joint('b')
-    assert j.limits.lower == pytest.approx(-math.pi / 4) and j.limits.upper == pytest.approx(math.pi / 4)
+    assert j.limits.lower == pytest.approx(-math.pi / 4)
+    assert j.limits.upper == pytest.approx(math.pi / 4)
     assert j.initial == 0.5  # joint_displacement is in radians and wins over joint_angle
 
 
@@ -174,7 +176,8 @@ def test_scaled_box(tmp_path):
     ('format: ChoreonoidBody\nlinks:\n  - name: a\n    joint_type: spinning\n', 3,
      "joint_type 'spinning'"),
     ('format: ChoreonoidBody\nlinks:\n  - name: a\n    elements:\n      - type: Shape\n'
-     '        geometry: { type: Box, size: [ 1, -1, 1 ] }\n', 6, 'Box size must be three positive'),
+     '        geometry: { type: Box, size: [ 1, -1, 1 ] }\n', 6,
+     'Box size must be three numbers, none negative'),
     ('format: ChoreonoidBody\nlinks:\n  - name: a\n    mass: heavy\n', 3, 'mass must be a number'),
     ('format: ChoreonoidBody\nlinks:\n  - name: a\n    rotation: [ 0, 0, 0, 90 ]\n', 3,
      'zero vector'),

@@ -389,3 +389,27 @@ def test_initial_pose_of_a_free_root():
     run(sim, 0.5)
     sim.reset()
     np.testing.assert_allclose(sim.body_pose('box')[0], [2.0, -1.0, 0.1], atol=1e-12)
+
+
+def test_a_joint_drives_the_joints_that_mimic_it():
+    """Effective inertia and gravity feed-forward count the mimicking joints: a linear
+    coupling f = 2 a gives I_a + 4 I_f (analytic) and the follower's weight through 2x."""
+    from body_bridge.model import Box, Inertial, Joint, Link, Mimic, Model, Pose, Shape
+    def link(name, x, izz):
+        return Link(name, Pose((x, 0, 0)), Inertial(1.0, (0.2, 0, 0), np.diag([0.01, izz, izz])),
+                    visuals=(Shape(Box((0.1, 0.1, 0.1))),))
+    model = Model('coupled', (Link('base'), link('l1', 0.0, 0.02), link('l2', 1.0, 0.05)),
+                  (Joint('a', 'revolute', 'base', 'l1', (0, 0, 1)),
+                   Joint('f', 'revolute', 'base', 'l2', (0, 1, 0), mimic=Mimic('a', 2.0, 0.0))),
+                  'base')
+    sim = Simulation(model)
+    assert sim.actuated == ['a']
+    i_a, i_f = 0.02 + 0.2 ** 2, 0.05 + 0.2 ** 2  # about each axis through its link origin
+    assert sim.inertia[0] == pytest.approx(i_a + 4 * i_f, rel=1e-9)
+    # f turns about y: its weight (1 kg at +0.2 m along x) turns it about +y with 1.962 N m;
+    # a holds it through the coupling with twice that, the other way
+    assert sim._gravity[0] == pytest.approx(-2 * 9.81 * 0.2, rel=1e-6)
+    sim.command(Mode.POSITION, ['a'], [0.3])
+    run(sim, 1.0)
+    q = sim.joint_positions()
+    assert q[0] == pytest.approx(0.3, abs=1e-3) and q[1] == pytest.approx(0.6, abs=2e-3)

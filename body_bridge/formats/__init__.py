@@ -6,12 +6,15 @@ import os
 
 from ..errors import ModelError
 from ..model import Model
-from . import choreonoid
+from . import choreonoid, openrave
 
 __all__ = ['load_model', 'LOADERS']
 
 #: File name endings and the loader that reads them (longest ending wins).
 LOADERS = {ext: choreonoid.load for ext in choreonoid.EXTENSIONS}
+LOADERS.update({ext: openrave.load for ext in openrave.EXTENSIONS})
+LOADERS[openrave.XML_EXTENSION] = openrave.load_xml  # OpenRAVE when its root element says so
+LOADERS.update({ext: openrave.load_collada for ext in ('.zae', '.dae')})  # a clear refusal
 
 
 def load_model(path: str | os.PathLike) -> Model:

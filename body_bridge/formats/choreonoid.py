@@ -1,235 +1,87 @@
 """Choreonoid Body files (``.body``): YAML, links with elements.
 
-The reference is Choreonoid's Body file manual. Facts this loader relies on:
+The reference is Choreonoid's Body file manual (``../shared/specs``); where it is silent,
+Choreonoid's own loader. The file is read in these modules:
 
-* Angles are degrees unless ``angle_unit: radian`` (which format_version 2.0 forbids);
-  ``rotation`` is axis-angle ``[x, y, z, angle]`` or a list of them, composed left to right.
-* Keys may be snake_case or the older camelCase, mixed in one file.
-* A link's frame is relative to its parent link; its joint is at the link origin, the axis in
-  the link frame (default +Z). The first link is the root unless ``root_link`` names one.
-* ``elements`` is a list of nodes, one node with ``type``, or a mapping from type to node.
-* Cylinders, capsules and cones are built along the local +Y axis (VRML97).
-* Cameras and range sensors look along their -Z axis, with +Y up.
+* ``choreonoid_nodes``: keys in snake_case or camelCase, translations, rotations, units.
+* ``choreonoid_links``: Link nodes (placement, joint, mass, ``import``).
+* ``choreonoid_elements``: the elements tree (Transform, Group, RigidBody, Visual,
+  Collision, Shape, Resource, devices); ``choreonoid_shapes`` its geometry and appearance,
+  ``choreonoid_resources`` mesh files and YAML scene resources, ``choreonoid_devices``
+  the devices.
+* this module: the header, the ``links`` list (Link, SubBody, ContinuousTrack, Skip),
+  ``extra_joints``, and the assembly of the model.
+
+Facts this module relies on:
+
+* Header: ``format: ChoreonoidBody``; ``format_version`` 1.0 or 2.0 (Choreonoid reads any
+  version below 2.1; a missing one is 1.0 here); ``angle_unit`` degree (default) or radian,
+  which 2.0 forbids; ``name`` (default: the file name); ``root_link`` (default: the first).
+* SubBody: ``uri`` names another body file whose links join this body, renamed
+  ``prefix + name + suffix`` (devices ``device_prefix + name``; joint ids shifted by
+  ``joint_id_offset``); the node's ``parent``, placement and joint keys apply to the
+  sub-body's root link.
+* ContinuousTrack: ``num_joints`` links ``name0 ... nameN-1`` chained from ``parent``: the
+  first with a free joint, the others revolute, each ``joint_offset`` from the previous,
+  at ``initial_joint_angles``.
+* ``extra_joints`` (ball, hinge, piston) close loops: ``link1_name``/``link2_name``,
+  ``link1_local_pos``/``link2_local_pos``, ``axis`` in link1's frame.
 """
 
 from __future__ import annotations
 
 import math
 import os
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .. import geometry as geo
-from ..errors import ModelError, UnsupportedError, where
-from ..model import (Box, Cylinder, Device, DeviceKind, Inertial, Joint, JointType, Limits,
-                     Link, Material, Mesh, Model, Pose, Shape, Sphere, axis_angle_matrix,
-                     freeze)
-from .yamlsource import LineDict, LineList, line_of, load_yaml
+from ..errors import ModelError, UnsupportedError
+from ..model import Device, Joint, JointType, Limits, Link, LoopClosure, Model, Pose, freeze
+from .choreonoid_elements import LinkParts
+from .choreonoid_links import LINK_KEYS, LinkSpec, _axis, import_keys, read_joint, read_link
+from .choreonoid_nodes import Context, Node, kind
+from .choreonoid_resources import resolve_uri
+from .yamlsource import line_of, load_yaml
 
 __all__ = ['load', 'EXTENSIONS']
 
 EXTENSIONS = ('.body',)
 
-_CAMEL = re.compile(r'(?<=[a-z0-9])([A-Z])')
-
-# Choreonoid builds round shapes along +Y; the model builds them along +Z.
-_Y_UP = axis_angle_matrix((1, 0, 0), -math.pi / 2)
-# Choreonoid's camera/range frame (look along -Z, +Y up) to the model's (look along +X, +Z up):
-# model x = -Z, model y = -X, model z = +Y, expressed in the Choreonoid device frame.
-_LOOK_FRAME = np.array([[0.0, -1.0, 0.0], [0.0, 0.0, 1.0], [-1.0, 0.0, 0.0]])
-
-
-def snake(key: str) -> str:
-    """``jointType`` -> ``joint_type``; snake_case keys are unchanged."""
-    return _CAMEL.sub(r'_\1', key).lower()
-
-
-class _Node:
-    """A mapping of the file with its line, read by snake_case key, tracking what was used."""
-
-    __slots__ = ('data', 'line', 'keys', 'used', 'ctx')
-
-    def __init__(self, data, ctx: _Context, line: int | None = None):
-        if not isinstance(data, dict):
-            raise ModelError(ctx.path, line, f'expected a mapping, found {_kind(data)}')
-        self.data = data
-        self.line = line_of(data, line)
-        self.ctx = ctx
-        self.keys = {}
-        for key in data:
-            if not isinstance(key, str):
-                raise ModelError(ctx.path, self.line, f'mapping key {key!r} is not a string')
-            self.keys.setdefault(snake(key), key)
-        self.used: set[str] = set()
-
-    def has(self, *names: str) -> bool:
-        return any(n in self.keys for n in names)
-
-    def raw(self, *names: str, default=None):
-        for name in names:
-            if name in self.keys:
-                self.used.add(name)
-                return self.data[self.keys[name]]
-        return default
-
-    def where(self) -> str:
-        return where(self.ctx.path, self.line)
-
-    def error(self, message: str) -> ModelError:
-        return ModelError(self.ctx.path, self.line, message)
-
-    def string(self, *names: str, default: str | None = None) -> str | None:
-        value = self.raw(*names)
-        if value is None:
-            return default
-        if isinstance(value, (dict, list)):
-            raise self.error(f'{names[0]} must be a string, found {_kind(value)}')
-        return str(value)
-
-    def number(self, *names: str, default: float | None = None) -> float | None:
-        value = self.raw(*names)
-        if value is None:
-            return default
-        return self._to_float(value, names[0])
-
-    def _to_float(self, value, name: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.error(f'{name} must be a number, found {_kind(value)}')
-        value = float(value)
-        if not math.isfinite(value):
-            raise self.error(f'{name} must be finite, found {value}')
-        return value
-
-    def boolean(self, *names: str, default: bool | None = None) -> bool | None:
-        value = self.raw(*names)
-        if value is None:
-            return default
-        if not isinstance(value, bool):
-            raise self.error(f'{names[0]} must be true or false, found {value!r}')
-        return value
-
-    def vector(self, *names: str, size: int | None = 3, default=None) -> np.ndarray | None:
-        value = self.raw(*names)
-        if value is None:
-            return None if default is None else np.asarray(default, dtype=float)
-        if not isinstance(value, list):
-            raise self.error(f'{names[0]} must be a list of numbers, found {_kind(value)}')
-        if size is not None and len(value) != size:
-            raise self.error(f'{names[0]} must have {size} numbers, found {len(value)}')
-        return np.array([self._to_float(v, names[0]) for v in value])
-
-    def angle(self, *names: str, default: float | None = None) -> float | None:
-        value = self.number(*names)
-        return default if value is None else value * self.ctx.angle_scale
-
-    def rotation(self, name: str = 'rotation') -> np.ndarray | None:
-        """An axis-angle rotation or a list of them, composed left to right."""
-        value = self.raw(name)
-        if value is None:
-            return None
-        if not isinstance(value, list) or not value:
-            raise self.error(f'{name} must be [x, y, z, angle] or a list of them')
-        items = value if isinstance(value[0], list) else [value]
-        rot = np.eye(3)
-        for item in items:
-            if not isinstance(item, list) or len(item) != 4:
-                raise self.error(f'{name} must be [x, y, z, angle] or a list of them')
-            x, y, z, a = (self._to_float(v, name) for v in item)
-            try:
-                rot = rot @ axis_angle_matrix((x, y, z), a * self.ctx.angle_scale)
-            except ValueError:
-                raise self.error(f'{name} axis is the zero vector') from None
-        return rot
-
-    def warn_unused(self, what: str, allowed: frozenset = frozenset()) -> None:
-        for snake_key, key in self.keys.items():
-            if snake_key not in self.used and snake_key not in allowed:
-                self.ctx.warn(self.line, f'{what}: key {key!r} is not supported and was ignored')
-
-
-def _kind(value) -> str:
-    if isinstance(value, dict):
-        return 'a mapping'
-    if isinstance(value, list):
-        return 'a list'
-    if value is None:
-        return 'nothing'
-    return f'{type(value).__name__} {value!r}'
+_HEADER_KEYS = frozenset({'format', 'format_version', 'angle_unit', 'name', 'root_link',
+                          'links', 'extra_joints'})
+_SUB_BODY_KEYS = frozenset({'type', 'uri', 'prefix', 'suffix', 'device_prefix',
+                            'joint_id_offset', 'parent', 'translation', 'rotation'}) | \
+    (LINK_KEYS - {'name', 'joint_name', 'elements', 'mass', 'center_of_mass', 'inertia'})
+_TRACK_KEYS = LINK_KEYS | {'num_joints', 'joint_offset', 'initial_joint_angles'}
+_CLOSURE_TYPES = {'ball': 'ball', 'hinge': 'hinge', 'piston': 'piston'}
+#: Farthest apart [m] the two points of an extra joint may be at the reference pose.
+_CLOSURE_GAP = 1e-6
 
 
 @dataclass
-class _Context:
+class _Closure:
+    name: str
+    type: str
+    link1: str
+    link2: str
+    pos1: np.ndarray
+    pos2: np.ndarray
+    axis: np.ndarray
+    source: str
     path: str
-    angle_scale: float = math.pi / 180.0
-    warnings: list[str] = field(default_factory=list)
-
-    def warn(self, line: int | None, message: str) -> None:
-        self.warnings.append(f'{where(self.path, line)}: {message}')
+    line: int | None
 
 
 @dataclass
-class _Frame:
-    """An affine transform from a node's frame to the link frame (may carry scale)."""
-
-    linear: np.ndarray = field(default_factory=lambda: np.eye(3))
-    translation: np.ndarray = field(default_factory=lambda: np.zeros(3))
-
-    def then(self, rot: np.ndarray | None, pos: np.ndarray | None,
-             scale: np.ndarray | None = None) -> _Frame:
-        local = np.eye(3) if rot is None else rot
-        if scale is not None:
-            local = local @ np.diag(scale)
-        t = np.zeros(3) if pos is None else pos
-        return _Frame(self.linear @ local, self.linear @ t + self.translation)
-
-    def rigid(self) -> tuple[Pose, np.ndarray] | None:
-        """Split into a rigid pose and per-axis scale, or None if it shears."""
-        scale = np.linalg.norm(self.linear, axis=0)
-        if np.any(scale <= 0):
-            return None
-        rot = self.linear / scale
-        if not np.allclose(rot.T @ rot, np.eye(3), atol=1e-9) or np.linalg.det(rot) < 0:
-            return None
-        return Pose(self.translation, rot), scale
-
-
-@dataclass
-class _LinkParts:
-    """What the elements of one link contribute."""
+class _Body:
+    """A body file as read, before it becomes a model (sub-bodies are merged as these)."""
 
     name: str
-    masses: list[tuple[float, np.ndarray, np.ndarray]] = field(default_factory=list)
-    visuals: list[Shape] = field(default_factory=list)
-    collisions: list[Shape] = field(default_factory=list)
-    devices: list[Device] = field(default_factory=list)
-
-
-_GEOMETRY_KEYS = {
-    'Box': frozenset({'type', 'size'}),
-    'Sphere': frozenset({'type', 'radius'}),
-    'Cylinder': frozenset({'type', 'radius', 'height', 'top', 'bottom', 'side', 'division_number'}),
-}
-
-_DEVICE_KINDS = {
-    'AccelerationSensor': DeviceKind.ACCELEROMETER,
-    'RateGyroSensor': DeviceKind.GYRO,
-    'Imu': DeviceKind.IMU,
-    'IMU': DeviceKind.IMU,
-    'ForceSensor': DeviceKind.FORCE,
-    'Camera': DeviceKind.CAMERA,
-    'CameraDevice': DeviceKind.CAMERA,
-    'RangeSensor': DeviceKind.RANGE,
-    'SpotLight': DeviceKind.LIGHT,
-}
-
-_LINK_KEYS = frozenset({
-    'type', 'name', 'parent', 'translation', 'rotation', 'joint_type', 'joint_axis',
-    'joint_range', 'joint_angle', 'joint_displacement', 'max_joint_velocity',
-    'joint_velocity_range', 'rotor_inertia', 'gear_ratio', 'joint_id', 'mass',
-    'center_of_mass', 'inertia', 'elements', 'joint_name',
-})
+    root: str
+    links: list[LinkSpec]
+    closures: list[_Closure] = field(default_factory=list)
+    extra_devices: list[Device] = field(default_factory=list)
 
 
 def load(path: str | os.PathLike) -> Model:
@@ -237,501 +89,374 @@ def load(path: str | os.PathLike) -> Model:
 
     Raises:
         ModelError: with ``path:line`` for anything the file gets wrong.
+        UnsupportedError: a node or feature this loader does not read.
     """
-    path = os.fspath(path)
+    ctx = Context(os.fspath(path))
+    body = _read_body(ctx)
+    return _assemble(body, ctx)
+
+
+# --- header and links ----------------------------------------------------------------------
+
+
+def _read_body(ctx: Context) -> _Body:
+    path = ctx.path
     data = load_yaml(path)
-    ctx = _Context(path)
     if not isinstance(data, dict):
         raise ModelError(path, line_of(data, 1), 'not a Choreonoid Body file: the top level is '
-                         f'{_kind(data)}, not a mapping')
-    top = _Node(data, ctx, 1)
+                         f'{kind(data)}, not a mapping')
+    top = Node(data, ctx, 1)
+    _read_header(top)
+    links_value = top.raw('links')
+    if links_value is None:
+        raise ModelError(path, 1, 'the body has no "links"')
+    body = _Body(name=top.string('name') or os.path.splitext(os.path.basename(path))[0],
+                 root='', links=[])
+    ctx.session.loading.append(os.path.abspath(path))
+    try:
+        _read_links(links_value, ctx, body)
+    finally:
+        ctx.session.loading.pop()
+    if not body.links:
+        raise ModelError(path, line_of(links_value, 1), 'the body has no link')
+    names = {spec.name for spec in body.links}
+    root = top.string('root_link') or body.links[0].name
+    if root not in names:
+        raise ModelError(path, 1, f'root_link {root!r} is not a link of this body')
+    body.root = root
+    extra = top.raw('extra_joints')
+    if extra is not None:
+        _read_extra_joints(extra, ctx, body, names)
+    top.warn_unused('body', _HEADER_KEYS)
+    return body
+
+
+def _read_header(top: Node) -> None:
+    path = top.ctx.path
     fmt = top.string('format')
     if fmt != 'ChoreonoidBody':
         raise ModelError(path, 1, 'not a Choreonoid Body file: "format: ChoreonoidBody" is missing'
                          if fmt is None else f'not a Choreonoid Body file: format is {fmt!r}')
     version = top.number('format_version', default=1.0)
+    if not 1.0 <= version < 2.1:
+        raise UnsupportedError(path, 1, f'format_version {version:g} is not supported '
+                               '(1.0 to 2.0)')
     if version not in (1.0, 2.0):
-        raise UnsupportedError(path, 1, f'format_version {version:g} is not supported (1.0, 2.0)')
+        top.ctx.warn(1, f'format_version {version:g} is read as 1.0/2.0 files are')
     unit = top.string('angle_unit', default='degree')
     if unit == 'radian':
         if version >= 2.0:
             raise ModelError(path, 1, 'angle_unit: radian is not allowed with format_version 2.0')
-        ctx.angle_scale = 1.0
-    elif unit != 'degree':
+        top.ctx.angle_scale = 1.0
+    elif unit == 'degree':
+        top.ctx.angle_scale = math.pi / 180.0  # each file has its own unit (sub-bodies too)
+    else:
         raise ModelError(path, 1, f'angle_unit must be degree or radian, found {unit!r}')
 
-    links_value = top.raw('links')
-    if links_value is None:
-        raise ModelError(path, 1, 'the body has no "links"')
-    link_nodes = _link_nodes(links_value, ctx)
-    if not link_nodes:
-        raise ModelError(path, line_of(links_value, 1), 'the "links" list is empty')
 
-    links: list[Link] = []
-    joints: list[Joint] = []
-    devices: list[Device] = []
-    local_poses: dict[str, Pose] = {}
-    parents: dict[str, str | None] = {}
-    link_lines: dict[str, int | None] = {}
-    joint_specs: dict[str, tuple[_Node, JointType, np.ndarray | None]] = {}
-    parts_of: dict[str, _LinkParts] = {}
-    for node in link_nodes:
-        name = node.string('name')
-        if not name:
-            raise node.error('a link has no name')
-        if name in parts_of:
-            raise node.error(f'duplicate link name {name!r}')
-        parents[name] = node.string('parent')
-        link_lines[name] = node.line
-        rot = node.rotation()
-        local_poses[name] = Pose(node.vector('translation', default=(0, 0, 0)),
-                                 np.eye(3) if rot is None else rot)
-        parts = _LinkParts(name)
-        _read_link_mass(node, parts)
-        elements = node.raw('elements')
-        if elements is not None:
-            _read_elements(elements, _Frame(), parts, ctx, node.line, depth=0)
-        parts_of[name] = parts
-        joint_specs[name] = (node, *_joint_type_and_axis(node))
-
-    root_name = top.string('root_link') or link_nodes[0].string('name')
-    if root_name not in parts_of:
-        raise ModelError(path, 1, f'root_link {root_name!r} is not a link of this body')
-    name = top.string('name') or os.path.splitext(os.path.basename(path))[0]
-
-    # World poses, parents before children (the file may list them in any order).
-    world: dict[str, Pose] = {}
-
-    def world_pose(link: str, chain: tuple = ()) -> Pose:
-        if link in world:
-            return world[link]
-        if link in chain:
-            raise ModelError(path, link_lines[link], f'links form a cycle through {link!r}')
-        parent = parents[link]
-        if link == root_name:
-            pose = local_poses[link]
-        elif parent is None:
-            raise ModelError(path, link_lines[link], f'link {link!r} has no parent')
-        elif parent not in parts_of:
-            raise ModelError(path, link_lines[link], f'parent link {parent!r} of {link!r} is not defined')
-        else:
-            pose = world_pose(parent, chain + (link,)) @ local_poses[link]
-        world[link] = pose
-        return pose
-
-    root_type = JointType.FIXED
-    for link_name, parts in parts_of.items():
-        pose = world_pose(link_name)
-        links.append(Link(link_name, pose, _combine_masses(parts.masses), tuple(parts.visuals),
-                          tuple(parts.collisions), where(path, link_lines[link_name])))
-        devices.extend(parts.devices)
-        node, jtype, axis = joint_specs[link_name]
-        if link_name == root_name:
-            if jtype not in (JointType.FIXED, JointType.FREE):
-                ctx.warn(node.line, f'root link {link_name!r} has joint_type {jtype.value}; '
-                         'it is attached to the world as fixed')
-                jtype = JointType.FIXED
-            root_type = jtype
-            if parents[link_name]:
-                ctx.warn(node.line, f'root link {link_name!r} has a parent; it was ignored')
-            continue
-        if jtype == JointType.FREE:
-            raise node.error(f'link {link_name!r}: joint_type free is only allowed for the root link')
-        joints.append(_make_joint(node, link_name, parents[link_name], jtype, axis, ctx))
-
-    for node in link_nodes:
-        node.warn_unused(f'link {node.string("name")!r}', _LINK_KEYS)
-    top.warn_unused('body', frozenset({'format', 'format_version', 'angle_unit', 'name',
-                                       'root_link', 'links'}))
-    return Model(name=name, links=tuple(links), joints=tuple(joints), root=root_name,
-                 root_joint=root_type, devices=tuple(devices), source=path,
-                 warnings=tuple(ctx.warnings))
-
-
-def _link_nodes(value, ctx: _Context) -> list[_Node]:
-    nodes = []
+def _read_links(value, ctx: Context, body: _Body) -> None:
     if isinstance(value, list):
         items = [(None, item) for item in value]
     elif isinstance(value, dict):
         items = list(value.items())
     else:
-        raise ModelError(ctx.path, None, f'"links" must be a list, found {_kind(value)}')
+        raise ModelError(ctx.path, line_of(value), f'"links" must be a list, found {kind(value)}')
     for type_key, item in items:
-        node = _Node(item, ctx, line_of(value))
+        if not isinstance(item, dict):
+            raise ModelError(ctx.path, line_of(value), f'a link must be a mapping, found '
+                             f'{kind(item)}')
+        line = line_of(item, line_of(value))
+        node = Node(item, ctx, line, extra=import_keys(item, ctx, line))
         node_type = node.string('type', default=type_key or 'Link')
         if type_key and node_type != type_key:
             raise node.error(f'node type {node_type!r} differs from {type_key!r} given above it')
         if node_type == 'Link':
-            nodes.append(node)
+            spec = read_link(node)
+            node.warn_unused(f'link {spec.name!r}', LINK_KEYS)
+            _add_links(body, [spec], node)
+        elif node_type == 'SubBody':
+            _read_sub_body(node, body)
+        elif node_type == 'ContinuousTrack':
+            _add_links(body, _read_track(node), node)
         elif node_type == 'Skip':
-            continue
+            node.use(*node.keys)
         else:
-            raise UnsupportedError(ctx.path, node.line, f'{node_type} nodes in links are not supported')
-    return nodes
+            raise UnsupportedError(ctx.path, node.line,
+                                   f'{node_type} nodes in links are not supported')
 
 
-def _joint_type_and_axis(node: _Node) -> tuple[JointType, np.ndarray | None]:
-    value = node.string('joint_type', default='fixed')
-    types = {'fixed': JointType.FIXED, 'free': JointType.FREE, 'revolute': JointType.REVOLUTE,
-             'prismatic': JointType.PRISMATIC, 'slide': JointType.PRISMATIC}
-    if value not in types:
-        raise node.error(f'joint_type {value!r} is not one of fixed, free, revolute, prismatic')
-    axis = None
-    raw = node.raw('joint_axis')
-    if raw is not None:
-        if isinstance(raw, str):
-            named = {'X': (1, 0, 0), 'Y': (0, 1, 0), 'Z': (0, 0, 1)}
-            sign = -1.0 if raw.startswith('-') else 1.0
-            key = raw.lstrip('+-').upper()
-            if key not in named:
-                raise node.error(f'joint_axis {raw!r} is not a vector or one of X, Y, Z, -X, -Y, -Z')
-            axis = sign * np.array(named[key], dtype=float)
+def _add_links(body: _Body, specs: list[LinkSpec], node: Node) -> None:
+    taken = {spec.name for spec in body.links}
+    for spec in specs:
+        if spec.name in taken:
+            raise node.error(f'duplicate link name {spec.name!r}')
+        taken.add(spec.name)
+        body.links.append(spec)
+
+
+def _read_track(node: Node) -> list[LinkSpec]:
+    parent = node.string('parent')
+    if not parent:
+        raise node.error('a ContinuousTrack needs a parent')
+    count = node.integer('num_joints')
+    if count is None or count < 3:
+        raise node.error('a ContinuousTrack needs num_joints of 3 or more')
+    offset = node.vector('joint_offset')
+    if offset is None:
+        raise node.error('a ContinuousTrack needs joint_offset')
+    angles = node.numbers('initial_joint_angles')
+    angles = [] if angles is None else list(angles * node.ctx.angle_scale)
+    first = read_link(node)
+    node.warn_unused(f'ContinuousTrack {first.name!r}', _TRACK_KEYS)
+    base = first.name
+    specs = [replace(first, name=f'{base}0', joint_type='free', joint_name=None,
+                     parts=_renamed_parts(first.parts, f'{base}0', True))]
+    angles += [0.0] * (count - 1 - len(angles))
+    for i in range(1, count):
+        specs.append(replace(first, name=f'{base}{i}', parent=specs[-1].name,
+                             offset=Pose(offset, first.offset.rot), joint_type='revolute',
+                             joint_name=None, initial=angles[i - 1],
+                             parts=_renamed_parts(first.parts, f'{base}{i}', False)))
+    specs[0].parent = parent
+    return specs
+
+
+def _renamed_parts(parts: LinkParts, name: str, devices: bool) -> LinkParts:
+    """A copy of a link's parts for another link (devices stay on the first track link)."""
+    moved = [replace(d, link=name) for d in parts.devices] if devices else []
+    return LinkParts(name, list(parts.masses), list(parts.visuals), list(parts.collisions),
+                     moved)
+
+
+# --- sub-bodies ------------------------------------------------------------------------------
+
+
+def _read_sub_body(node: Node, body: _Body) -> None:
+    uri = node.string('uri')
+    if not uri:
+        raise node.error('a SubBody needs a uri')
+    path = os.path.abspath(resolve_uri(node, uri))
+    session = node.ctx.session
+    if path in session.loading:
+        raise node.error(f'sub-body {uri!r} includes itself')
+    if not os.path.isfile(path):
+        raise node.error(f'sub-body {uri!r} does not exist ({path})')
+    if path not in session.bodies:
+        session.bodies[path] = _read_body(node.ctx.for_file(path))
+    sub = session.bodies[path]
+    prefix = node.string('prefix', default='')
+    suffix = node.string('suffix', default='')
+    device_prefix = node.string('device_prefix', default=prefix)
+    id_offset = node.integer('joint_id_offset', default=0)
+    rename = {spec.name: f'{prefix}{spec.name}{suffix}' for spec in sub.links}
+    specs = []
+    for spec in sub.links:
+        name = rename[spec.name]
+        devices = [replace(d, name=device_prefix + d.name, link=name) for d in spec.parts.devices]
+        specs.append(replace(
+            spec, name=name, parent=rename.get(spec.parent) if spec.parent else None,
+            joint_id=None if spec.joint_id is None else spec.joint_id + id_offset,
+            joint_name=None if spec.joint_name is None else f'{prefix}{spec.joint_name}{suffix}',
+            parts=LinkParts(name, spec.parts.masses, spec.parts.visuals, spec.parts.collisions,
+                            devices)))
+    root = next(spec for spec in specs if spec.name == rename[sub.root])
+    # The node's own keys apply to the sub-body's root link.
+    root.parent = node.string('parent')
+    translation, rotation = node.translation(), node.rotation()
+    root.offset = Pose(root.offset.pos if translation is None else translation,
+                       root.offset.rot if rotation is None else rotation)
+    read_joint(node, root)
+    node.warn_unused(f'SubBody {uri!r}', _SUB_BODY_KEYS)
+    _add_links(body, specs, node)
+    body.closures.extend(replace(c, name=f'{prefix}{c.name}{suffix}', link1=rename[c.link1],
+                                 link2=rename[c.link2]) for c in sub.closures)
+
+
+# --- extra joints ----------------------------------------------------------------------------
+
+
+def _read_extra_joints(value, ctx: Context, body: _Body, names: set[str]) -> None:
+    if not isinstance(value, list):
+        raise ModelError(ctx.path, line_of(value), f'extra_joints must be a list, found '
+                         f'{kind(value)}')
+    for index, item in enumerate(value):
+        node = Node(item, ctx, line_of(value))
+        ends = []
+        for key in ('link1_name', 'link2_name'):
+            name = node.string(key)
+            if not name:
+                raise node.error(f'an extra joint needs {key}')
+            if name not in names:
+                raise node.error(f'{key} {name!r} is not a link of this body')
+            ends.append(name)
+        jtype = node.string('joint_type')
+        if jtype is None:
+            raise node.error('an extra joint needs joint_type (ball, hinge, piston)')
+        if jtype not in _CLOSURE_TYPES:
+            raise UnsupportedError(ctx.path, node.line, f'extra joint type {jtype!r} is not '
+                                   'supported (ball, hinge, piston)')
+        key = 'axis' if node.has('axis') else 'joint_axis'
+        if node.has(key):
+            axis = _axis(node, key)
+        elif jtype == 'ball':
+            axis = np.array([0.0, 0.0, 1.0])
         else:
-            axis = node.vector('joint_axis')
-            norm = float(np.linalg.norm(axis))
-            if norm < 1e-9:
-                raise node.error('joint_axis is the zero vector')
-            if abs(norm - 1.0) > 1e-6:
-                node.ctx.warn(node.line, f'joint_axis {axis.tolist()} is not a unit vector; normalised')
-            axis = axis / norm
-    return types[value], axis
+            raise node.error(f'a {jtype} extra joint needs an axis')
+        name = node.string('name', default=f'extra_joint{index}_{ends[0]}_{ends[1]}')
+        body.closures.append(_Closure(
+            name, _CLOSURE_TYPES[jtype], ends[0], ends[1],
+            node.vector('link1_local_pos', default=(0, 0, 0)),
+            node.vector('link2_local_pos', default=(0, 0, 0)), axis, node.where(), ctx.path,
+            node.line))
+        node.warn_unused('extra joint')
 
 
-def _make_joint(node: _Node, child: str, parent: str, jtype: JointType,
-                axis: np.ndarray | None, ctx: _Context) -> Joint:
-    angular = jtype == JointType.REVOLUTE
-    scale = ctx.angle_scale if angular else 1.0
-    lower = upper = None
-    raw_range = node.raw('joint_range')
-    if raw_range is not None:
-        items = raw_range if isinstance(raw_range, list) else None
-        if items is None:
-            upper = _limit(node, raw_range, scale, True)
-            lower = None if upper is None else -upper
-        elif len(items) == 2:
-            lower = _limit(node, items[0], scale, False)
-            upper = _limit(node, items[1], scale, True)
+# --- the model -------------------------------------------------------------------------------
+
+
+def _assemble(body: _Body, ctx: Context) -> Model:
+    world = _world_poses(body, ctx)
+    links, joints, devices = [], [], []
+    root_type = JointType.FIXED
+    for spec in body.links:
+        links.append(Link(spec.name, world[spec.name], spec.inertial, tuple(spec.parts.visuals),
+                          tuple(spec.parts.collisions), spec.source))
+        _check_inertia(spec, ctx)
+        devices.extend(spec.parts.devices)
+        if spec.name == body.root:
+            root_type = _root_joint(spec, ctx)
         else:
-            raise node.error('joint_range must be [lower, upper] or one number')
-    velocity = None
-    if node.has('joint_velocity_range'):
-        low, high = node.vector('joint_velocity_range', size=2) * scale
-        velocity = min(abs(low), abs(high))
-        if low != -high:
-            ctx.warn(node.line, f'joint_velocity_range [{low:g}, {high:g}] is asymmetric; '
-                     f'the limit used is {velocity:g}')
-    elif node.has('max_joint_velocity'):
-        velocity = abs(node.number('max_joint_velocity')) * scale
-    initial = 0.0
-    if node.has('joint_displacement'):
-        initial = node.number('joint_displacement')
-    elif node.has('joint_angle'):
-        initial = node.number('joint_angle') * scale
-    rotor = node.number('rotor_inertia', default=0.0)
-    gear = node.number('gear_ratio', default=1.0)
-    meta = {}
-    joint_id = node.raw('joint_id')
-    if joint_id is not None:
-        meta['joint_id'] = joint_id
-    name = node.string('joint_name', default=child)
-    if jtype == JointType.REVOLUTE and lower is None and upper is None:
-        jtype = JointType.CONTINUOUS
-    return Joint(name=name, type=jtype, parent=parent, child=child,
-                 axis=(0, 0, 1) if axis is None else axis,
-                 limits=Limits(lower, upper, velocity, None), initial=initial,
-                 armature=rotor * gear * gear, source=node.where(), meta=freeze(meta))
+            joints.append(_joint(spec, ctx))
+    closures = [_closure(c, world, ctx) for c in body.closures]
+    return Model(name=body.name, links=tuple(links), joints=tuple(joints), root=body.root,
+                 root_joint=root_type, devices=tuple(_unique_names(devices, ctx)),
+                 closures=tuple(closures), source=ctx.path, warnings=_counted(ctx.warnings))
 
 
-def _limit(node: _Node, value, scale: float, upper: bool) -> float | None:
-    if value == 'unlimited':
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise node.error(f'joint_range value {value!r} is not a number or "unlimited"')
-    return float(value) * scale
+def _counted(warnings: list[str]) -> tuple[str, ...]:
+    """Each warning once, in order, with how often it came (aliases repeat nodes)."""
+    counts: dict[str, int] = {}
+    for line in warnings:
+        counts[line] = counts.get(line, 0) + 1
+    return tuple(line if n == 1 else f'{line} ({n} times)' for line, n in counts.items())
 
 
-def _read_link_mass(node: _Node, parts: _LinkParts) -> None:
-    if not node.has('mass', 'center_of_mass', 'inertia'):
+def _world_poses(body: _Body, ctx: Context) -> dict[str, Pose]:
+    specs = {spec.name: spec for spec in body.links}
+    world: dict[str, Pose] = {}
+    for name in specs:
+        chain = []
+        while name not in world:
+            spec = specs[name]
+            if name == body.root:
+                world[name] = spec.offset
+                break
+            if name in chain:
+                raise ModelError(ctx.path, spec.line, f'links form a cycle through {name!r}')
+            if spec.parent is None:
+                raise ModelError(_path(spec), spec.line, f'link {name!r} has no parent')
+            if spec.parent not in specs:
+                raise ModelError(_path(spec), spec.line,
+                                 f'parent link {spec.parent!r} of {name!r} is not defined')
+            chain.append(name)
+            name = spec.parent
+        for child in reversed(chain):
+            world[child] = world[specs[child].parent] @ specs[child].offset
+    return world
+
+
+def _path(spec: LinkSpec) -> str:
+    return spec.source.rsplit(':', 1)[0] if spec.line is not None else spec.source
+
+
+def _warn(ctx: Context, spec: LinkSpec, message: str) -> None:
+    ctx.warnings.append(f'{spec.source}: {message}')
+
+
+def _root_joint(spec: LinkSpec, ctx: Context) -> JointType:
+    if spec.parent:
+        _warn(ctx, spec, f'root link {spec.name!r} has a parent; it was ignored')
+    if spec.joint_type in ('fixed', 'free'):
+        return JointType(spec.joint_type)
+    _warn(ctx, spec, f'root link {spec.name!r} has joint_type {spec.joint_type}; it is '
+          'attached to the world as fixed')
+    return JointType.FIXED
+
+
+def _joint(spec: LinkSpec, ctx: Context) -> Joint:
+    meta: dict = {}
+    if spec.joint_id is not None:
+        meta['joint_id'] = spec.joint_id
+    if spec.actuation:
+        meta['actuation_mode'] = spec.actuation
+    jtype = spec.joint_type
+    axis = np.array([0.0, 0.0, 1.0]) if spec.axis is None else spec.axis
+    name = spec.joint_name or spec.name
+    if jtype == 'pseudo_continuous_track':
+        _warn(ctx, spec, f'link {spec.name!r}: joint_type pseudo_continuous_track (a track whose '
+              'surface moves along the joint axis) is kept as a fixed joint; the surface '
+              'velocity is not simulated')
+        meta.update(choreonoid_joint_type=jtype, track_axis=tuple(float(a) for a in axis))
+        jtype = 'fixed'
+    if jtype in ('fixed', 'free'):
+        return Joint(name=name, type=JointType(jtype), parent=spec.parent, child=spec.name,
+                     source=spec.source, meta=freeze(meta))
+    velocity = _symmetric(spec, spec.velocity, 'joint_velocity_range', ctx)
+    effort = _symmetric(spec, spec.effort, 'joint_effort_range', ctx)
+    kind_ = JointType.PRISMATIC if jtype == 'prismatic' else JointType.REVOLUTE
+    if kind_ == JointType.REVOLUTE and spec.lower is None and spec.upper is None:
+        kind_ = JointType.CONTINUOUS
+    return Joint(name=name, type=kind_, parent=spec.parent, child=spec.name, axis=axis,
+                 limits=Limits(spec.lower, spec.upper, velocity, effort), initial=spec.initial,
+                 armature=spec.armature, source=spec.source, meta=freeze(meta))
+
+
+def _check_inertia(spec: LinkSpec, ctx: Context) -> None:
+    if spec.inertial is None:
         return
-    mass = node.number('mass', default=0.0)
-    com = node.vector('center_of_mass', default=(0, 0, 0))
-    inertia = _inertia(node)
-    parts.masses.append((mass, com, inertia))
+    moments = np.linalg.eigvalsh(spec.inertial.inertia)
+    tol = 1e-9 * max(1.0, float(np.max(np.abs(moments))))
+    if moments[0] < -tol or moments[0] + moments[1] < moments[2] - tol:
+        _warn(ctx, spec, f'link {spec.name!r}: the inertia (principal moments '
+              f'{", ".join(f"{m:.4g}" for m in moments)} kg m^2) is not one of a rigid body '
+              '(A + B >= C fails); the integrator balances it')
 
 
-def _inertia(node: _Node) -> np.ndarray:
-    raw = node.raw('inertia')
-    if raw is None:
-        return np.zeros((3, 3))
-    values = node.vector('inertia', size=None)
-    if len(values) == 9:
-        inertia = values.reshape(3, 3)
-    elif len(values) == 6:
-        xx, xy, xz, yy, yz, zz = values
-        inertia = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
-    else:
-        raise node.error(f'inertia must have 6 or 9 numbers, found {len(values)}')
-    return 0.5 * (inertia + inertia.T)
-
-
-def _combine_masses(masses) -> Inertial | None:
-    """Sum rigid bodies given in one link frame into one mass, centre and inertia."""
-    if not masses:
+def _symmetric(spec: LinkSpec, bounds, key: str, ctx: Context) -> float | None:
+    """The model's symmetric limit of a [low, high] range (the tighter side)."""
+    if bounds is None:
         return None
-    total = sum(m for m, _, _ in masses)
-    if total <= 0.0:
-        return Inertial(0.0, np.zeros(3), sum(i for _, _, i in masses))
-    com = sum(m * c for m, c, _ in masses) / total
-    inertia = np.zeros((3, 3))
-    for m, c, i in masses:
-        d = c - com
-        inertia += i + m * (float(d @ d) * np.eye(3) - np.outer(d, d))
-    return Inertial(total, com, inertia)
+    low, high = bounds
+    limit = min(abs(low), abs(high))
+    if low != -high:
+        _warn(ctx, spec, f'{key} [{low:g}, {high:g}] is asymmetric; the limit used is '
+              f'{limit:g}')
+    return limit
 
 
-# --- elements -----------------------------------------------------------------------------
-
-_MAX_DEPTH = 64
-
-
-def _read_elements(value, frame: _Frame, parts: _LinkParts, ctx: _Context,
-                   line: int | None, depth: int) -> None:
-    if depth > _MAX_DEPTH:
-        raise ModelError(ctx.path, line, f'elements are nested deeper than {_MAX_DEPTH} levels')
-    if isinstance(value, list):
-        for item in value:
-            node = _Node(item, ctx, line_of(value, line))
-            node_type = node.string('type')
-            if node_type is None:
-                raise node.error('an element has no type')
-            _read_node(node, node_type, frame, parts, ctx, depth)
-    elif isinstance(value, dict):
-        if 'type' in value:
-            node = _Node(value, ctx, line)
-            _read_node(node, node.string('type'), frame, parts, ctx, depth)
-        else:
-            for node_type, item in value.items():
-                node = _Node(item, ctx, line_of(value, line))
-                declared = node.string('type', default=node_type)
-                if declared != node_type:
-                    raise node.error(f'node type {declared!r} differs from {node_type!r} given above it')
-                _read_node(node, node_type, frame, parts, ctx, depth)
-    else:
-        raise ModelError(ctx.path, line, f'elements must be a list or a mapping, found {_kind(value)}')
+def _closure(c: _Closure, world: dict[str, Pose], ctx: Context) -> LoopClosure:
+    pose1, pose2 = world[c.link1], world[c.link2]
+    gap = float(np.linalg.norm(pose1.apply(c.pos1) - pose2.apply(c.pos2)))
+    if gap > _CLOSURE_GAP:
+        ctx.warnings.append(f'{c.source}: the points of extra joint {c.name!r} are {gap:.3g} m '
+                            'apart at the reference pose; the integrator holds them there')
+    # The constraint frame coincides on both links at the reference pose.
+    rot2 = pose2.rot.T @ pose1.rot
+    return LoopClosure(c.name, c.type, c.link1, c.link2, Pose(c.pos1, np.eye(3)),
+                       Pose(c.pos2, rot2), c.axis, c.source)
 
 
-def _read_node(node: _Node, node_type: str, frame: _Frame, parts: _LinkParts,
-               ctx: _Context, depth: int) -> None:
-    if node_type in ('Transform', 'Group'):
-        if node_type == 'Transform':
-            scale = node.vector('scale')
-            frame = frame.then(node.rotation(), node.vector('translation'), scale)
-        node.string('name')
-        children = node.raw('elements')
-        if children is not None:
-            _read_elements(children, frame, parts, ctx, node.line, depth + 1)
-        node.warn_unused(node_type)
-    elif node_type == 'Shape':
-        _read_shape(node, frame, parts, ctx)
-    elif node_type == 'RigidBody':
-        inner = frame.then(node.rotation(), node.vector('translation'))
-        mass = node.number('mass', default=0.0)
-        com = inner.linear @ node.vector('center_of_mass', default=(0, 0, 0)) + inner.translation
-        inertia = inner.linear @ _inertia(node) @ inner.linear.T
-        parts.masses.append((mass, com, inertia))
-        children = node.raw('elements')
-        if children is not None:
-            _read_elements(children, inner, parts, ctx, node.line, depth + 1)
-        node.warn_unused('RigidBody')
-    elif node_type in _DEVICE_KINDS:
-        _read_device(node, node_type, frame, parts, ctx, depth)
-    elif node_type == 'Skip':
-        node.used.update(node.keys)
-    else:
-        raise UnsupportedError(ctx.path, node.line, f'{node_type} nodes are not supported')
-
-
-def _read_shape(node: _Node, frame: _Frame, parts: _LinkParts, ctx: _Context) -> None:
-    frame = frame.then(node.rotation(), node.vector('translation'))
-    geometry_raw = node.raw('geometry')
-    if geometry_raw is None:
-        raise node.error('Shape has no geometry')
-    gnode = _Node(geometry_raw, ctx, node.line)
-    gtype = gnode.string('type')
-    if gtype is None:
-        raise gnode.error('geometry has no type')
-    material = _read_appearance(node, ctx)
-    split = frame.rigid()
-    geometry, local = _read_geometry(gnode, gtype)
-    if split is not None and _fits(geometry, local, split[1]):
-        pose, scale = split
-        geometry = _scaled(geometry, local, scale)
-        pose = pose @ Pose(np.zeros(3), local)
-    else:
-        # Shear or a scale the primitive cannot take: bake everything into a mesh.
-        mesh = geo.to_mesh(geometry)
-        geometry = geo.transform_mesh(mesh, frame.linear @ local, name=f'{parts.name}_{gtype}'.lower())
-        pose = Pose(frame.translation, np.eye(3))
-    shape = Shape(geometry, pose, material, gnode.where())
-    parts.visuals.append(shape)
-    parts.collisions.append(shape)
-    gnode.warn_unused(gtype, _GEOMETRY_KEYS.get(gtype, frozenset()))
-    node.warn_unused('Shape')
-
-
-def _read_geometry(gnode: _Node, gtype: str):
-    """The geometry in the model's conventions and the rotation from it to the node frame."""
-    if gtype == 'Box':
-        size = gnode.vector('size')
-        if size is None or np.any(size <= 0):
-            raise gnode.error('Box size must be three positive numbers')
-        return Box(tuple(size)), np.eye(3)
-    if gtype == 'Sphere':
-        radius = gnode.number('radius')
-        if radius is None or radius <= 0:
-            raise gnode.error('Sphere radius must be a positive number')
-        return Sphere(radius), np.eye(3)
-    if gtype == 'Cylinder':
-        radius = gnode.number('radius')
-        height = gnode.number('height')
-        if radius is None or radius <= 0 or height is None or height <= 0:
-            raise gnode.error('Cylinder radius and height must be positive numbers')
-        top = gnode.boolean('top', default=True)
-        bottom = gnode.boolean('bottom', default=True)
-        if top and bottom:
-            return Cylinder(radius, height), _Y_UP
-        mesh = geo.cylinder_mesh(radius, height, bottom=bottom, top=top)
-        return Mesh(mesh.vertices, mesh.faces, 'cylinder'), _Y_UP
-    raise UnsupportedError(gnode.ctx.path, gnode.line, f'geometry type {gtype} is not supported')
-
-
-def _fits(geometry, local: np.ndarray, scale: np.ndarray) -> bool:
-    """Whether the primitive stays a primitive under a per-axis scale of its parent frame."""
-    if np.allclose(scale, 1.0):
-        return True
-    if isinstance(geometry, Box):
-        # Scaling along the parent's axes must be along the box's axes.
-        return bool(np.allclose(np.abs(local), np.eye(3)) or np.allclose(scale, scale[0]))
-    if isinstance(geometry, Mesh):
-        return False
-    return bool(np.allclose(scale, scale[0]))
-
-
-def _scaled(geometry, local: np.ndarray, scale: np.ndarray):
-    if np.allclose(scale, 1.0):
-        return geometry
-    if isinstance(geometry, Box):
-        s = np.abs(local.T) @ scale  # scale along the box's own axes
-        return Box(tuple(np.asarray(geometry.size) * s))
-    k = float(scale[0])
-    if isinstance(geometry, Sphere):
-        return Sphere(geometry.radius * k)
-    if isinstance(geometry, Cylinder):
-        return Cylinder(geometry.radius * k, geometry.length * k)
-    raise AssertionError(f'cannot scale {geometry!r}')
-
-
-def _read_appearance(node: _Node, ctx: _Context) -> Material | None:
-    raw = node.raw('appearance')
-    if raw is None:
-        return None
-    anode = _Node(raw, ctx, node.line)
-    mraw = anode.raw('material')
-    texture = None
-    traw = anode.raw('texture')
-    if traw is not None:
-        tnode = _Node(traw, ctx, anode.line)
-        url = tnode.string('url')
-        if url:
-            texture = url if os.path.isabs(url) else os.path.join(os.path.dirname(ctx.path), url)
-        tnode.warn_unused('texture', frozenset({'repeat_s', 'repeat_t'}))
-    if mraw is None:
-        anode.warn_unused('appearance', frozenset({'texture_transform'}))
-        return Material(texture=texture) if texture else None
-    mnode = _Node(mraw, ctx, anode.line)
-    diffuse = mnode.vector('diffuse', 'diffuse_color')
-    rgb = (0.8, 0.8, 0.8) if diffuse is None else tuple(float(c) for c in np.clip(diffuse, 0, 1))
-    transparency = mnode.number('transparency', default=0.0)
-    alpha = float(np.clip(1.0 - transparency, 0.0, 1.0))
-    mnode.warn_unused('material', frozenset({'ambient', 'ambient_intensity', 'emissive',
-                                             'emissive_color', 'specular', 'specular_color',
-                                             'specular_exponent', 'shininess'}))
-    anode.warn_unused('appearance', frozenset({'texture_transform'}))
-    return Material(rgba=(*rgb, alpha), texture=texture)
-
-
-def _read_device(node: _Node, node_type: str, frame: _Frame, parts: _LinkParts,
-                 ctx: _Context, depth: int) -> None:
-    kind = _DEVICE_KINDS[node_type]
-    inner = frame.then(node.rotation(), node.vector('translation'))
-    split = inner.rigid()
-    if split is None or not np.allclose(split[1], 1.0):
-        raise node.error(f'{node_type} is under a scaled Transform; a device frame cannot be scaled')
-    pose = split[0]
-    name = node.string('name') or f'{parts.name}_{node_type}'
-    params: dict = {}
-    if node.has('id'):
-        params['id'] = node.raw('id')
-    on = node.boolean('on')
-    if on is not None:
-        params['on'] = on
-    if kind in (DeviceKind.CAMERA, DeviceKind.RANGE):
-        pose = pose @ Pose(np.zeros(3), _LOOK_FRAME)
-    _read_device_params(node, kind, params)
-    parts.devices.append(Device(name, kind, parts.name, pose, freeze(params), node_type, node.where()))
-    children = node.raw('elements')
-    if children is not None:
-        _read_elements(children, inner, parts, ctx, node.line, depth + 1)
-    node.warn_unused(node_type)
-
-
-def _read_device_params(node: _Node, kind: DeviceKind, params: dict) -> None:
-    """The kind's parameters, in SI units and radians."""
-    if kind in (DeviceKind.ACCELEROMETER, DeviceKind.IMU):
-        value = node.vector('max_acceleration')
-        if value is not None:
-            params['max_acceleration'] = tuple(value)
-    if kind in (DeviceKind.GYRO, DeviceKind.IMU):
-        value = node.vector('max_angular_velocity')
-        if value is not None:
-            params['max_angular_velocity'] = tuple(value * node.ctx.angle_scale)
-    if kind == DeviceKind.FORCE:
-        for key in ('max_force', 'max_torque'):
-            value = node.vector(key)
-            if value is not None:
-                params[key] = tuple(value)
-    if kind == DeviceKind.CAMERA:
-        params['format'] = node.string('format', default='COLOR')
-        params['lens_type'] = node.string('lens_type', default='NORMAL')
-        params['width'] = int(node.number('width', default=640))
-        params['height'] = int(node.number('height', default=480))
-        params['field_of_view'] = node.angle('field_of_view', default=math.radians(35.0))
-        params['near_clip_distance'] = node.number('near_clip_distance', default=0.04)
-        params['far_clip_distance'] = node.number('far_clip_distance', default=200.0)
-        params['frame_rate'] = node.number('frame_rate', default=30.0)
-    if kind == DeviceKind.RANGE:
-        params['yaw_range'] = node.angle('yaw_range', default=0.0)
-        params['yaw_step'] = node.angle('yaw_step', default=0.0)
-        params['pitch_range'] = node.angle('pitch_range', default=0.0)
-        params['pitch_step'] = node.angle('pitch_step', default=0.0)
-        params['scan_rate'] = node.number('scan_rate', default=10.0)
-        params['min_distance'] = node.number('min_distance', default=0.1)
-        params['max_distance'] = node.number('max_distance', default=10.0)
-    if kind == DeviceKind.LIGHT:
-        color = node.vector('color')
-        if color is not None:
-            params['color'] = tuple(color)
-        for key in ('intensity', 'cut_off_exponent'):
-            value = node.number(key)
-            if value is not None:
-                params[key] = value
-        direction = node.vector('direction')
-        if direction is not None:
-            params['direction'] = tuple(direction)
-        for key in ('beam_width', 'cut_off_angle'):
-            value = node.angle(key)
-            if value is not None:
-                params[key] = value
-        attenuation = node.vector('attenuation')
-        if attenuation is not None:
-            params['attenuation'] = tuple(attenuation)
+def _unique_names(devices: list[Device], ctx: Context) -> list[Device]:
+    taken: set[str] = set()
+    out = []
+    for device in devices:
+        name, n = device.name, 2
+        while name in taken:
+            name, n = f'{device.name}_{n}', n + 1
+        if name != device.name:
+            ctx.warnings.append(f'{device.source or ctx.path}: device name {device.name!r} is '
+                                f'used twice; this one is called {name!r}')
+            device = replace(device, name=name)
+        taken.add(name)
+        out.append(device)
+    return out

@@ -13,14 +13,14 @@ import yaml
 
 from ..errors import ModelError
 
-__all__ = ['LineDict', 'LineList', 'load_yaml', 'line_of', 'MAX_BYTES']
+__all__ = ['LineDict', 'LineList', 'load_yaml', 'load_yaml_anchors', 'line_of', 'MAX_BYTES']
 
 #: Upper bound of the size of one YAML file [bytes].
 MAX_BYTES = 256 * 1024 * 1024
 
 try:
-    _Parser = yaml.CParser
-except AttributeError:  # PyYAML built without libyaml
+    from yaml._yaml import CParser as _Parser  # yaml.CParser is not exported
+except ImportError:  # PyYAML built without libyaml
     from yaml.parser import Parser as _Parser
     from yaml.reader import Reader as _Reader
     from yaml.scanner import Scanner as _Scanner
@@ -140,3 +140,69 @@ def load_yaml(path: str | os.PathLike, text: str | None = None):
     finally:
         if loader is not None:
             loader.dispose()
+
+
+def _anchor_marks(text: str) -> dict[tuple[int, int], str]:
+    """(line, column) of every anchored node -> its anchor name, from the parse events."""
+    parser = _Parser(text)
+    marks = {}
+    try:
+        while True:
+            event = parser.get_event()
+            if event is None or isinstance(event, yaml.StreamEndEvent):
+                return marks
+            anchor = getattr(event, 'anchor', None)
+            if anchor is not None and not isinstance(event, yaml.AliasEvent):
+                marks[(event.start_mark.line, event.start_mark.column)] = anchor
+    finally:
+        if hasattr(parser, 'dispose'):
+            parser.dispose()
+
+
+def _nodes_at(root, marks: dict) -> dict[str, object]:
+    """Anchor name -> composed node, for the nodes that start where an anchor does."""
+    found, stack, seen = {}, [root], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        name = marks.get((node.start_mark.line, node.start_mark.column))
+        if name is not None:
+            found[name] = node
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.extend((key, value))
+    return found
+
+
+def load_yaml_anchors(path: str | os.PathLike) -> tuple[object, dict]:
+    """Load a YAML document and, separately, each of its anchored values.
+
+    Choreonoid finds a node of a YAML resource file by its anchor name.
+
+    Returns:
+        (document, anchors): ``anchors`` maps every anchor name to its value.
+
+    Raises:
+        ModelError: the file cannot be read or is not valid YAML (with its line).
+    """
+    path = os.fspath(path)
+    load_yaml(path)  # reports an unreadable or invalid file with its line
+    with open(path, 'rb') as f:
+        text = f.read().decode('utf-8-sig')
+    marks = _anchor_marks(text)
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, {}
+        anchored = _nodes_at(node, marks)
+        document = loader.construct_document(node)
+        return document, {name: loader.construct_document(n) for name, n in anchored.items()}
+    except yaml.YAMLError as err:  # the file passed load_yaml: not expected
+        raise ModelError(path, None, f'invalid YAML: {err}') from err
+    finally:
+        loader.dispose()

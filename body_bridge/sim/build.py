@@ -15,6 +15,7 @@ import numpy as np
 from .. import geometry as geo
 from ..model import Box, Capsule, Cylinder, JointType, Mesh, Model, Pose, Shape, Sphere
 from .closures import add_closure
+from .mimic import add_mimic_constraints
 
 __all__ = ['BuildOptions', 'build_spec', 'ACTUATOR_PREFIX', 'MIN_MASS', 'MIN_INERTIA']
 
@@ -23,6 +24,9 @@ ACTUATOR_PREFIX = 'servo:'
 #: Lower bounds MuJoCo applies to bodies whose file gives no (or zero) mass [kg, kg m^2].
 MIN_MASS = 1e-4
 MIN_INERTIA = 1e-8
+
+#: A fixed root link of this name is MuJoCo's world body (MuJoCo reserves the name).
+WORLD = 'world'
 
 #: Collision bits: each model has one (31 models at most share a world).
 _ALL = 0x7FFFFFFF
@@ -62,6 +66,9 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
     spec.compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_FALSE
     spec.compiler.boundmass = MIN_MASS
     spec.compiler.boundinertia = MIN_INERTIA
+    # Real model files carry inertias that break the triangle inequality; MuJoCo rejects
+    # them unless it may balance them (the URDF keeps the file's values).
+    spec.compiler.balanceinertia = True
     spec.option.timestep = float(model.timestep or options.timestep)
     spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
 
@@ -79,7 +86,12 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
 
     bodies: dict[str, mujoco.MjsBody] = {}
     root = model.link(model.root)
-    bodies[root.name] = _add_body(spec, spec.worldbody, root, root.pose, contact, options)
+    if root.name == WORLD and model.root_joint == JointType.FIXED and root.pose.is_identity():
+        # A fixed root link named 'world' (environments) is MuJoCo's world body itself.
+        bodies[root.name] = spec.worldbody
+        _add_geoms(spec, spec.worldbody, root, contact)
+    else:
+        bodies[root.name] = _add_body(spec, spec.worldbody, root, root.pose, contact, options)
     if model.root_joint == JointType.FREE:
         free = bodies[root.name].add_freejoint()
         free.name = f'{root.name}_free'
@@ -96,16 +108,12 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
                              contact, options)
             _add_joint(spec, body, joint)
         bodies[link.name] = body
-    for joint in model.joints:
-        if joint.mimic is not None and joint.mimic.expression is None:
-            eq = spec.add_equality()
-            eq.type = mujoco.mjtEq.mjEQ_JOINT
-            eq.name1 = joint.name
-            eq.name2 = joint.mimic.joint
-            eq.data[:5] = [joint.mimic.offset, joint.mimic.multiplier, 0.0, 0.0, 0.0]
-            eq.info = joint.source or ''
+    add_mimic_constraints(spec, model, spec.option.timestep)
     for closure in model.closures:
         add_closure(spec, closure, timestep=spec.option.timestep)
+    for first, second in model.adjacent:  # pairs the model says never collide
+        exclude = spec.add_exclude()
+        exclude.bodyname1, exclude.bodyname2 = first, second
     return spec
 
 
@@ -125,6 +133,11 @@ def _add_body(spec, parent, link, pose: Pose, contact, options) -> mujoco.MjsBod
         body.ipos = [float(x) for x in inertial.com]
         i = inertial.inertia
         body.fullinertia = [i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2]]
+    _add_geoms(spec, body, link, contact)
+    return body
+
+
+def _add_geoms(spec, body, link, contact) -> None:
     collide = {id(s) for s in link.collisions}
     visual = {id(s) for s in link.visuals}
     for index, shape in enumerate(link.collisions):
@@ -133,7 +146,6 @@ def _add_body(spec, parent, link, pose: Pose, contact, options) -> mujoco.MjsBod
     for index, shape in enumerate(link.visuals):
         if id(shape) not in collide:
             _add_geom(spec, body, shape, f'{link.name}:v{index}', visible=True, contact=None)
-    return body
 
 
 def _add_geom(spec, body, shape: Shape, name: str, visible: bool, contact) -> None:

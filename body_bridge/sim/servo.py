@@ -28,7 +28,8 @@ import numpy as np
 from ..model import JointType, Model
 from .build import ACTUATOR_PREFIX
 
-__all__ = ['add_servos', 'passive_dofs', 'effective_inertia', 'servo_gains']
+__all__ = ['add_servos', 'passive_dofs', 'model_dofs', 'coupling_map', 'servo_terms',
+           'servo_gains']
 
 
 def add_servos(spec: mujoco.MjSpec, model: Model) -> None:
@@ -64,24 +65,54 @@ def passive_dofs(mj: mujoco.MjModel, model: Model, prefix: str) -> np.ndarray:
     return np.array(dofs, dtype=int)
 
 
-def effective_inertia(mass_matrix: np.ndarray, dofs: np.ndarray,
-                      passive: np.ndarray) -> np.ndarray:
-    """Inertia each joint drives when the other joints hold still [kg m^2 or kg].
+def model_dofs(mj: mujoco.MjModel, joint_dofs) -> np.ndarray:
+    """Every degree of freedom in the kinematic trees that hold the given ones."""
+    trees = set(int(t) for t in mj.dof_treeid[np.asarray(joint_dofs, dtype=int)])
+    return np.flatnonzero(np.isin(mj.dof_treeid, sorted(trees)))
 
-    With a fixed base this is the diagonal of the joint-space mass matrix. A free-floating
-    base (or a ball joint) moves in reaction to every joint torque, so the inertia the joint
-    feels is smaller: the Schur complement ``M_ii - M_iP M_PP^-1 M_Pi`` over the passive
-    degrees of freedom P. Tuning a floating robot's servos with the fixed-base diagonal
-    would make a joint between a light and a heavy part far stiffer than intended.
+
+def coupling_map(n: int, followers: list[tuple[int, dict[int, float]]]) -> np.ndarray:
+    """Velocities of all ``n`` degrees of freedom from the independent ones, (n, n - f).
+
+    ``followers``: (index, {leader index: d q_follower / d q_leader}) for each mimic joint,
+    leaders before the joints that follow them.
     """
-    m = mass_matrix
-    diag = m[dofs, dofs].copy()
-    if len(passive) == 0 or len(dofs) == 0:
-        return diag
-    coupling = m[np.ix_(passive, dofs)]
-    reduced = np.einsum('pi,pi->i', coupling, np.linalg.solve(m[np.ix_(passive, passive)],
-                                                              coupling))
-    return diag - reduced
+    following = {index for index, _ in followers}
+    free = [k for k in range(n) if k not in following]
+    tmap = np.zeros((n, len(free)))
+    tmap[free, np.arange(len(free))] = 1.0
+    for index, gradient in followers:
+        tmap[index] = sum(g * tmap[lead] for lead, g in gradient.items())
+    return tmap
+
+
+def servo_terms(mass: np.ndarray, bias: np.ndarray, tmap: np.ndarray, actuated: np.ndarray,
+                passive: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Effective inertia [kg m^2 or kg] and gravity torque [N m or N] of each servo.
+
+    All in the model's own degrees of freedom: ``mass`` (n, n), ``bias`` (n,) the gravity and
+    Coriolis forces, ``tmap`` from :func:`coupling_map` (mimic joints move with their
+    leaders), ``actuated`` and ``passive`` (free and ball joints) as columns of ``tmap``.
+
+    The inertia a servo drives is that of its joint with every other servo holding still,
+    while the joints that mimic it move with it and a floating base moves in reaction: in the
+    coordinates ``tmap`` spans, ``M' = T^T M T`` and ``I = M'_ii - M'_iP M'_PP^-1 M'_Pi`` (the
+    Schur complement over the passive freedoms P). Tuning a floating robot's servos with the
+    fixed-base diagonal ``M_ii`` would make a joint between a light and a heavy part far
+    stiffer than intended; leaving out the mimicking joints, a gripper's far softer.
+
+    The gravity torques ``(T^T b)_i`` hold the model still, the mimic joints' weight included
+    (with a fixed base). Loop closures are not counted: a closed chain's servo drives a
+    little more than its tree part.
+    """
+    reduced = tmap.T @ mass @ tmap
+    forces = tmap.T @ bias
+    inertia = reduced[actuated, actuated].copy()
+    if len(passive):
+        coupling = reduced[np.ix_(passive, actuated)]
+        inertia -= np.einsum('pi,pi->i', coupling,
+                             np.linalg.solve(reduced[np.ix_(passive, passive)], coupling))
+    return inertia, forces[actuated]
 
 
 def servo_gains(inertia: np.ndarray, frequency: float, damping: float,

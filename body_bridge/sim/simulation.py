@@ -12,7 +12,7 @@ One *control period* applies the pending commands, then steps the physics
 
 Gains come from each joint's effective inertia ``I`` in the current configuration (updated
 every period) and a servo bandwidth: ``kp = I w^2``, ``kv = 2 zeta I w`` (a free-floating base
-counts: see :func:`~body_bridge.sim.servo.effective_inertia`), or from per-joint overrides. For
+counts: see :func:`~body_bridge.sim.servo.servo_terms`), or from per-joint overrides. For
 fixed-base models the joints in position or velocity mode also get the gravity and Coriolis
 torques fed forward, as a real servo's integrator would supply them, so a held position does
 not sag.
@@ -43,10 +43,12 @@ import mujoco
 import numpy as np
 
 from ..model import JointType, Model, Pose
+from ..formula import FormulaError
 from .build import ACTUATOR_PREFIX, BuildOptions
-from .servo import effective_inertia, passive_dofs, servo_gains
+from .mimic import MimicHook, formula_of
+from .servo import coupling_map, model_dofs, passive_dofs, servo_gains, servo_terms
 from .trajectory import JointTrajectory, TrajectoryRun, segment_speeds
-from .world import World
+from .world import World, is_world_rooted
 
 __all__ = ['Mode', 'SimOptions', 'Simulation', 'CommandRejected', 'simulate_together']
 
@@ -129,12 +131,16 @@ class Simulation:
         self.spec, self.mj, self.data = self.world.spec, self.world.mj, self.world.data
         self.substeps, self.period = self.world.substeps, self.world.period
         self.kinematic = bool(options.kinematic)
+        self._world_rooted = is_world_rooted(model)
         #: Called before every physics step (forces that change within a control period:
         #: springs, motors, loads). Empty by default, so the physics steps in one call.
         self.step_hooks: list = []
         #: Warnings raised while running (limits at work); the owner reads and clears them.
         self.notes: list[str] = []
         self._index_joints()
+        mimic = MimicHook(model, self.mj, self.prefix)  # formulas MuJoCo cannot hold as they are
+        if mimic:
+            self.step_hooks.append(mimic)
         self._index_frames()
         self._lock = threading.Lock()
         self._pending: list[tuple] = []
@@ -152,6 +158,12 @@ class Simulation:
     def mj_name(self, name: str) -> str:
         """The MuJoCo name of one of this model's links or joints."""
         return self.prefix + name
+
+    def body_id(self, link: str) -> int:
+        """The MuJoCo body id of one of this model's links."""
+        if link == self.model.root and self._world_rooted:
+            return 0  # the root link named 'world' is MuJoCo's world body
+        return self.mj.body(self.mj_name(link)).id
 
     def _index_joints(self) -> None:
         mj, model, name = self.mj, self.model, self.mj_name
@@ -178,14 +190,27 @@ class Simulation:
                                for lim in lims])
         self._effort = np.array([math.inf if not lim.effort or lim.effort <= 0 else lim.effort
                                  for lim in lims])
-        # Kinematic mode: linear mimic joints follow their leader; free and ball joints hold.
-        self._mimic = [(mj.joint(name(j.name)).qposadr[0], mj.joint(name(j.name)).dofadr[0],
-                        mj.joint(name(j.mimic.joint)).qposadr[0],
-                        mj.joint(name(j.mimic.joint)).dofadr[0], j.mimic.multiplier,
-                        j.mimic.offset)
-                       for j in model.movable_joints
-                       if j.mimic is not None and j.mimic.expression is None]
+        # Mimic joints follow their formula (set directly at the start and in kinematic mode).
+        self._followers = []
+        for j in model.movable_joints:
+            if j.mimic is not None:
+                formula = formula_of(j)
+                leads = {v: (mj.joint(name(v)).qposadr[0], mj.joint(name(v)).dofadr[0])
+                         for v in formula.variables}
+                self._followers.append((mj.joint(name(j.name)).qposadr[0],
+                                        mj.joint(name(j.name)).dofadr[0], formula, leads))
+        # Free and ball joints hold still in kinematic mode.
         self._passive = passive_dofs(mj, model, self.prefix)
+        # The model's own degrees of freedom (its kinematic trees), and the servos' among them.
+        self._dofs = model_dofs(mj, np.concatenate([self._dadr, self._passive]))
+        self._gravity = np.zeros(len(self.actuated))
+        local = {int(d): k for k, d in enumerate(self._dofs)}
+        following = {local[int(dadr)] for _, dadr, _, _ in self._followers}
+        column = {k: c for c, k in enumerate(k for k in range(len(self._dofs))
+                                             if k not in following)}
+        self._act_cols = np.array([column[local[int(d)]] for d in self._da], dtype=int)
+        self._passive_cols = np.array([column[local[int(d)]] for d in self._passive], dtype=int)
+        self._local = local
         qpos, free = [], []
         for dof in self._passive:
             joint = int(mj.dof_jntid[dof])
@@ -197,15 +222,14 @@ class Simulation:
 
     def _index_frames(self) -> None:
         """Moving frames: (parent body, child body) for every joint that moves, and the root."""
-        mj, model = self.mj, self.model
+        model = self.model
         pairs, names = [], []
         if model.root_joint == JointType.FREE:
-            pairs.append((0, mj.body(self.mj_name(model.root)).id))
+            pairs.append((0, self.body_id(model.root)))
             names.append((None, model.root))
         for joint in model.ordered_joints():
             if joint.type != JointType.FIXED:
-                pairs.append((mj.body(self.mj_name(joint.parent)).id,
-                              mj.body(self.mj_name(joint.child)).id))
+                pairs.append((self.body_id(joint.parent), self.body_id(joint.child)))
                 names.append((joint.parent, joint.child))
         self.moving_frames: list[tuple[str | None, str]] = names
         self._pairs = np.array(pairs, dtype=int).reshape(-1, 2)
@@ -215,8 +239,33 @@ class Simulation:
         for i, n in enumerate(self.joint_names):
             q = self.options.initial_positions.get(n, self.model.joint(n).initial)
             self.data.qpos[self._qadr[i]] = q
-        for qf, _, ql, _, mult, offset in self._mimic:
-            self.data.qpos[qf] = mult * self.data.qpos[ql] + offset
+        self._follow_formulas(velocities=False)
+
+    def _follow_formulas(self, velocities: bool) -> None:
+        """Put every mimic joint where its formula says (and its velocity, if asked)."""
+        qpos, qvel = self.data.qpos, self.data.qvel
+        for qadr, dadr, formula, leads in self._followers:
+            values = {v: float(qpos[q]) for v, (q, _) in leads.items()}
+            try:
+                qpos[qadr] = formula.evaluate(values)
+                if velocities:
+                    gradient = formula.gradient(values)
+                    qvel[dadr] = sum(gradient[v] * qvel[d] for v, (_, d) in leads.items())
+            except FormulaError:
+                continue  # undefined there: the constraint solver keeps it close
+
+    def _follower_gradients(self) -> list[tuple[int, dict[int, float]]]:
+        """For each mimic joint, how fast it moves with each of its leaders (model dofs)."""
+        out, qpos, local = [], self.data.qpos, self._local
+        for _, dadr, formula, leads in self._followers:
+            values = {v: float(qpos[q]) for v, (q, _) in leads.items()}
+            try:
+                gradient = formula.gradient(values)
+            except FormulaError:
+                continue
+            out.append((local[int(dadr)], {local[int(leads[v][1])]: g
+                                           for v, g in gradient.items()}))
+        return out
 
     def _tune_servos(self) -> None:
         """Check the gain overrides; gains for the initial configuration."""
@@ -233,9 +282,16 @@ class Simulation:
         The inertia a joint drives changes as the robot moves (a shoulder's, as the elbow
         stretches); gains that follow it keep every servo's bandwidth where it was set.
         """
+        if not len(self.actuated):
+            self.inertia = self.kp = self.kv = np.zeros(0)
+            return
         full = np.zeros((self.mj.nv, self.mj.nv))
         mujoco.mj_fullM(self.mj, self.data, full)
-        self.inertia = effective_inertia(full, self._da, self._passive)
+        dofs = self._dofs
+        tmap = coupling_map(len(dofs), self._follower_gradients())
+        self.inertia, self._gravity = servo_terms(
+            full[np.ix_(dofs, dofs)], self.data.qfrc_bias[dofs], tmap, self._act_cols,
+            self._passive_cols)
         self.kp, self.kv = servo_gains(self.inertia, self.options.servo_frequency,
                                        self.options.servo_damping, self._overrides)
         self._write_gains(np.arange(len(self.actuated)))
@@ -468,7 +524,7 @@ class Simulation:
             act[self._actadr[effort]] = self._limit_efforts(q)[effort]
         bias = np.where(following & position, self.kv * rate, 0.0)
         if self._gravcomp:
-            bias += np.where(effort, 0.0, self.data.qfrc_bias[self._da])
+            bias += np.where(effort, 0.0, self._gravity)
         self.mj.actuator_biasprm[self._act, 0] = bias
         # Servos that may reach their velocity limit this period: guarded at every step.
         dq = self.data.qvel[self._da]
@@ -522,9 +578,7 @@ class Simulation:
         d = self.data
         d.qpos[self._qa] = q
         d.qvel[self._da] = self._rate
-        for qf, df, ql, dl, mult, offset in self._mimic:
-            d.qpos[qf] = mult * d.qpos[ql] + offset
-            d.qvel[df] = mult * d.qvel[dl]
+        self._follow_formulas(velocities=True)
         d.qpos[self._held_q] = self._held
         d.qvel[self._passive] = 0.0
 
@@ -569,7 +623,7 @@ class Simulation:
 
     def body_pose(self, link: str) -> tuple[np.ndarray, np.ndarray]:
         """World pose of a link: position, quaternion (w, x, y, z)."""
-        b = self.mj.body(self.mj_name(link)).id
+        b = self.body_id(link)
         return self.data.xpos[b].copy(), self.data.xquat[b].copy()
 
     def warnings(self) -> dict[str, int]:

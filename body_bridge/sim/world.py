@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 
 import mujoco
 
-from ..errors import ModelError
-from ..model import Model, Pose
-from .build import build_spec
+from ..errors import ModelError, ParameterError
+from ..model import JointType, Model, Pose
+from .build import WORLD, build_spec
 from .servo import add_servos
 
 if TYPE_CHECKING:
@@ -30,6 +30,18 @@ __all__ = ['World', 'MAX_MODELS']
 
 #: Models that can share a world (one collision bit each).
 MAX_MODELS = 31
+
+
+def is_world_rooted(model: Model) -> bool:
+    """Whether the model's root link is MuJoCo's world body itself (see build.py)."""
+    return (model.root == WORLD and model.root_joint == JointType.FIXED and
+            model.link(model.root).pose.is_identity())
+
+
+def _check_placement(model: Model, options) -> None:
+    if is_world_rooted(model) and not options.initial_pose.is_identity():
+        raise ParameterError('initial_pose', f'the root link of {model.name} is the world '
+                             'itself: the model cannot be moved')
 
 
 def _place(target, pose: Pose) -> None:
@@ -63,10 +75,13 @@ class World:
             raise ValueError('one prefix per model, the first one empty')
         self.entries = list(entries)
         self.prefixes = list(prefixes)
+        for model, options in entries:
+            _check_placement(model, options)
         first_model, first = entries[0]
         self.spec = build_spec(first_model, replace(first.build, contact_bit=0))
-        root = self.spec.body(first_model.root)
-        _place(root, first.initial_pose @ first_model.link(first_model.root).pose)
+        if not is_world_rooted(first_model):
+            root = self.spec.body(first_model.root)
+            _place(root, first.initial_pose @ first_model.link(first_model.root).pose)
         add_servos(self.spec, first_model)
         timestep = self.spec.option.timestep
         for index, ((model, options), prefix) in enumerate(zip(entries, prefixes)):

@@ -1,0 +1,478 @@
+"""OpenRAVE ``<geom>`` and ``<mass>``: geometry records, link masses, and their shapes.
+
+Facts from OpenRAVE's reader this module relies on:
+
+* ``<extents>`` of a box are half sizes; cylinders (``radius``, ``height``) are built along the
+  geometry's y axis; a geometry's ``translation`` adds up and its rotations multiply from the
+  left, like every OpenRAVE transform.
+* A trimesh collides with its ``<collision>`` (older name ``<data>``) file, or its ``<render>``
+  file when there is none; it is drawn with its render file, or its collision mesh. Each file
+  name may be followed by a scale (one number, or three). A primitive with a ``<render>`` file
+  is drawn with that file and collides as the primitive. ``render="false"`` hides a geometry.
+* Masses: ``custom`` (``total``, ``com``, ``inertia`` about the centre of mass), ``box``
+  (``extents``), ``sphere`` (``radius``), each with ``density`` or ``total``; ``mimicgeom``
+  sums the box, sphere and cylinder geometries of the link at a ``density``, or shares a
+  ``total`` among them by volume. A link without ``<mass>`` weighs 1 kg with the inertia of a
+  sphere of radius 1 m (OpenRAVE's default), unless its KinBody gives a default ``<mass>``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import geometry as geo
+from ..errors import ModelError
+from ..meshfiles import load_mesh_file
+from ..model import Box, Cylinder, Inertial, Material, Mesh, Pose, Shape, Sphere, \
+    axis_angle_matrix
+from .openrave_raw import RawGeom, TransformTags, rotation_matrix
+from .openrave_xml import Element
+
+__all__ = ['MassSpec', 'read_geom', 'read_mass', 'link_inertial', 'geom_shapes', 'MeshCache']
+
+#: OpenRAVE builds cylinders along y; the model along z: a quarter turn about x.
+CYLINDER_TURN = rotation_matrix(axis_angle_matrix((1, 0, 0), math.pi / 2))
+
+_GEOM_TAGS = frozenset({'translation', 'rotationaxis', 'rotationmat', 'quat', 'render',
+                        'collision', 'data', 'diffusecolor', 'ambientcolor', 'transparency',
+                        'extents', 'radius', 'height', 'vertices'})
+
+
+def _file_and_scale(element: Element, resolve) -> tuple[str, np.ndarray] | None:
+    """``file [s | sx sy sz]`` from the text, or the ``file``/``scale`` attributes."""
+    name = element.attr('file')
+    scale_text = element.attr('scale')
+    words = element.words()
+    if name is None:
+        if not words:
+            return None
+        name, scale_words = words[0], words[1:]
+    else:
+        scale_words = scale_text.split() if scale_text else []
+    try:
+        values = [float(w) for w in scale_words[:3]]
+    except ValueError:
+        raise element.error(f'<{element.tag}>: the scale after the file name must be numbers, '
+                            f'found {" ".join(scale_words)!r}') from None
+    if len(values) == 0:
+        scale = np.ones(3)
+    elif len(values) == 1 or len(values) == 2:
+        scale = np.full(3, values[0])
+    else:
+        scale = np.array(values)
+    if not np.all(np.isfinite(scale)) or np.any(scale == 0):
+        raise element.error(f'<{element.tag}>: the scale must be finite and not zero')
+    return resolve(element, name), scale
+
+
+def _color(element: Element) -> tuple[float, float, float]:
+    values = element.numbers(at_least=3)[:3]
+    return tuple(float(c) for c in np.clip(values, 0.0, 1.0))
+
+
+def read_geom(element: Element, resolve, warn) -> RawGeom | None:
+    """A ``<geom>`` element as a :class:`RawGeom` (None if its type is not supported).
+
+    Args:
+        element: the ``<geom>`` element.
+        resolve: ``(element, file name) -> path`` for mesh files (None if not found).
+        warn: ``(element, message)`` to record a warning.
+    """
+    kind = (element.attr('type') or 'box').strip().lower()
+    if kind not in ('box', 'sphere', 'cylinder', 'trimesh'):
+        warn(element, f'geometry type {kind!r} is not one of box, sphere, cylinder, trimesh; '
+                      'the geometry was ignored')
+        return None
+    visible = element.flag('render', True)
+    element.attr('modifiable')  # a planning hint (convex padding), no meaning here
+    element.attr('name')
+    tags = TransformTags()
+    geom = RawGeom(kind, np.eye(4), element, visible=visible)
+    for child in element.children:
+        tag = child.tag
+        if tags.read(child):
+            continue
+        element.used.add(tag)
+        if tag == 'render':
+            geom.render = geom.render or _file_and_scale(child, resolve)
+        elif tag in ('collision', 'data') and kind == 'trimesh':
+            geom.collision = geom.collision or _file_and_scale(child, resolve)
+        elif tag == 'diffusecolor':
+            geom.diffuse = _color(child)
+        elif tag == 'ambientcolor':
+            geom.ambient = _color(child)
+            warn(child, '<ambientcolor> is not kept (the model has no ambient colour)')
+        elif tag == 'transparency':
+            geom.transparency = float(np.clip(child.number(), 0.0, 1.0))
+        elif tag == 'extents' and kind == 'box':
+            geom.extents = child.numbers(3)
+        elif tag == 'radius' and kind in ('sphere', 'cylinder'):
+            geom.radius = child.number()
+        elif tag == 'height' and kind == 'cylinder':
+            geom.height = child.number()
+        elif tag == 'vertices' and kind == 'trimesh':
+            values = child.numbers()
+            if len(values) % 9:
+                raise child.error(f'<vertices> must hold 9 numbers per triangle, found '
+                                  f'{len(values)}')
+            geom.vertices = values.reshape(-1, 3)
+        else:
+            element.used.discard(tag)
+            warn(child, f'<{tag}> is not used by a {kind} geometry and was ignored')
+    _check_sizes(geom, warn)
+    geom.pose = tags.matrix()
+    if kind == 'cylinder':
+        geom.pose = geom.pose @ CYLINDER_TURN
+    return geom
+
+
+#: Half size [m] given to a box side that a file makes 0 (a flat box has no volume).
+THIN = 5e-5
+
+
+def _check_sizes(geom: RawGeom, warn) -> None:
+    e = geom.element
+    if geom.kind == 'box':
+        if geom.extents is None or np.any(geom.extents < 0) or not np.any(geom.extents > 0):
+            raise e.error('a box geometry needs <extents> (three half sizes, not negative)')
+        if np.any(geom.extents == 0):
+            warn(e, f'box extents {geom.extents.tolist()} have a zero; that side is made '
+                    f'{2 * THIN * 1000:g} mm thick')
+            geom.extents = np.where(geom.extents == 0, THIN, geom.extents)
+    elif geom.kind == 'sphere':
+        if geom.radius is None or geom.radius <= 0:
+            raise e.error('a sphere geometry needs a positive <radius>')
+    elif geom.kind == 'cylinder':
+        if geom.radius is None or geom.radius <= 0 or geom.height is None or geom.height <= 0:
+            raise e.error('a cylinder geometry needs a positive <radius> and <height>')
+
+
+# --- mass ----------------------------------------------------------------------------------
+
+@dataclass
+class MassSpec:
+    """A ``<mass>`` element: its type and the numbers it gives (None when not given)."""
+
+    type: str
+    element: Element
+    density: float | None = None
+    total: float | None = None
+    radius: float = 1.0
+    extents: np.ndarray | None = None
+    com: np.ndarray | None = None
+    inertia: np.ndarray | None = None
+
+
+def read_mass(element: Element, warn, allow_custom: bool = True) -> MassSpec:
+    kind = (element.attr('type') or 'sphere').strip().lower()
+    allowed = ('mimicgeom', 'box', 'sphere') + (('custom',) if allow_custom else ())
+    if kind not in allowed:
+        raise element.error(f'mass type {kind!r} is not one of {", ".join(allowed)}')
+    spec = MassSpec(kind, element)
+    for child in element.children:
+        tag = child.tag
+        element.used.add(tag)
+        if tag == 'density':
+            spec.density, spec.total = child.number(), None
+        elif tag == 'total':
+            spec.total, spec.density = child.number(), None
+        elif tag == 'radius':
+            spec.radius = child.number()
+        elif tag == 'extents' and kind == 'box':
+            spec.extents = child.numbers(3)
+        elif tag == 'com' and kind == 'custom':
+            spec.com = child.numbers(3)
+        elif tag == 'inertia' and kind == 'custom':
+            spec.inertia = child.numbers(9).reshape(3, 3)
+        else:
+            element.used.discard(tag)
+            warn(child, f'<{tag}> is not used by a {kind} mass and was ignored')
+    for value, name in ((spec.density, 'density'), (spec.total, 'total')):
+        if value is not None and value < 0:
+            raise element.error(f'<{name}> must not be negative')
+    return spec
+
+
+def _box_inertia(mass: float, half) -> np.ndarray:
+    x, y, z = (float(h) for h in half)
+    return mass / 3.0 * np.diag([y * y + z * z, x * x + z * z, x * x + y * y])
+
+
+def _sphere_inertia(mass: float, radius: float) -> np.ndarray:
+    return 0.4 * mass * radius * radius * np.eye(3)
+
+
+def _cylinder_inertia(mass: float, radius: float, height: float) -> np.ndarray:
+    side = mass * (0.25 * radius * radius + height * height / 12.0)
+    return np.diag([side, side, 0.5 * mass * radius * radius])
+
+
+def _primitive_volume(geom: RawGeom) -> float:
+    if geom.kind == 'box':
+        return 8.0 * float(np.prod(geom.extents))
+    if geom.kind == 'sphere':
+        return 4.0 / 3.0 * math.pi * geom.radius ** 3
+    if geom.kind == 'cylinder':
+        return math.pi * geom.radius ** 2 * geom.height
+    return 0.0
+
+
+def _primitive_inertial(geom: RawGeom, density: float) -> tuple[float, np.ndarray, np.ndarray]:
+    """Mass, centre and inertia about the centre, in the link frame, of one primitive."""
+    mass = density * _primitive_volume(geom)
+    if geom.kind == 'box':
+        local = _box_inertia(mass, geom.extents)
+    elif geom.kind == 'sphere':
+        local = _sphere_inertia(mass, geom.radius)
+    else:
+        local = _cylinder_inertia(mass, geom.radius, geom.height)
+    rot = geom.pose[:3, :3]
+    return mass, geom.pose[:3, 3].copy(), rot @ local @ rot.T
+
+
+def _combine(parts) -> Inertial:
+    total = sum(m for m, _, _ in parts)
+    if total <= 0.0:
+        return Inertial(0.0)
+    com = sum(m * c for m, c, _ in parts) / total
+    inertia = np.zeros((3, 3))
+    for m, c, i in parts:
+        d = c - com
+        inertia += i + m * (float(d @ d) * np.eye(3) - np.outer(d, d))
+    return Inertial(total, com, 0.5 * (inertia + inertia.T))
+
+
+def link_inertial(spec: MassSpec | None, geoms: list[RawGeom]) -> Inertial:
+    """The link's mass [kg], centre [m] and inertia [kg m^2] about it, in the link frame.
+
+    Raises:
+        ModelError: a ``mimicgeom`` total with no box, sphere or cylinder to share it.
+    """
+    if spec is None:
+        return Inertial(1.0, np.zeros(3), _sphere_inertia(1.0, 1.0))
+    if spec.type == 'custom':
+        mass = 1.0 if spec.total is None else spec.total
+        # Without <inertia> OpenRAVE keeps the inertia of its default (1 kg, radius 1 m).
+        inertia = _sphere_inertia(1.0, 1.0) if spec.inertia is None else spec.inertia
+        com = np.zeros(3) if spec.com is None else spec.com
+        return Inertial(mass, com, 0.5 * (inertia + inertia.T))
+    if spec.type == 'mimicgeom':
+        solids = [g for g in geoms if g.kind in ('box', 'sphere', 'cylinder')]
+        if spec.total is not None:
+            volume = sum(_primitive_volume(g) for g in solids)
+            if volume <= 0.0:
+                raise spec.element.error('a mimicgeom <total> mass needs box, sphere or '
+                                         'cylinder geometries to share it')
+            density = spec.total / volume
+        else:
+            density = 1.0 if spec.density is None else spec.density
+        return _combine([_primitive_inertial(g, density) for g in solids])
+    if spec.type == 'box':
+        half = np.ones(3) if spec.extents is None else spec.extents
+        mass = spec.total if spec.total is not None else \
+            8.0 * float(np.prod(half)) * (1.0 if spec.density is None else spec.density)
+        return Inertial(mass, np.zeros(3), _box_inertia(mass, half))
+    r = spec.radius
+    mass = spec.total if spec.total is not None else \
+        4.0 / 3.0 * math.pi * r ** 3 * (1.0 if spec.density is None else spec.density)
+    return Inertial(mass, np.zeros(3), _sphere_inertia(mass, r))
+
+
+# --- shapes --------------------------------------------------------------------------------
+
+class MeshCache:
+    """Mesh files read once per load: path -> list of (Mesh, Material | None), or an error.
+
+    Args:
+        warn: receives one ``path:line: message`` line for each thing a mesh reader ignored.
+    """
+
+    def __init__(self, warn=None):
+        self._warn = warn
+        self._parts: dict[str, list[tuple[Mesh, Material | None]] | ModelError] = {}
+
+    def parts(self, path: str) -> list[tuple[Mesh, Material | None]]:
+        """The meshes of a file, in the file's units with its own transforms applied.
+
+        Raises:
+            ModelError: the file cannot be read (the same error every time it is asked for).
+        """
+        if path not in self._parts:
+            try:
+                parts = load_mesh_file(path, warn=self._warn)
+                self._parts[path] = [(part.mesh, part.material) for part in parts]
+            except ModelError as err:
+                self._parts[path] = err
+        result = self._parts[path]
+        if isinstance(result, ModelError):
+            raise result
+        return result
+
+
+def _material(geom: RawGeom, file_material: Material | None) -> Material | None:
+    alpha = None if geom.transparency is None else 1.0 - geom.transparency
+    if geom.diffuse is not None:
+        return Material((*geom.diffuse, 1.0 if alpha is None else alpha))
+    if file_material is not None:
+        if alpha is None:
+            return file_material
+        return Material((*file_material.rgba[:3], alpha), file_material.name,
+                        file_material.texture)
+    if alpha is not None:
+        return Material((0.7, 0.7, 0.7, alpha))
+    return None
+
+
+def _merge_small(parts):
+    """Parts with triangles; those with fewer than 4 vertices (a mesh needs 4) join the
+    largest part (their own colour is then that part's)."""
+    parts = [(m, mat) for m, mat in parts if len(m.faces)]
+    small = [p for p in parts if len(p[0].vertices) < 4]
+    if not small or len(small) == len(parts) and sum(len(m.vertices) for m, _ in small) < 4:
+        return [] if small and len(small) == len(parts) else parts
+    big = [p for p in parts if len(p[0].vertices) >= 4]
+    if not big:
+        big = [small.pop(0)]
+        while small and len(big[0][0].vertices) < 4:
+            big = [(_join(big[0][0], small.pop(0)[0]), big[0][1])]
+    largest = max(range(len(big)), key=lambda i: len(big[i][0].faces))
+    mesh, material = big[largest]
+    for other, _ in small:
+        mesh = _join(mesh, other)
+    big[largest] = (mesh, material)
+    return big
+
+
+def _join(a: Mesh, b: Mesh) -> Mesh:
+    return Mesh(np.vstack([a.vertices, b.vertices]),
+                np.vstack([a.faces, b.faces + len(a.vertices)]), a.name, a.source)
+
+
+def _scaled_parts(geom, file_and_scale, cache: MeshCache, warn, name: str):
+    """Shapes of a mesh file in the geometry frame, or None (with a warning) if unreadable."""
+    path, scale = file_and_scale
+    try:
+        parts = cache.parts(path)
+    except ModelError as err:
+        warn(geom.element, f'mesh {os.path.basename(path)} cannot be read ({err.message})')
+        return None
+    shapes = []
+    for index, (mesh, material) in enumerate(_merge_small(parts)):
+        scaled = geo.transform_mesh(mesh, np.diag(scale), name=f'{name}_{index}')
+        shapes.append((scaled, Pose(), _material(geom, material)))
+    if not shapes:
+        warn(geom.element, f'mesh {os.path.basename(path)} has no triangles')
+        return None
+    return shapes
+
+
+def _stand_in(geom, file_and_scale, name: str, warn):
+    """A box over the coordinates a mesh file lists, when the file cannot be read."""
+    path, scale = file_and_scale
+    points = rough_points(path)
+    if points is None or len(points) < 2:
+        warn(geom.element, f'no geometry for {os.path.basename(path)}: nothing in it could be '
+                           'read, not even its coordinates')
+        return None
+    points = points * scale
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    size = np.maximum(hi - lo, 1e-4)
+    warn(geom.element, f'{os.path.basename(path)}: a bounding box of its coordinates '
+                       f'({size[0]:.3g} x {size[1]:.3g} x {size[2]:.3g} m) stands in for it')
+    return [(Box(tuple(float(s) for s in size)), Pose(0.5 * (lo + hi)), _material(geom, None))]
+
+
+def rough_points(path: str) -> np.ndarray | None:
+    """Coordinates listed in a text mesh file (VRML/Inventor ``point [...]``, OBJ ``v``,
+    ASCII STL ``vertex``), for a bounding-box stand-in. None if there are none."""
+    import re
+    try:
+        with open(path, 'rb') as f:
+            text = f.read(50_000_000).decode('latin-1')
+    except OSError:
+        return None
+    numbers: list[float] = []
+    for block in re.findall(r'point\s*\[([^\]]*)\]', text):
+        numbers.extend(float(x) for x in re.findall(r'[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?',
+                                                    block))
+    for line in re.findall(r'^\s*(?:v|vertex)\s+(\S+)\s+(\S+)\s+(\S+)', text, re.M):
+        try:
+            numbers.extend(float(x) for x in line)
+        except ValueError:
+            continue
+    if len(numbers) < 6:
+        return None
+    pts = np.array(numbers[:len(numbers) // 3 * 3]).reshape(-1, 3)
+    pts = pts[np.all(np.isfinite(pts), axis=1)]
+    return pts if len(pts) else None
+
+
+def _mesh_shapes(geom, which, cache, warn, name):
+    file_and_scale = getattr(geom, which)
+    if file_and_scale is None or file_and_scale[0] is None:
+        return None
+    shapes = _scaled_parts(geom, file_and_scale, cache, warn, name)
+    if shapes is None:
+        shapes = _stand_in(geom, file_and_scale, name, warn)
+    return shapes
+
+
+def _solid(items, geom: RawGeom, warn):
+    """Collision items whose flat meshes (all vertices in a plane, no convex hull for a
+    collision engine) are replaced by thin boxes over them; the same list if none is flat."""
+    out, changed = [], False
+    for geometry, pose, material in items:
+        if isinstance(geometry, Mesh) and len(geometry.vertices):
+            centre = geometry.vertices.mean(axis=0)
+            _, sizes, axes = np.linalg.svd(geometry.vertices - centre, full_matrices=False)
+            if len(sizes) < 3 or sizes[2] <= 1e-6 * max(sizes[0], 1e-12):
+                rot = axes.T if np.linalg.det(axes) > 0 else axes.T * np.array([1, 1, -1])
+                local = (geometry.vertices - centre) @ rot
+                lo, hi = local.min(axis=0), local.max(axis=0)
+                size = np.maximum(hi - lo, 2 * THIN)
+                mid = centre + rot @ (0.5 * (lo + hi))
+                warn(geom.element, f'mesh part {geometry.name!r} is flat; it collides as a '
+                                   f'{size[0]:.3g} x {size[1]:.3g} x {size[2]:.3g} m box')
+                out.append((Box(tuple(float(x) for x in size)), pose @ Pose(mid, rot),
+                            material))
+                changed = True
+                continue
+        out.append((geometry, pose, material))
+    return out if changed else items
+
+
+def _primitive(geom: RawGeom):
+    if geom.kind == 'box':
+        return Box(tuple(float(2.0 * e) for e in geom.extents))
+    if geom.kind == 'sphere':
+        return Sphere(float(geom.radius))
+    return Cylinder(float(geom.radius), float(geom.height))
+
+
+def geom_shapes(geom: RawGeom, cache: MeshCache, warn, name: str):
+    """Visual and collision items of a geometry: lists of (geometry, pose in the geometry
+    frame, material). Meshes are scaled; files that cannot be read give warnings."""
+    if geom.kind == 'trimesh':
+        collide = _mesh_shapes(geom, 'collision', cache, warn, name)
+        if collide is None and geom.vertices is not None and len(geom.vertices) >= 3:
+            faces = np.arange(len(geom.vertices)).reshape(-1, 3)
+            collide = [(Mesh(geom.vertices, faces, name), Pose(), _material(geom, None))]
+        draw = _mesh_shapes(geom, 'render', cache, warn, name)
+        collide = collide or draw or []
+        draw = draw or collide
+        solid = _solid(collide, geom, warn)
+        if solid is not collide:
+            draw, collide = (collide if draw is collide else draw), solid
+    else:
+        collide = [(_primitive(geom), Pose(), _material(geom, None))]
+        draw = _mesh_shapes(geom, 'render', cache, warn, name) or collide
+    return (draw if geom.visible else []), collide
+
+
+def place(items, link_from_geom: Pose, source: str) -> list[Shape]:
+    """Shapes in the link frame from (geometry, pose in geometry frame, material) items."""
+    return [Shape(g, link_from_geom @ p, m, source) for g, p, m in items]

@@ -1,0 +1,72 @@
+"""Typed access to the fields of parsed VRML and Inventor nodes, with clear errors."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ModelError
+from . import _common
+from ._scenetext import Node, Word
+
+
+def nodes(node: Node, name: str) -> list[Node]:
+    value = node.fields.get(name)
+    if isinstance(value, Node):
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, Node)]
+    return []
+
+
+def array(path: str, node: Node, name: str) -> np.ndarray:
+    value = node.fields.get(name)
+    if value is None:
+        return np.zeros(0)
+    if not isinstance(value, np.ndarray):
+        raise ModelError(path, node.line, f'{node.type} {name} must be numbers')
+    return value
+
+
+def points(path: str, node: Node, name: str) -> np.ndarray:
+    values = array(path, node, name)
+    if len(values) % 3:
+        raise ModelError(path, node.line, f'{node.type} {name}: {len(values)} numbers are not '
+                         'a whole number of triples')
+    _common.check_finite(path, node.line, f'{node.type} {name}', values)
+    return values.reshape(-1, 3)
+
+
+def indices(path: str, node: Node, name: str) -> np.ndarray:
+    values = array(path, node, name)
+    if len(values) and not (np.isfinite(values).all() and (values == np.round(values)).all()):
+        raise ModelError(path, node.line, f'{node.type} {name} must be whole numbers')
+    if len(values) and np.abs(values).max() > 2 ** 53:
+        raise ModelError(path, node.line, f'{node.type} {name}: an index is too large')
+    return values.astype(np.int64)
+
+
+def vector(path: str, node: Node, name: str, default, size: int) -> np.ndarray:
+    value = node.fields.get(name)
+    if value is None:
+        return np.asarray(default, dtype=float)
+    if not isinstance(value, np.ndarray) or len(value) != size or not np.isfinite(value).all():
+        raise ModelError(path, node.line, f'{node.type} {name} must be {size} numbers')
+    return value
+
+
+def number(path: str, node: Node, name: str, default: float) -> float:
+    return float(vector(path, node, name, [default], 1)[0])
+
+
+def positive(path: str, node: Node, name: str, default: float) -> float:
+    value = number(path, node, name, default)
+    if value <= 0:
+        raise ModelError(path, node.line, f'{node.type} {name} must be positive, found {value}')
+    return value
+
+
+def flag(node: Node, name: str, default: bool) -> bool:
+    value = node.fields.get(name)
+    if isinstance(value, Word):
+        return value.upper() == 'TRUE'
+    return default
