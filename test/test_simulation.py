@@ -308,31 +308,69 @@ def test_kinematic_free_robot_stays_where_it_was_placed():
 
 # --- a free-floating humanoid ------------------------------------------------------------------
 
-def test_effective_inertia_of_a_floating_robot_is_what_a_torque_meets():
-    """Independent check: with every other joint locked and no gravity, a torque tau on one
-    joint of the free-floating SR1 accelerates it by tau / I_eff."""
+def _torque_response(model, name, hold_child=False):
+    """Inertia a unit torque on joint ``name`` meets, every other joint locked (fixed in the
+    model), no gravity: from MuJoCo's forward dynamics, or with ``hold_child`` from the
+    dynamics under a rigid constraint holding the joint's child link still,
+    ``1 / (M^-1 - M^-1 J^T (J M^-1 J^T)^-1 J M^-1)_jj`` with ``J`` that link's Jacobian."""
     import mujoco
     from dataclasses import replace
     from body_bridge.model import JointType
     from body_bridge.sim.build import BuildOptions, build_spec
+    joints = tuple(j if j.name == name else replace(j, type=JointType.FIXED)
+                   for j in model.joints)
+    spec = build_spec(replace(model, joints=joints), BuildOptions(ground_plane=False))
+    spec.option.gravity = [0.0, 0.0, 0.0]
+    mj = spec.compile()
+    data = mujoco.MjData(mj)
+    dof = mj.joint(name).dofadr[0]
+    data.qfrc_applied[dof] = 1.0
+    mujoco.mj_forward(mj, data)
+    if not hold_child:
+        return 1.0 / data.qacc[dof]
+    mass = np.zeros((mj.nv, mj.nv))
+    mujoco.mj_fullM(mj, data, mass)
+    jac = np.zeros((6, mj.nv))
+    mujoco.mj_jacBody(mj, data, jac[:3], jac[3:], mj.body(model.joint(name).child).id)
+    inv = np.linalg.inv(mass)
+    held = inv - inv @ jac.T @ np.linalg.solve(jac @ inv @ jac.T, jac @ inv)
+    return 1.0 / held[dof, dof]
+
+
+def test_effective_inertia_of_a_floating_humanoid():
+    """In the air a joint of the free-floating SR1 meets the least inertia (both sides
+    react); with its child link held (a foot on the ground) it turns the rest of the robot.
+    A servo is tuned for the larger of base-held and child-held, so a stance leg holds the
+    body, at most 100 times the least (stable when the load lifts). Checked against the
+    dynamics of the robot rebuilt with every other joint fixed."""
+    import mujoco
     model = load_model(shared_model(SR1))
     sim = Simulation(model)
-    for name in ('WAIST_P', 'LLEG_KNEE', 'RARM_ELBOW'):
-        joints = tuple(j if j.name == name else replace(j, type=JointType.FIXED)
-                       for j in model.joints)
-        alone = build_spec(replace(model, joints=joints), BuildOptions(ground_plane=False))
-        alone.option.gravity = [0.0, 0.0, 0.0]
-        mj = alone.compile()
-        data = mujoco.MjData(mj)
-        data.qfrc_applied[mj.joint(name).dofadr[0]] = 1.0
-        mujoco.mj_forward(mj, data)
-        expected = 1.0 / data.qacc[mj.joint(name).dofadr[0]]
-        assert sim.inertia[sim.actuated.index(name)] == pytest.approx(expected, rel=1e-9)
-    # the base's reaction halves the inertia the waist joint drives
-    row = sim.actuated.index('WAIST_P')
     full = np.zeros((sim.mj.nv, sim.mj.nv))
     mujoco.mj_fullM(sim.mj, sim.data, full)
-    assert sim.inertia[row] < 0.6 * full[sim._da[row], sim._da[row]]
+    for name in ('WAIST_P', 'LLEG_KNEE', 'LLEG_ANKLE_P', 'RARM_ELBOW'):
+        row = sim.actuated.index(name)
+        least = _torque_response(model, name)
+        grounded = _torque_response(model, name, hold_child=True)
+        fixed = full[sim._da[row], sim._da[row]]  # base held: the diagonal of M
+        assert sim.least_inertia[row] == pytest.approx(least, rel=1e-9)
+        assert least < min(fixed, grounded)
+        expected = min(max(fixed, grounded), 100.0 * least)
+        assert sim.inertia[row] == pytest.approx(expected, rel=1e-9)
+    ankle = sim.actuated.index('LLEG_ANKLE_P')
+    assert sim.inertia[ankle] > 20 * full[sim._da[ankle], sim._da[ankle]]  # it lifts the body
+
+
+def test_small_humanoid_stands_with_default_servos():
+    """GR001 (0.9 kg): servos tuned for the foot alone could not hold it up."""
+    sim = Simulation(load_model(shared_model('choreonoid/share/model/GR001/GR001.body')))
+    start, _ = sim.body_pose(sim.model.root)
+    q0 = sim.joint_positions()
+    run(sim, 2.0)
+    pos, quat = sim.body_pose(sim.model.root)
+    assert quat[0] > 0.999 and pos[2] == pytest.approx(start[2], abs=0.005)
+    assert np.max(np.abs(sim.joint_positions() - q0)) < 0.03
+    assert sim.warnings() == {}
 
 
 def test_floating_humanoid_stands_and_moves_an_arm():

@@ -29,7 +29,7 @@ from ..model import JointType, Model
 from .build import ACTUATOR_PREFIX
 
 __all__ = ['add_servos', 'passive_dofs', 'model_dofs', 'coupling_map', 'servo_terms',
-           'servo_gains']
+           'grounded_inertia', 'tuning_inertia', 'servo_gains', 'MAX_INERTIA_RATIO']
 
 
 def add_servos(spec: mujoco.MjSpec, model: Model) -> None:
@@ -87,8 +87,9 @@ def coupling_map(n: int, followers: list[tuple[int, dict[int, float]]]) -> np.nd
 
 
 def servo_terms(mass: np.ndarray, bias: np.ndarray, tmap: np.ndarray, actuated: np.ndarray,
-                passive: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Effective inertia [kg m^2 or kg] and gravity torque [N m or N] of each servo.
+                passive: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Least inertia [kg m^2 or kg] and gravity torque [N m or N] of each servo, and the
+    mass matrix in the coordinates ``tmap`` spans.
 
     All in the model's own degrees of freedom: ``mass`` (n, n), ``bias`` (n,) the gravity and
     Coriolis forces, ``tmap`` from :func:`coupling_map` (mimic joints move with their
@@ -112,7 +113,53 @@ def servo_terms(mass: np.ndarray, bias: np.ndarray, tmap: np.ndarray, actuated: 
         coupling = reduced[np.ix_(passive, actuated)]
         inertia -= np.einsum('pi,pi->i', coupling,
                              np.linalg.solve(reduced[np.ix_(passive, passive)], coupling))
-    return inertia, forces[actuated]
+    return inertia, forces[actuated], reduced
+
+
+#: A servo is tuned for at most this many times the least inertia its joint can meet: the
+#: integrator's explicit stiffness stays stable (kp / I_least dt^2 < 1 needs < 1 / (w dt)^2).
+MAX_INERTIA_RATIO = 100.0
+
+
+def grounded_inertia(reduced: np.ndarray, jacobians: list[np.ndarray], base: np.ndarray,
+                     actuated: np.ndarray) -> np.ndarray:
+    """Inertia each joint of a floating robot drives when its child link is held still (a
+    foot on the ground): the base and everything not beyond the joint turn about it instead.
+
+    Args:
+        reduced: mass matrix in the coordinates of :func:`coupling_map`.
+        jacobians: per servo, the (6, r) Jacobian of its child link in those coordinates.
+        base: the six columns of the floating base.
+        actuated: the servos' columns.
+    """
+    out = np.full(len(actuated), np.inf)
+    for k, (col, jac) in enumerate(zip(actuated, jacobians)):
+        try:
+            base_velocity = np.linalg.solve(jac[:, base], -jac[:, col])
+        except np.linalg.LinAlgError:
+            continue
+        v = np.zeros(len(reduced))
+        v[col] = 1.0
+        v[base] = base_velocity
+        out[k] = v @ reduced @ v
+    return out
+
+
+def tuning_inertia(least: np.ndarray, fixed: np.ndarray, grounded: np.ndarray | None
+                   ) -> np.ndarray:
+    """The inertia a servo is tuned for.
+
+    A fixed-base joint drives its distal part: ``least`` (which is then ``fixed``). A
+    floating robot's joint drives a part that depends on what touches the ground: the part
+    beyond it (``fixed``, base held) when the base stands, the rest of the robot
+    (``grounded``) when the link beyond it stands, both reacting (``least``) in the air.
+    Tuning for the larger of the first two lets a stance leg hold the body up (a knee, an
+    ankle); capped at ``MAX_INERTIA_RATIO`` times ``least`` so that the servo stays stable
+    when the load is lifted (it is then overdamped).
+    """
+    if grounded is None:
+        return least
+    return np.minimum(np.maximum(fixed, grounded), MAX_INERTIA_RATIO * least)
 
 
 def servo_gains(inertia: np.ndarray, frequency: float, damping: float,

@@ -46,7 +46,8 @@ from ..model import JointType, Model, Pose
 from ..formula import FormulaError
 from .build import ACTUATOR_PREFIX, BuildOptions
 from .mimic import MimicHook, formula_of
-from .servo import coupling_map, model_dofs, passive_dofs, servo_gains, servo_terms
+from .servo import (coupling_map, grounded_inertia, model_dofs, passive_dofs, servo_gains,
+                    servo_terms, tuning_inertia)
 from .trajectory import JointTrajectory, TrajectoryRun, segment_speeds
 from .world import World, is_world_rooted
 
@@ -211,6 +212,14 @@ class Simulation:
         self._act_cols = np.array([column[local[int(d)]] for d in self._da], dtype=int)
         self._passive_cols = np.array([column[local[int(d)]] for d in self._passive], dtype=int)
         self._local = local
+        # A floating base: its six columns, and each servo's child body (see grounded_inertia).
+        base = []
+        if model.root_joint == JointType.FREE:
+            adr = int(mj.joint(name(f'{model.root}_free')).dofadr[0])
+            base = [column[local[d]] for d in range(adr, adr + 6)]
+        self._base_cols = np.array(base, dtype=int)
+        self._child_bodies = np.array([mj.jnt_bodyid[mj.joint(name(n)).id] for n in self.actuated],
+                                      dtype=int)
         qpos, free = [], []
         for dof in self._passive:
             joint = int(mj.dof_jntid[dof])
@@ -289,9 +298,19 @@ class Simulation:
         mujoco.mj_fullM(self.mj, self.data, full)
         dofs = self._dofs
         tmap = coupling_map(len(dofs), self._follower_gradients())
-        self.inertia, self._gravity = servo_terms(
+        self.least_inertia, self._gravity, reduced = servo_terms(
             full[np.ix_(dofs, dofs)], self.data.qfrc_bias[dofs], tmap, self._act_cols,
             self._passive_cols)
+        grounded = None
+        if len(self._base_cols):
+            jacobians = []
+            jac = np.zeros((6, self.mj.nv))
+            for body in self._child_bodies:
+                mujoco.mj_jacBody(self.mj, self.data, jac[:3], jac[3:], int(body))
+                jacobians.append(jac[:, dofs] @ tmap)
+            grounded = grounded_inertia(reduced, jacobians, self._base_cols, self._act_cols)
+        self.inertia = tuning_inertia(self.least_inertia, np.diag(reduced)[self._act_cols],
+                                      grounded)
         self.kp, self.kv = servo_gains(self.inertia, self.options.servo_frequency,
                                        self.options.servo_damping, self._overrides)
         self._write_gains(np.arange(len(self.actuated)))
