@@ -33,6 +33,8 @@ __all__ = [
     'Pose', 'Box', 'Sphere', 'Cylinder', 'Capsule', 'Cone', 'Mesh', 'Geometry',
     'Material', 'Shape', 'Inertial', 'Link', 'JointType', 'Limits', 'Mimic', 'Joint',
     'DeviceKind', 'Device', 'Frame', 'LoopClosure', 'Manipulator', 'Model', 'freeze',
+    'Repeat', 'FunctionKind', 'Function', 'SpringKind', 'Spring', 'Bushing', 'MotorKind',
+    'Actuation', 'Motor', 'LoadKind', 'Load', 'BodyVelocity', 'ContactMaterial', 'ShapeContact',
 ]
 
 _EMPTY: Mapping = MappingProxyType({})
@@ -452,8 +454,11 @@ class LoopClosure:
     """A constraint between two links that the tree does not contain.
 
     ``type`` is one of ``ball`` (the two points coincide), ``hinge`` (also the axes stay
-    aligned), ``slider`` (a prismatic constraint along the axis), ``weld``.
+    aligned), ``slider`` (a prismatic constraint along the axis), ``weld``, and the other
+    types listed in ``body_bridge/sim/closures.py``.
     ``pose1``/``pose2`` locate the constraint frame in each link; ``axis`` is in pose1's frame.
+    ``length`` [m] is the distance the ``distance``, ``revolute_spherical`` and
+    ``revolute_translational`` types keep between pose1 (along its x axis) and pose2.
     """
 
     name: str
@@ -464,6 +469,257 @@ class LoopClosure:
     pose2: Pose = field(default_factory=Pose)
     axis: np.ndarray = field(default_factory=lambda: _vec((0, 0, 1)))
     source: str | None = None
+    length: float = 0.0
+
+
+# --- dynamics: time functions, springs, motors, loads, contact ---------------------------
+#
+# Written by the Project Chrono loader; applied by ``body_bridge/sim/forces.py``.
+
+
+@dataclass(frozen=True, slots=True)
+class Repeat:
+    """Periodic replication of a function: ``f(x) = base(start + fmod(x + shift, width))``."""
+
+    start: float
+    width: float
+    shift: float
+
+
+class FunctionKind(str, enum.Enum):
+    """What ``Function.params`` hold, by kind."""
+
+    CONSTANT = 'constant'      #: (value,)
+    POLYNOMIAL = 'polynomial'  #: (a0, a1, a2, ...): a0 + a1 x + a2 x^2 + ...
+    SINE = 'sine'              #: (amplitude, frequency [Hz], phase [rad], offset)
+    RAMP = 'ramp'              #: (intercept, slope)
+    DATA = 'data'              #: (); ``points`` interpolated linearly, constant beyond them
+    CONTROLLER = 'controller'  #: (); the value is set from outside (a ROS topic)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Function:
+    """A function of one variable (time [s] for motors and loads); see ``body_bridge.functions``.
+
+    Attributes:
+        kind: the formula.
+        params: its parameters (meaning by kind: see ``FunctionKind``).
+        points: for DATA, (N, 2) points (x, f(x)) with increasing x.
+        repeat: periodic replication, or None.
+    """
+
+    kind: FunctionKind
+    params: tuple[float, ...] = ()
+    points: np.ndarray | None = None
+    repeat: Repeat | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, 'kind', FunctionKind(self.kind))
+        object.__setattr__(self, 'params', tuple(float(p) for p in self.params))
+        if self.points is not None:
+            object.__setattr__(self, 'points', _frozen(np.array(self.points, float).reshape(-1, 2)))
+
+
+class SpringKind(str, enum.Enum):
+    TRANSLATIONAL = 'translational'  #: along the line between two points (Chrono TSDA)
+    ROTATIONAL = 'rotational'        #: about an axis (Chrono RSDA)
+    JOINT = 'joint'                  #: on the coordinate of one joint of the tree
+
+
+def _opt_array(value, shape) -> np.ndarray | None:
+    return None if value is None else _frozen(np.array(value, float).reshape(shape))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Spring:
+    """A spring-damper. Its force (torque) along the element, positive when it pushes ``x`` up::
+
+        F = preload - stiffness (x - rest) - damping v - spring_curve(x - rest)
+            - damping_curve(v) - map(x - rest, v) - degressive(v) + stops(x)
+
+    ``x`` is, by kind: the distance between the two points [m] (positive F pushes link1's
+    point away from link2's); the angle of link2's frame about the z axis of link1's frame
+    [rad] (positive torque turns link2 about +z, link1 the other way); the joint position.
+    Curves are (N, 2) tables interpolated linearly (constant beyond their ends);
+    ``map_data`` rows are (velocity, force at each of ``map_deformations``), interpolated
+    bilinearly. ``degressivity`` is (compression, expansion): the damping force is
+    ``damping v / (1 + d v)``. ``stops`` (min, max length) add Chrono's bump-stop forces.
+
+    Attributes:
+        pose1, pose2: translational: the points (``pos``) in link1 and link2; rotational:
+            frames whose z is the axis, in link1 and link2 (they coincide at the reference
+            configuration).
+        joint: the joint of a JOINT spring.
+    """
+
+    name: str
+    kind: SpringKind
+    link1: str = ''
+    link2: str = ''
+    pose1: Pose = field(default_factory=Pose)
+    pose2: Pose = field(default_factory=Pose)
+    joint: str | None = None
+    rest: float = 0.0
+    stiffness: float = 0.0
+    damping: float = 0.0
+    preload: float = 0.0
+    spring_curve: np.ndarray | None = None
+    damping_curve: np.ndarray | None = None
+    map_deformations: np.ndarray | None = None
+    map_data: np.ndarray | None = None
+    degressivity: tuple[float, float] | None = None
+    stops: tuple[float, float] | None = None
+    source: str | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, 'kind', SpringKind(self.kind))
+        object.__setattr__(self, 'spring_curve', _opt_array(self.spring_curve, (-1, 2)))
+        object.__setattr__(self, 'damping_curve', _opt_array(self.damping_curve, (-1, 2)))
+        object.__setattr__(self, 'map_deformations', _opt_array(self.map_deformations, (-1,)))
+        if self.map_data is not None:
+            object.__setattr__(self, 'map_data', _frozen(np.array(self.map_data, float)))
+
+    @property
+    def is_linear(self) -> bool:
+        """Only stiffness, damping and preload: MuJoCo's own springs can carry it exactly."""
+        return (self.spring_curve is None and self.damping_curve is None
+                and self.map_data is None and self.degressivity is None and self.stops is None)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Bushing:
+    """Six-axis spring-damper between a frame on link1 and one on link2 (coinciding at the
+    reference configuration): a compliant joint that closes a loop of the tree.
+
+    With ``d`` the displacement of pose2 relative to pose1 (translation [m], then small
+    rotations [rad] about pose1's axes) and ``v`` its rate, link2 receives ``-K d - D v``
+    (force, then torque, in pose1's axes) and link1 the opposite.
+
+    Attributes:
+        stiffness: K, 6 values [N/m, N/m, N/m, N m/rad, N m/rad, N m/rad].
+        damping: D, 6 values [N s/m, ..., N m s/rad].
+    """
+
+    name: str
+    link1: str
+    link2: str
+    pose1: Pose = field(default_factory=Pose)
+    pose2: Pose = field(default_factory=Pose)
+    stiffness: np.ndarray = field(default_factory=lambda: _vec((0,) * 6, 6))
+    damping: np.ndarray = field(default_factory=lambda: _vec((0,) * 6, 6))
+    source: str | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, 'stiffness', _vec(self.stiffness, 6))
+        object.__setattr__(self, 'damping', _vec(self.damping, 6))
+
+
+class MotorKind(str, enum.Enum):
+    ROTATION = 'rotation'
+    LINEAR = 'linear'
+
+
+class Actuation(str, enum.Enum):
+    POSITION = 'position'  #: the joint position follows the function [rad or m]
+    SPEED = 'speed'        #: the joint velocity follows it [rad/s or m/s]
+    FORCE = 'force'        #: the function is the joint effort [N m or N]
+
+
+@dataclass(frozen=True, slots=True)
+class Motor:
+    """A motor driving one joint coordinate with a function of time.
+
+    ``joint`` names a 1-DOF joint of the tree; when the motor's joint closes a loop instead,
+    ``closure`` names that LoopClosure and its chain's own degree of freedom is driven.
+    The joint's coordinate is the motor's (the loader orients the axis so).
+    """
+
+    name: str
+    kind: MotorKind
+    actuation: Actuation
+    function: Function
+    joint: str | None = None
+    closure: str | None = None
+    source: str | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, 'kind', MotorKind(self.kind))
+        object.__setattr__(self, 'actuation', Actuation(self.actuation))
+
+
+class LoadKind(str, enum.Enum):
+    FORCE = 'force'
+    TORQUE = 'torque'
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Load:
+    """An external force [N] or torque [N m] on a link: ``vector`` times ``function(t)``.
+
+    Attributes:
+        local_vector: the vector turns with the link (in the link frame) or is fixed in the
+            world frame.
+        point: where a force acts: in the link frame (``local_point``) or a point fixed in
+            the world frame.
+        function: modulation of the vector (None: constant).
+        controller: the vector comes from outside (a ROS topic) instead; ``vector`` is zero.
+    """
+
+    name: str
+    kind: LoadKind
+    link: str
+    vector: np.ndarray = field(default_factory=lambda: _vec((0, 0, 0)))
+    local_vector: bool = True
+    point: np.ndarray = field(default_factory=lambda: _vec((0, 0, 0)))
+    local_point: bool = True
+    function: Function | None = None
+    controller: bool = False
+    source: str | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, 'kind', LoadKind(self.kind))
+        object.__setattr__(self, 'vector', _vec(self.vector))
+        object.__setattr__(self, 'point', _vec(self.point))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class BodyVelocity:
+    """Initial velocity of a link: of its centre of mass [m/s] and angular [rad/s], world frame.
+
+    The integrator starts from the joint velocities closest to it (mass-weighted).
+    """
+
+    link: str
+    linear: np.ndarray = field(default_factory=lambda: _vec((0, 0, 0)))
+    angular: np.ndarray = field(default_factory=lambda: _vec((0, 0, 0)))
+    source: str | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, 'linear', _vec(self.linear))
+        object.__setattr__(self, 'angular', _vec(self.angular))
+
+
+@dataclass(frozen=True, slots=True)
+class ContactMaterial:
+    """Contact properties of a surface. The ``smc`` values are kept as given (Chrono's
+    penalty model): Young's modulus [Pa], Poisson ratio, normal and tangential stiffness
+    [N/m] and damping [N s/m], by name."""
+
+    name: str
+    friction: float = 0.8
+    restitution: float = 0.01
+    smc: Mapping = field(default_factory=lambda: _EMPTY)
+
+
+@dataclass(frozen=True, slots=True)
+class ShapeContact:
+    """The contact material of ``Link.collisions[index]`` of ``link``, and the radius [m] of
+    a sphere swept over its surface (contacts keep the surfaces that far apart)."""
+
+    link: str
+    index: int
+    material: ContactMaterial
+    radius: float = 0.0
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -487,6 +743,24 @@ class Model:
     source: str | None = None
     timestep: float | None = None
     warnings: tuple[str, ...] = ()
+    #: Spring-dampers, compliant loop closures, motors, external loads (Project Chrono).
+    springs: tuple[Spring, ...] = ()
+    bushings: tuple[Bushing, ...] = ()
+    motors: tuple[Motor, ...] = ()
+    loads: tuple[Load, ...] = ()
+    #: Initial link velocities (the joints start from rest otherwise).
+    initial_velocities: tuple[BodyVelocity, ...] = ()
+    #: Contact materials of collision shapes (the integrator's defaults otherwise).
+    contacts: tuple[ShapeContact, ...] = ()
+    #: 1-DOF joints that start without a servo holding them (free, or driven by a Motor)
+    #: until a command names them.
+    passive_joints: tuple[str, ...] = ()
+    #: Gravity [m/s^2] in the model frame (None: the integrator's default, 9.81 down z).
+    gravity: np.ndarray | None = None
+    #: False: the model brings its own ground, the integrator adds no ground plane.
+    ground_plane: bool | None = None
+    #: True: the model's links collide with each other whatever the integrator's option.
+    self_collision: bool | None = None
     manipulators: tuple[Manipulator, ...] = ()
     adjacent: tuple[tuple[str, str], ...] = ()
     _links: Mapping = field(default_factory=lambda: _EMPTY, init=False, repr=False)
@@ -556,6 +830,9 @@ class Model:
         object.__setattr__(self, '_links', MappingProxyType(links))
         object.__setattr__(self, '_joints', MappingProxyType(joints))
         object.__setattr__(self, '_parent_joint', MappingProxyType(parent_joint))
+        if self.gravity is not None:
+            object.__setattr__(self, 'gravity', _vec(self.gravity))
+        _check_dynamics(self, links, joints)
 
     def _check_manipulators(self, links, joints) -> None:
         frames = {f.name for f in self.frames}
@@ -619,3 +896,44 @@ class Model:
             taken.add(frame)
             frames[device.name] = frame
         return frames
+
+
+def _check_dynamics(model: Model, links: Mapping, joints: Mapping) -> None:
+    """Springs, motors, loads and the rest name links and joints that exist."""
+    def check(item, kind: str, link_names=(), joint_names=()) -> None:
+        src = getattr(item, 'source', None) or model.source
+        for name in link_names:
+            if name not in links:
+                raise ModelError(src, None, f'{kind} {getattr(item, "name", "")!r} refers to '
+                                 f'unknown link {name!r}')
+        for name in joint_names:
+            if name not in joints:
+                raise ModelError(src, None, f'{kind} {getattr(item, "name", "")!r} refers to '
+                                 f'unknown joint {name!r}')
+    closures = {c.name for c in model.closures}
+    for spring in model.springs:
+        if spring.kind == SpringKind.JOINT:
+            check(spring, 'spring', joint_names=(spring.joint,))
+        else:
+            check(spring, 'spring', (spring.link1, spring.link2))
+    for bushing in model.bushings:
+        check(bushing, 'bushing', (bushing.link1, bushing.link2))
+    for motor in model.motors:
+        if (motor.joint is None) == (motor.closure is None):
+            raise ModelError(motor.source or model.source, None,
+                             f'motor {motor.name!r} must drive exactly one joint or closure')
+        if motor.joint is not None:
+            check(motor, 'motor', joint_names=(motor.joint,))
+        elif motor.closure not in closures:
+            raise ModelError(motor.source or model.source, None,
+                             f'motor {motor.name!r} refers to unknown closure {motor.closure!r}')
+    for load in model.loads:
+        check(load, 'load', (load.link,))
+    for velocity in model.initial_velocities:
+        check(velocity, 'initial velocity of', (velocity.link,))
+    for contact in model.contacts:
+        check(contact, 'contact material of', (contact.link,))
+        if not 0 <= contact.index < len(links[contact.link].collisions):
+            raise ModelError(model.source, None, f'contact material of {contact.link!r}: '
+                             f'no collision shape {contact.index}')
+    check(None, 'passive joint list', joint_names=model.passive_joints)

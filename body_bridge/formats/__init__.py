@@ -6,7 +6,7 @@ import os
 
 from ..errors import ModelError
 from ..model import Model
-from . import choreonoid, openrave
+from . import choreonoid, chrono, openrave
 
 __all__ = ['load_model', 'LOADERS']
 
@@ -15,6 +15,7 @@ LOADERS = {ext: choreonoid.load for ext in choreonoid.EXTENSIONS}
 LOADERS.update({ext: openrave.load for ext in openrave.EXTENSIONS})
 LOADERS[openrave.XML_EXTENSION] = openrave.load_xml  # OpenRAVE when its root element says so
 LOADERS.update({ext: openrave.load_collada for ext in ('.zae', '.dae')})  # a clear refusal
+LOADERS.update({ext: chrono.load for ext in chrono.EXTENSIONS})  # recognised by content
 
 
 def load_model(path: str | os.PathLike) -> Model:

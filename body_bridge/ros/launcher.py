@@ -105,6 +105,8 @@ def run_models(args: list[str], models: list[str] | None = None) -> int:
     """
     from .node import BridgeNode
     from .runner import SimulationRunner
+    from .transport import use_bundled_fastdds_profile
+    use_bundled_fastdds_profile()  # camera images need a large shared-memory segment
     rclpy.init(args=args)
     nodes: list = []
     runner = None

@@ -25,6 +25,7 @@ from std_srvs.srv import SetBool, Trigger
 from tf2_msgs.msg import TFMessage
 
 from .. import urdf as urdf_writer
+from ..device_overlay import apply_overlay, load_overlay
 from ..errors import ParameterError
 from ..formats import load_model
 from ..kinematics import joint_transform
@@ -80,6 +81,8 @@ class BridgeNode(Node):
         self.params = p = P.declare_parameters(self, defaults)
         path = resolve_model(p['model'])
         self.model: Model = load_model(path)
+        self.device_overlay = load_overlay(p['devices_file'], self.model)
+        self.model = apply_overlay(self.model, self.device_overlay)
         for line in self.model.warnings:
             self.get_logger().warning(line)
         self._read_groups()
@@ -105,6 +108,7 @@ class BridgeNode(Node):
         if not p['simulate']:
             self._state_sub = self.create_subscription(
                 JointState, 'joint_states', self._on_external_state, qos.JOINT_STATES)
+            self._warn_unclaimed()
         elif not shared:
             from .runner import SimulationRunner
             self._owns_runner = True
@@ -134,10 +138,20 @@ class BridgeNode(Node):
             P.group(self, 'initial_positions'), model)
         self.controllers, rest = read_controllers(P.group(self, 'controllers'), commanded,
                                                   kinematic=p['kinematic'])
-        for name in P.unused_parameters(self):
-            rest.append(f'parameter {name} is not a body_bridge parameter; ignored')
         for line in notes + more + rest:
             self.get_logger().warning(line)
+        # Parameters declared later by the parts that own them (sensor publishers declare
+        # devices.<device>.on/rate): given back, so that they can declare them with their
+        # descriptors (the value given still applies); what nobody claims is warned about.
+        self._unclaimed = P.unused_parameters(self)
+        for name in self._unclaimed:
+            self.undeclare_parameter(name)
+
+    def _warn_unclaimed(self) -> None:
+        for name in self._unclaimed:
+            if not self.has_parameter(name):
+                self.get_logger().warning(f'parameter {name} is not a body_bridge parameter; '
+                                          'ignored')
 
     def sim_options(self):
         """The integrator settings these parameters ask for."""
@@ -200,7 +214,13 @@ class BridgeNode(Node):
             t.child_frame_id = self.frame(child)
             self._tf_msg.transforms.append(t)
         self.commands = CommandTopics(self, sim, self.controllers)
-        self._services = [
+        from .sensors import SensorPublishers
+        self.sensors = SensorPublishers(self, self.device_overlay)
+        # External controllers of the model (Chrono CONTROLLER motors, load controllers).
+        from .chrono_controllers import attach as attach_controllers
+        self._controller_subs = attach_controllers(self)
+        self._warn_unclaimed()
+        self._control_services = [
             self.create_service(Trigger, '~/reset', self._on_reset),
             self.create_service(SetBool, '~/set_paused', self._on_set_paused),
             self.create_service(Trigger, '~/step', self._on_step),

@@ -59,6 +59,8 @@ PARAMETERS = {
                      '(m, rad); the root link\'s placement in the file is composed onto it.'),
     'mesh_directory': ('', _S, 'Where mesh files referenced by robot_description are written '
                        '(default: the user cache, ~/.cache/body_bridge/meshes).'),
+    'devices_file': ('', _S, 'YAML file that adds devices to the model and sets their rate, '
+                     'noise and on/off state (README, Sensor topics).'),
 }
 
 #: Parameter groups whose member names the user chooses.

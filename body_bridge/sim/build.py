@@ -15,7 +15,9 @@ import numpy as np
 from .. import geometry as geo
 from ..model import Box, Capsule, Cylinder, JointType, Mesh, Model, Pose, Shape, Sphere
 from .closures import add_closure
+from .forces import add_model_forces
 from .mimic import add_mimic_constraints
+from .sensors import add_devices
 
 __all__ = ['BuildOptions', 'build_spec', 'ACTUATOR_PREFIX', 'MIN_MASS', 'MIN_INERTIA']
 
@@ -114,6 +116,8 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
     for first, second in model.adjacent:  # pairs the model says never collide
         exclude = spec.add_exclude()
         exclude.bodyname1, exclude.bodyname2 = first, second
+    add_model_forces(spec, model)
+    add_devices(spec, model)
     return spec
 
 

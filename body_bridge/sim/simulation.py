@@ -45,6 +45,7 @@ import numpy as np
 from ..model import JointType, Model, Pose
 from ..formula import FormulaError
 from .build import ACTUATOR_PREFIX, BuildOptions
+from .forces import install_forces
 from .mimic import MimicHook, formula_of
 from .servo import (coupling_map, grounded_inertia, model_dofs, passive_dofs, servo_gains,
                     servo_terms, tuning_inertia)
@@ -142,6 +143,10 @@ class Simulation:
         mimic = MimicHook(model, self.mj, self.prefix)  # formulas MuJoCo cannot hold as they are
         if mimic:
             self.step_hooks.append(mimic)
+        # Springs, motors and loads of the model (sim/forces.py): called after every reset,
+        # and with (mode, names) of every accepted command (a command releases a motor).
+        self.reset_hooks: list = []
+        self.command_hooks: list = []
         self._index_frames()
         self._lock = threading.Lock()
         self._pending: list[tuple] = []
@@ -151,6 +156,9 @@ class Simulation:
         self._place_initial()
         mujoco.mj_forward(self.mj, self.data)
         self._tune_servos()
+        self._mode = np.full(len(self.actuated), -1)
+        self._rate = np.zeros(len(self.actuated))
+        self.forces = None if self.kinematic else install_forces(self)
         self.reset_state()
         mujoco.mj_forward(self.mj, self.data)
 
@@ -353,6 +361,8 @@ class Simulation:
         self._set_modes(Mode.POSITION, np.arange(n))
         self.data.ctrl[self._act] = 0.0
         self.mj.actuator_biasprm[self._act, 0] = 0.0
+        for hook in self.reset_hooks:
+            hook(self)
 
     def _set_modes(self, mode: Mode, rows: np.ndarray) -> None:
         rows = np.asarray([row for row in rows if self._mode[row] != mode], dtype=int)
@@ -412,6 +422,8 @@ class Simulation:
             raise CommandRejected('the model is kinematic: it takes position and velocity '
                                   'commands, not efforts')
         values, notes = self._clip(mode, rows, values)
+        for hook in self.command_hooks:
+            hook(mode, list(names))
         with self._lock:
             self._pending.append(('set', mode, rows, values))
         return notes
@@ -462,6 +474,8 @@ class Simulation:
             for col in np.flatnonzero(np.any(speeds > self._vlim[rows] * (1 + 1e-9), axis=0)):
                 notes.append(f'{self.actuated[rows[col]]}: trajectory faster than its velocity '
                              f'limit {self._vlim[rows[col]]:.6g}: followed at the limit')
+        for hook in self.command_hooks:
+            hook(Mode.POSITION, list(trajectory.names))
         with self._lock:
             self._pending.append(('follow', trajectory, rows, start))
         return notes

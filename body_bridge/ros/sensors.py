@@ -1,0 +1,471 @@
+"""Sensor topics: one publisher group per simulated device, filled from the SensorSuite.
+
+Topics (relative to the node's namespace; ``<device>`` is the device name, with characters a
+topic name cannot hold replaced by ``_``), all with the sensor-data QoS:
+
+* IMU, accelerometer, gyro: ``<device>`` sensor_msgs/Imu (REP-145: a quantity the device does
+  not report has -1 in element 0 of its covariance).
+* force sensor: ``<device>`` geometry_msgs/WrenchStamped.
+* range sensor: ``<device>`` sensor_msgs/Range (one beam), ``<device>/scan`` LaserScan (yaw
+  scanning), ``<device>/points`` PointCloud2 x, y, z (yaw and pitch); REP-117 ranges.
+* camera: ``<device>/image_raw`` (rgb8) + ``<device>/camera_info``, ``<device>/depth/image``
+  (32FC1, metres along the optical axis) + ``<device>/depth/camera_info``, ``<device>/points``
+  (organised PointCloud2 x, y, z [, rgb] in the optical frame; NaN where nothing was seen).
+
+A device is read only when it is due and one of its topics has a subscriber, so a camera nobody
+watches costs nothing. Each device has two run-time parameters: ``devices.<device>.on`` (bool)
+and ``devices.<device>.rate`` [Hz].
+"""
+
+from __future__ import annotations
+
+import array
+import math
+import re
+import sys
+import threading
+
+import numpy as np
+from builtin_interfaces.msg import Time
+from geometry_msgs.msg import WrenchStamped
+from rcl_interfaces.msg import ParameterDescriptor, ParameterType, SetParametersResult
+from sensor_msgs.msg import CameraInfo, Image, Imu, LaserScan, PointCloud2, PointField, Range
+
+from .. import urdf as urdf_writer
+from ..device_overlay import Overlay
+from ..errors import ModelError
+from ..model import DeviceKind
+from ..sim.render import Intrinsics, RenderError
+from ..sim.sensors import (CameraSampler, DeviceSampler, ForceSampler, InertialSampler,
+                           RangeSampler, SensorSuite)
+from . import qos
+
+__all__ = ['SensorPublishers', 'DevicePublisher', 'ImuPublisher', 'WrenchPublisher',
+           'RangePublisher', 'CameraPublisher', 'topic_name', 'parameter_prefix', 'camera_info',
+           'image_message', 'cloud_fields', 'camera_points', 'range_points']
+
+_BIG_ENDIAN = sys.byteorder == 'big'
+_TOKEN = re.compile(r'[^A-Za-z0-9_]')
+
+
+def topic_name(device_name: str) -> str:
+    """The relative topic name of a device: ``/`` separates namespaces (an environment's
+    ``<body>/<device>``); other characters a topic cannot hold become ``_``."""
+    parts = []
+    for part in device_name.split('/'):
+        token = _TOKEN.sub('_', part) or '_'
+        parts.append('_' + token if token[0].isdigit() else token)
+    return '/'.join(parts)
+
+
+def parameter_prefix(topic: str) -> str:
+    """``devices.<topic>`` with namespaces as parameter namespaces (``/`` -> ``.``)."""
+    return 'devices.' + topic.replace('/', '.')
+
+
+def _stamp_of(seconds: float) -> Time:
+    sec = math.floor(seconds)
+    return Time(sec=int(sec), nanosec=min(int(round((seconds - sec) * 1e9)), 999_999_999))
+
+
+def _covariance(sigma: float | None) -> list[float]:
+    """Row-major 3x3 covariance: -1 in element 0 when the quantity is not reported."""
+    if sigma is None:
+        return [-1.0] + [0.0] * 8
+    var = float(sigma) ** 2
+    return [var, 0.0, 0.0, 0.0, var, 0.0, 0.0, 0.0, var]
+
+
+# --- message building (no publishers: testable alone) -------------------------------------
+
+
+def camera_info(k: Intrinsics, frame_id: str, model: str = 'plumb_bob') -> CameraInfo:
+    """CameraInfo of an image without distortion: K, P = [K | 0], R = I, D = 0.
+
+    ``model`` is ``plumb_bob`` (a pinhole image) or ``equidistant`` (a fisheye image whose
+    pixel distance from (cx, cy) is fx times the angle from the optical axis).
+    """
+    msg = CameraInfo()
+    msg.header.frame_id = frame_id
+    msg.width, msg.height = k.width, k.height
+    msg.distortion_model = model
+    msg.d = [0.0] * (4 if model == 'equidistant' else 5)
+    msg.k = [k.fx, 0.0, k.cx, 0.0, k.fy, k.cy, 0.0, 0.0, 1.0]
+    msg.r = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+    msg.p = [k.fx, 0.0, k.cx, 0.0, 0.0, k.fy, k.cy, 0.0, 0.0, 0.0, 1.0, 0.0]
+    return msg
+
+
+def image_message(msg: Image, pixels: np.ndarray, encoding: str) -> Image:
+    """Fill an Image from an array (H, W) or (H, W, C), row 0 at the top."""
+    msg.height, msg.width = int(pixels.shape[0]), int(pixels.shape[1])
+    msg.encoding = encoding
+    msg.is_bigendian = int(_BIG_ENDIAN and pixels.dtype.itemsize > 1)
+    channels = pixels.shape[2] if pixels.ndim > 2 else 1
+    msg.step = int(pixels.shape[1] * pixels.dtype.itemsize * channels)
+    msg.data = pixels.tobytes()  # C order, whatever the strides of the view
+    return msg
+
+
+def cloud_fields(rgb: bool) -> list[PointField]:
+    """x, y, z float32 (and rgb: float32 holding 0x00RRGGBB, the PCL convention)."""
+    names = ('x', 'y', 'z', 'rgb') if rgb else ('x', 'y', 'z')
+    return [PointField(name=n, offset=4 * i, datatype=PointField.FLOAT32, count=1)
+            for i, n in enumerate(names)]
+
+
+def _cloud(msg: PointCloud2, points: np.ndarray, rgb: bool) -> PointCloud2:
+    """Fill a PointCloud2 from a structured float32 array of shape (H, W) or (N,)."""
+    msg.height = int(points.shape[0]) if points.ndim == 2 else 1
+    msg.width = int(points.shape[-1]) if points.ndim == 2 else int(points.shape[0])
+    msg.fields = cloud_fields(rgb)
+    msg.is_bigendian = _BIG_ENDIAN
+    msg.point_step = 16 if rgb else 12
+    msg.row_step = msg.point_step * msg.width
+    msg.data = points.tobytes()
+    return msg
+
+
+def camera_points(k: Intrinsics, depth: np.ndarray, rgb: np.ndarray | None) -> np.ndarray:
+    """Organised points (H, W) in the optical frame from a depth image; NaN where no depth."""
+    xr, yr = k.rays()
+    z = np.where(np.isfinite(depth), depth, np.nan).astype(np.float32)
+    fields = [('x', 'f4'), ('y', 'f4'), ('z', 'f4')] + ([('rgb', 'f4')] if rgb is not None else [])
+    out = np.empty(depth.shape, dtype=fields)
+    out['x'] = xr[None, :].astype(np.float32) * z
+    out['y'] = yr[:, None].astype(np.float32) * z
+    out['z'] = z
+    if rgb is not None:
+        packed = ((rgb[..., 0].astype(np.uint32) << 16) | (rgb[..., 1].astype(np.uint32) << 8)
+                  | rgb[..., 2].astype(np.uint32))
+        out['rgb'] = packed.view(np.float32)
+    return out
+
+
+def range_points(directions: np.ndarray, ranges: np.ndarray) -> np.ndarray:
+    """Points (N,) x, y, z float32 in the device frame of the beams that returned."""
+    r = ranges.reshape(-1)
+    hit = np.isfinite(r)
+    xyz = (directions[hit] * r[hit, None]).astype(np.float32)
+    out = np.empty(len(xyz), dtype=[('x', 'f4'), ('y', 'f4'), ('z', 'f4')])
+    out['x'], out['y'], out['z'] = xyz[:, 0], xyz[:, 1], xyz[:, 2]
+    return out
+
+
+# --- one publisher group per device ----------------------------------------------------------
+
+
+class DevicePublisher:
+    """The publishers of one device and the messages they reuse."""
+
+    def __init__(self, node, sampler: DeviceSampler, topic: str, frame_id: str):
+        self.node, self.sampler, self.topic, self.frame_id = node, sampler, topic, frame_id
+        self.publishers = []
+
+    def _publisher(self, msg_type, name: str):
+        pub = self.node.create_publisher(msg_type, name, qos.SENSOR)
+        self.publishers.append(pub)
+        return pub
+
+    @staticmethod
+    def _watched(pub) -> bool:
+        return pub is not None and pub.get_subscription_count() > 0
+
+    def tick(self) -> None:
+        """The device is due: read it if anyone listens, and publish."""
+        raise NotImplementedError
+
+
+class ImuPublisher(DevicePublisher):
+    """sensor_msgs/Imu on ``<device>``; covariances fixed at start (noise variances, -1)."""
+
+    def __init__(self, node, sampler: InertialSampler, topic, frame_id):
+        super().__init__(node, sampler, topic, frame_id)
+        self.pub = self._publisher(Imu, topic)
+        msg = self.msg = Imu()
+        msg.header.frame_id = frame_id
+        noise = sampler.noise
+        kind = sampler.device.kind
+        reports = {'orientation': kind == DeviceKind.IMU and bool(
+                       sampler.device.params.get('orientation')),
+                   'angular_velocity': kind != DeviceKind.ACCELEROMETER,
+                   'linear_acceleration': kind != DeviceKind.GYRO}
+        for field, reported in reports.items():
+            setattr(msg, f'{field}_covariance',
+                    _covariance(noise.get(field, 0.0) if reported else None))
+
+    def tick(self) -> None:
+        if not self._watched(self.pub):
+            return
+        r = self.sampler.read()
+        msg = self.msg
+        msg.header.stamp = _stamp_of(r.time)
+        if r.orientation is not None:
+            o = msg.orientation
+            o.w, o.x, o.y, o.z = (float(v) for v in r.orientation)
+        if r.angular_velocity is not None:
+            w = msg.angular_velocity
+            w.x, w.y, w.z = (float(v) for v in r.angular_velocity)
+        if r.linear_acceleration is not None:
+            a = msg.linear_acceleration
+            a.x, a.y, a.z = (float(v) for v in r.linear_acceleration)
+        self.pub.publish(msg)
+
+
+class WrenchPublisher(DevicePublisher):
+    """geometry_msgs/WrenchStamped on ``<device>``."""
+
+    def __init__(self, node, sampler: ForceSampler, topic, frame_id):
+        super().__init__(node, sampler, topic, frame_id)
+        self.pub = self._publisher(WrenchStamped, topic)
+        self.msg = WrenchStamped()
+        self.msg.header.frame_id = frame_id
+
+    def tick(self) -> None:
+        if not self._watched(self.pub):
+            return
+        r = self.sampler.read()
+        msg = self.msg
+        msg.header.stamp = _stamp_of(r.time)
+        f, t = msg.wrench.force, msg.wrench.torque
+        f.x, f.y, f.z = (float(v) for v in r.force)
+        t.x, t.y, t.z = (float(v) for v in r.torque)
+        self.pub.publish(msg)
+
+
+class RangePublisher(DevicePublisher):
+    """Range (one beam), LaserScan on ``<device>/scan`` (yaw), PointCloud2 on
+    ``<device>/points`` (yaw and pitch)."""
+
+    def __init__(self, node, sampler: RangeSampler, topic, frame_id):
+        super().__init__(node, sampler, topic, frame_id)
+        s = sampler
+        self.shape = s.layout
+        if s.layout == 'single':
+            self.pub = self._publisher(Range, topic)
+            msg = self.msg = Range()
+            msg.radiation_type = Range.INFRARED
+            msg.field_of_view = 0.0  # one ray
+            msg.min_range, msg.max_range = s.min_distance, s.max_distance
+        elif s.layout == 'scan':
+            self.pub = self._publisher(LaserScan, f'{topic}/scan')
+            msg = self.msg = LaserScan()
+            msg.angle_min = float(s.yaw[0])
+            msg.angle_max = float(s.yaw[-1])
+            msg.angle_increment = float(s.yaw[1] - s.yaw[0]) if s.yaw.size > 1 else 0.0
+            msg.time_increment = 0.0  # every beam at the same instant
+            msg.range_min, msg.range_max = s.min_distance, s.max_distance
+        else:
+            self.pub = self._publisher(PointCloud2, f'{topic}/points')
+            msg = self.msg = PointCloud2()
+            msg.is_dense = True
+        msg.header.frame_id = frame_id
+
+    def tick(self) -> None:
+        if not self._watched(self.pub):
+            return
+        r = self.sampler.read()
+        msg = self.msg
+        msg.header.stamp = _stamp_of(r.time)
+        if self.shape == 'single':
+            msg.range = float(r.ranges.reshape(-1)[0])
+        elif self.shape == 'scan':
+            msg.scan_time = self.sampler.period
+            msg.ranges = array.array('f', r.ranges.reshape(-1).tobytes())
+        else:
+            _cloud(msg, range_points(self.sampler.directions, r.ranges), rgb=False)
+        self.pub.publish(msg)
+
+
+class CameraPublisher(DevicePublisher):
+    """The images, CameraInfo and point cloud of a camera's format; renders only what is
+    watched, and nothing when only CameraInfo is."""
+
+    def __init__(self, node, sampler: CameraSampler, topic, frame_id):
+        super().__init__(node, sampler, topic, frame_id)
+        s = sampler
+        self.image_pub = self._publisher(Image, f'{topic}/image_raw') if s.color else None
+        self.info_pub = self._publisher(CameraInfo, f'{topic}/camera_info') if s.color else None
+        self.depth_pub = self._publisher(Image, f'{topic}/depth/image') \
+            if s.depth and not s.points else None
+        self.depth_info_pub = self._publisher(CameraInfo, f'{topic}/depth/camera_info') \
+            if self.depth_pub is not None else None
+        self.points_pub = self._publisher(PointCloud2, f'{topic}/points') if s.points else None
+        self.info = camera_info(s.intrinsics, frame_id, s.distortion_model)
+        self.image, self.depth_image, self.cloud = Image(), Image(), PointCloud2()
+        for msg in (self.image, self.depth_image, self.cloud):
+            msg.header.frame_id = frame_id
+        self.cloud.is_dense = False
+        self._failed = False
+
+    def tick(self) -> None:
+        s = self.sampler
+        want_points = self._watched(self.points_pub)
+        want_rgb = self._watched(self.image_pub) or (want_points and s.color)
+        want_depth = self._watched(self.depth_pub) or want_points
+        stamp = None
+        if (want_rgb or want_depth) and not self._failed:
+            try:
+                r = s.read(color=want_rgb, depth=want_depth)
+            except RenderError as err:
+                self._failed = True
+                self.node.get_logger().error(f'camera {s.name!r} cannot render and stops: {err}')
+                return
+            stamp = _stamp_of(r.time)
+            if self._watched(self.image_pub):
+                self.image.header.stamp = stamp
+                self.image_pub.publish(image_message(self.image, r.rgb, 'rgb8'))
+            if self._watched(self.depth_pub):
+                self.depth_image.header.stamp = stamp
+                self.depth_pub.publish(image_message(self.depth_image, r.depth, '32FC1'))
+            if want_points:
+                self.cloud.header.stamp = stamp
+                rgb = r.rgb if s.color else None
+                points = camera_points(s.intrinsics, r.depth, rgb)
+                self.points_pub.publish(_cloud(self.cloud, points, rgb is not None))
+        stamp = stamp or _stamp_of(s.sim.time)
+        self.info.header.stamp = stamp
+        for pub in (self.info_pub, self.depth_info_pub):
+            if self._watched(pub):
+                pub.publish(self.info)
+
+
+_OUTPUTS = {InertialSampler: ImuPublisher, ForceSampler: WrenchPublisher,
+            RangeSampler: RangePublisher, CameraSampler: CameraPublisher}
+
+
+# --- the node's side -----------------------------------------------------------------------
+
+
+class SensorPublishers:
+    """Every device of the node's simulation on its topics.
+
+    Created once by the node after its Simulation; it registers itself in
+    ``node.period_outputs`` (and, when a device is faster than the control rate, in the
+    simulation's per-step hooks, so it is read at its own instants).
+    """
+
+    def __init__(self, node, overlay: Overlay | None = None):
+        self.node = node
+        self.sim = node.sim
+        self.suite = SensorSuite(self.sim, overlay)
+        log = node.get_logger()
+        for line in self.suite.warnings:
+            log.warning(line)
+        frames = self.sim.model.device_frames()
+        self.outputs: dict[str, DevicePublisher] = {}
+        taken: set[str] = set()
+        for name, sampler in self.suite.samplers.items():
+            topic = topic_name(name)
+            while topic in taken:
+                topic += '_'
+            taken.add(topic)
+            if topic != name:
+                log.warning(f'device {name!r} publishes under the name {topic!r} (a topic name '
+                            'holds only letters, digits, _ and /)')
+            frame = node.frame(frames[name])
+            if isinstance(sampler, CameraSampler):
+                frame = node.frame(urdf_writer.optical_frame(frames[name]))
+            self.outputs[name] = _OUTPUTS[type(sampler)](node, sampler, topic, frame)
+        self._params = self._declare_parameters()
+        self._changes: list = []  # parameter changes for the simulation's thread
+        self._changes_lock = threading.Lock()
+        node.add_on_set_parameters_callback(self._on_set_parameters)
+        self._fast = False
+        self._update_hooks()
+        node.period_outputs.append(self.on_period)
+
+    def _declare_parameters(self) -> dict[str, tuple[str, str]]:
+        """devices.<topic>.on and devices.<topic>.rate; returns parameter -> (device, field).
+
+        Raises:
+            ModelError: a value given at start (``--ros-args -p``) that is not a bool or a
+                positive rate.
+        """
+        params = {}
+        for name, out in self.outputs.items():
+            s = out.sampler
+            base = parameter_prefix(out.topic)
+            # Dynamic typing: a rate written 200 (an integer) is as good as 200.0.
+            on = self.node.declare_parameter(f'{base}.on', s.enabled, ParameterDescriptor(
+                type=ParameterType.PARAMETER_BOOL, dynamic_typing=True,
+                description=f'Whether device {name!r} is simulated and published.'))
+            rate = self.node.declare_parameter(f'{base}.rate', float(s.rate), ParameterDescriptor(
+                type=ParameterType.PARAMETER_DOUBLE, dynamic_typing=True,
+                description=f'Readings of device {name!r} per simulated second [Hz].'))
+            for parameter, what in ((on, 'on'), (rate, 'rate')):
+                problem = _invalid(what, parameter.value)
+                if problem:
+                    raise ModelError(None, None, f'parameter {parameter.name} {problem}')
+            s.enabled = on.value
+            if float(rate.value) != s.rate:
+                s.set_rate(float(rate.value))
+            params[f'{base}.on'] = (name, 'on')
+            params[f'{base}.rate'] = (name, 'rate')
+        return params
+
+    def _on_set_parameters(self, parameters) -> SetParametersResult:
+        """Validate here (the executor's thread); apply in the simulation's thread."""
+        changes = []
+        for p in parameters:
+            if p.name not in self._params:
+                continue
+            name, what = self._params[p.name]
+            problem = _invalid(what, p.value)
+            if problem:
+                return SetParametersResult(successful=False, reason=f'{p.name} {problem}')
+            value = p.value if what == 'on' else float(p.value)
+            changes.append((self.outputs[name].sampler, what, value))
+        with self._changes_lock:
+            self._changes.extend(changes)
+        return SetParametersResult(successful=True)
+
+    def _apply_changes(self) -> None:
+        with self._changes_lock:
+            changes, self._changes = self._changes, []
+        for sampler, what, value in changes:
+            if what == 'on':
+                sampler.enabled = value
+            else:
+                sampler.set_rate(value)
+        if changes:
+            self._update_hooks()
+
+    def _update_hooks(self) -> None:
+        """Read at every physics step when a device is faster than the control rate."""
+        fast = any(o.sampler.enabled and o.sampler.period < self.sim.period * (1 - 1e-9)
+                   for o in self.outputs.values())
+        if fast and not self._fast:
+            self.sim.step_hooks.append(self.on_step)
+        elif not fast and self._fast:
+            self.sim.step_hooks.remove(self.on_step)
+        self._fast = fast
+
+    def on_step(self, sim) -> None:
+        """Per physics step (only with fast devices): publish what is due now."""
+        self._publish_due()
+
+    def on_period(self, stamp) -> None:
+        """After each control period: publish what is due."""
+        self._publish_due()
+
+    def _publish_due(self) -> None:
+        if self._changes:
+            self._apply_changes()
+        for sampler in self.suite.due():
+            try:
+                self.outputs[sampler.name].tick()
+            except Exception:
+                if self.node.context.ok():
+                    raise
+                return  # the node is shutting down: its publishers are gone
+
+
+def _invalid(what: str, value) -> str | None:
+    """Why a value of devices.<device>.on / .rate is not acceptable (None: it is)."""
+    if what == 'on':
+        return None if isinstance(value, bool) else f'must be true or false, not {value!r}'
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 \
+            or not math.isfinite(value):
+        return f'must be a positive rate [Hz], not {value!r}'
+    return None

@@ -1,0 +1,235 @@
+"""Device samplers: one per simulated device, each reading its values from the MuJoCo state.
+
+A sampler owns its schedule (rate), its noise generator (seeded: runs repeat) and its
+saturation; ``read`` returns values in SI units in the device frame. This module has the base
+class and the samplers of MuJoCo's own sensors (inertial, force); ``optical`` has the ray-cast
+and rendered ones.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..device_overlay import DeviceSettings
+from ..model import Device, DeviceKind
+
+__all__ = ['SITE_PREFIX', 'SCHEDULE_TOLERANCE', 'DeviceRefused', 'DeviceSampler',
+           'InertialSampler', 'ForceSampler', 'InertialReading', 'WrenchReading',
+           'RangeReading', 'ImageReading']
+
+#: Sites and MuJoCo sensors of a device are named SITE_PREFIX + device name (+ ':' + quantity).
+SITE_PREFIX = 'device:'
+#: Time tolerance of the schedule [s] (far below any timestep).
+SCHEDULE_TOLERANCE = 1e-7
+
+
+@dataclass
+class InertialReading:
+    """Linear acceleration [m/s^2], angular velocity [rad/s], orientation (w, x, y, z) of the
+    device frame in the world; a quantity the device does not report is None."""
+
+    time: float
+    linear_acceleration: np.ndarray | None
+    angular_velocity: np.ndarray | None
+    orientation: np.ndarray | None
+
+
+@dataclass
+class WrenchReading:
+    """Force [N] and torque [N m] the link exerts through the sensor, in the sensor frame."""
+
+    time: float
+    force: np.ndarray
+    torque: np.ndarray
+
+
+@dataclass
+class RangeReading:
+    """Distances [m] of shape (pitch samples, yaw samples): +inf no return, -inf too close."""
+
+    time: float
+    ranges: np.ndarray
+
+
+@dataclass
+class ImageReading:
+    """rgb (H, W, 3) uint8 and depth (H, W) float32 [m along the optical axis]; either None
+    when not asked for. The arrays are reused by the next reading of the same camera."""
+
+    time: float
+    rgb: np.ndarray | None
+    depth: np.ndarray | None
+
+
+class DeviceRefused(Exception):
+    """A device that cannot be simulated (the reason is the message)."""
+
+
+# --- samplers ------------------------------------------------------------------------------
+
+
+class DeviceSampler:
+    """One device: its schedule, noise generator and state; subclasses read it.
+
+    Attributes:
+        device: the model's device.
+        rate: readings per simulated second [Hz].
+        enabled: whether it is read at all (switchable at run time).
+        noise: quantity -> standard deviation of its Gaussian noise (SI units).
+        warnings: what was ignored or changed in the device's parameters, one line each.
+    """
+
+    def __init__(self, sim, device: Device, settings: DeviceSettings, seed: int,
+                 default_rate: float):
+        self.sim = sim
+        self.device = device
+        self.name = device.name
+        self.noise = dict(settings.noise)
+        self.warnings: list[str] = []
+        self._seed = seed
+        self.rng = self._new_rng()
+        rate = settings.rate or self._native_rate() or default_rate
+        self.period = 1.0 / rate
+        self.rate = rate
+        on = settings.on if settings.on is not None else device.params.get('on', True)
+        self.enabled = bool(on)
+        self._next = 0.0
+        self._body = sim.mj.body(self.mj_name(device.link)).id
+
+    def mj_name(self, name: str) -> str:
+        """The MuJoCo name of one of the model's elements (prefixed when the simulation
+        shares its world with other models and says so)."""
+        prefixed = getattr(self.sim, 'mj_name', None)
+        return name if prefixed is None else prefixed(name)
+
+    def _native_rate(self) -> float | None:
+        return None
+
+    def _new_rng(self) -> np.random.Generator:
+        return np.random.default_rng([self._seed, zlib.crc32(self.name.encode())])
+
+    def set_rate(self, rate: float) -> None:
+        """Change the rate [Hz] from the next reading on."""
+        if not rate > 0 or not math.isfinite(rate):
+            raise ValueError(f'rate must be positive and finite, not {rate}')
+        self._next += 1.0 / rate - self.period
+        self.period = 1.0 / rate
+        self.rate = rate
+
+    def due(self, time: float) -> bool:
+        """Whether a reading is due at ``time`` [s]; if so the schedule moves on by a period."""
+        if not self.enabled or time + SCHEDULE_TOLERANCE < self._next:
+            return False
+        self._next += self.period
+        if self._next <= time + SCHEDULE_TOLERANCE:
+            # Far behind (a rate change, a pause): restart from now.
+            self._next = time + self.period
+        return True
+
+    def restart(self) -> None:
+        """Back to the start (after a reset of the simulation): schedule and noise."""
+        self._next = 0.0
+        self.rng = self._new_rng()
+
+    def world_pose(self) -> tuple[np.ndarray, np.ndarray]:
+        """The device frame in the world: origin [m] and rotation matrix."""
+        data = self.sim.data
+        rot = data.xmat[self._body].reshape(3, 3)
+        pose = self.device.pose
+        return data.xpos[self._body] + rot @ pose.pos, rot @ pose.rot
+
+    def _noisy(self, key: str, value: np.ndarray) -> np.ndarray:
+        sigma = self.noise.get(key, 0.0)
+        if sigma > 0.0:
+            value = value + self.rng.normal(0.0, sigma, value.shape)
+        return value
+
+
+def _saturate(value: np.ndarray, limits) -> np.ndarray:
+    if limits is None:
+        return value
+    lim = np.asarray(limits, dtype=float)
+    lim = np.where(lim > 0.0, lim, np.inf)
+    return np.clip(value, -lim, lim)
+
+
+def _sensor_slice(mj, name: str) -> slice:
+    sensor = mj.sensor(name)
+    adr = int(sensor.adr[0])
+    return slice(adr, adr + int(sensor.dim[0]))
+
+
+class InertialSampler(DeviceSampler):
+    """Accelerometer, rate gyro, IMU: MuJoCo's accelerometer, gyro and frame orientation."""
+
+    def __init__(self, sim, device, settings, seed, default_rate):
+        super().__init__(sim, device, settings, seed, default_rate)
+        base = self.mj_name(SITE_PREFIX + device.name)
+        kind = device.kind
+        self._acc = _sensor_slice(sim.mj, base + ':accelerometer') if kind != DeviceKind.GYRO \
+            else None
+        self._gyro = _sensor_slice(sim.mj, base + ':gyro') if kind != DeviceKind.ACCELEROMETER \
+            else None
+        reports_orientation = kind == DeviceKind.IMU and bool(device.params.get('orientation'))
+        self._quat = _sensor_slice(sim.mj, base + ':framequat') if reports_orientation else None
+
+    def read(self) -> InertialReading:
+        values = self.sim.data.sensordata
+        p = self.device.params
+        acc = gyro = quat = None
+        if self._acc is not None:
+            acc = _saturate(self._noisy('linear_acceleration', values[self._acc].copy()),
+                            p.get('max_acceleration'))
+        if self._gyro is not None:
+            gyro = _saturate(self._noisy('angular_velocity', values[self._gyro].copy()),
+                             p.get('max_angular_velocity'))
+        if self._quat is not None:
+            quat = _perturb_quaternion(values[self._quat].copy(),
+                                       self.noise.get('orientation', 0.0), self.rng)
+        return InertialReading(self.sim.time, acc, gyro, quat)
+
+
+def _perturb_quaternion(q: np.ndarray, sigma: float, rng) -> np.ndarray:
+    """q followed by a rotation whose rotation vector is Gaussian with deviation ``sigma``."""
+    if sigma <= 0.0:
+        return q
+    v = rng.normal(0.0, sigma, 3)
+    angle = float(np.linalg.norm(v))
+    if angle == 0.0:
+        return q
+    axis = v / angle
+    w, (x, y, z) = math.cos(angle / 2), axis * math.sin(angle / 2)
+    a = q
+    out = np.array([
+        a[0] * w - a[1] * x - a[2] * y - a[3] * z,
+        a[0] * x + a[1] * w + a[2] * z - a[3] * y,
+        a[0] * y - a[1] * z + a[2] * w + a[3] * x,
+        a[0] * z + a[1] * y - a[2] * x + a[3] * w,
+    ])
+    return out / np.linalg.norm(out)
+
+
+class ForceSampler(DeviceSampler):
+    """Force/torque sensor: MuJoCo's force and torque at the site, turned around.
+
+    MuJoCo reports the force the parent exerts on the child subtree; the device reports the
+    force the link exerts on its parent, the negative of it.
+    """
+
+    def __init__(self, sim, device, settings, seed, default_rate):
+        super().__init__(sim, device, settings, seed, default_rate)
+        base = self.mj_name(SITE_PREFIX + device.name)
+        self._force = _sensor_slice(sim.mj, base + ':force')
+        self._torque = _sensor_slice(sim.mj, base + ':torque')
+
+    def read(self) -> WrenchReading:
+        values = self.sim.data.sensordata
+        p = self.device.params
+        # 0 - x, not -x: no negative zeros in the messages.
+        force = _saturate(self._noisy('force', 0.0 - values[self._force]), p.get('max_force'))
+        torque = _saturate(self._noisy('torque', 0.0 - values[self._torque]), p.get('max_torque'))
+        return WrenchReading(self.sim.time, force, torque)
