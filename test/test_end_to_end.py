@@ -320,3 +320,41 @@ def test_models_in_one_world_get_namespaces_prefixes_and_contacts(ros, tmp_path)
     finally:
         node.destroy_node()
         proc.stop()
+
+
+def test_parameters_are_served_and_unknown_ones_named(bridge, probe):
+    from rcl_interfaces.srv import GetParameters
+    proc = bridge(SAMPLE_ARM, '-p', 'real_time_factor:=2', '-p', 'bogus_setting:=3',
+                  '-p', 'controllers.arm.type:=position_controllers/JointGroupPositionController',
+                  '-p', 'controllers.arm.joints:=[elbow_pitch]')
+    client = probe.node.create_client(GetParameters, 'body_bridge/get_parameters')
+    result = call(probe, client, GetParameters.Request(
+        names=['real_time_factor', 'controllers.arm.joints', 'kinematic']), proc, 'parameter')
+    values = result.values
+    assert values[0].double_value == 2.0  # an integer given for a double
+    assert list(values[1].string_array_value) == ['elbow_pitch']
+    assert values[2].bool_value is False
+    assert 'parameter bogus_setting is not a body_bridge parameter; ignored' in proc.output()
+
+
+def test_a_robot_among_other_models_publishes_and_obeys_in_its_namespace(ros, tmp_path):
+    floor = shared_model('choreonoid/share/model/misc/floor.body')
+    proc = WorldProcess([f'floor={floor}', 'arm=sample_arm'], '-p', 'ground_plane:=false',
+                        tmp_path=tmp_path)
+    node = ros.create_node('arm_probe', namespace='/arm')
+    from sensor_msgs.msg import Imu
+    imu, states = [], []
+    node.create_subscription(Imu, 'base_imu', imu.append, qos.SENSOR)
+    node.create_subscription(JointState, 'joint_states', states.append, qos.JOINT_STATES)
+    pub = node.create_publisher(JointState, 'joint_commands', qos.COMMANDS)
+    try:
+        spin_until(ros, node, lambda: imu and states and pub.get_subscription_count(), STARTUP,
+                   'the arm in its namespace', proc)
+        assert imu[-1].header.frame_id == 'arm/base_imu'  # its frame prefix
+        assert imu[-1].linear_acceleration.z == pytest.approx(9.81, abs=0.05)
+        pub.publish(JointState(name=['elbow_pitch'], position=[0.6]))
+        spin_until(ros, node, lambda: abs(states[-1].position[2] - 0.6) < 0.01, 30.0,
+                   'the arm to move', proc)
+    finally:
+        node.destroy_node()
+        proc.stop()
