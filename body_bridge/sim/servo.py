@@ -121,27 +121,30 @@ def servo_terms(mass: np.ndarray, bias: np.ndarray, tmap: np.ndarray, actuated: 
 MAX_INERTIA_RATIO = 100.0
 
 
-def grounded_inertia(reduced: np.ndarray, jacobians: list[np.ndarray], base: np.ndarray,
+def grounded_inertia(reduced: np.ndarray, jacobians: np.ndarray, base: np.ndarray,
                      actuated: np.ndarray) -> np.ndarray:
     """Inertia each joint of a floating robot drives when its child link is held still (a
     foot on the ground): the base and everything not beyond the joint turn about it instead.
 
     Args:
         reduced: mass matrix in the coordinates of :func:`coupling_map`.
-        jacobians: per servo, the (6, r) Jacobian of its child link in those coordinates.
+        jacobians: (k, 6, r): per servo, the Jacobian of its child link in those coordinates.
         base: the six columns of the floating base.
         actuated: the servos' columns.
     """
-    out = np.full(len(actuated), np.inf)
-    for k, (col, jac) in enumerate(zip(actuated, jacobians)):
-        try:
-            base_velocity = np.linalg.solve(jac[:, base], -jac[:, col])
-        except np.linalg.LinAlgError:
-            continue
-        v = np.zeros(len(reduced))
-        v[col] = 1.0
-        v[base] = base_velocity
-        out[k] = v @ reduced @ v
+    jac = np.asarray(jacobians)                          # (k, 6, r)
+    k = len(actuated)
+    out = np.full(k, np.inf)
+    if not k:
+        return out
+    bases = jac[:, :, base]                              # (k, 6, 6)
+    ok = np.abs(np.linalg.det(bases)) > 1e-12
+    velocity = np.zeros((k, len(reduced)))
+    velocity[np.arange(k), actuated] = 1.0
+    rhs = -jac[np.arange(k), :, actuated]                # (k, 6)
+    velocity[np.ix_(ok, base)] = np.linalg.solve(bases[ok], rhs[ok][..., None])[..., 0]
+    energy = np.einsum('ki,ij,kj->k', velocity, reduced, velocity)
+    out[ok] = energy[ok]
     return out
 
 

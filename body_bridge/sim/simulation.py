@@ -311,12 +311,11 @@ class Simulation:
             self._passive_cols)
         grounded = None
         if len(self._base_cols):
-            jacobians = []
-            jac = np.zeros((6, self.mj.nv))
-            for body in self._child_bodies:
-                mujoco.mj_jacBody(self.mj, self.data, jac[:3], jac[3:], int(body))
-                jacobians.append(jac[:, dofs] @ tmap)
-            grounded = grounded_inertia(reduced, jacobians, self._base_cols, self._act_cols)
+            jac = np.zeros((len(self._child_bodies), 6, self.mj.nv))
+            for k, body in enumerate(self._child_bodies):
+                mujoco.mj_jacBody(self.mj, self.data, jac[k, :3], jac[k, 3:], int(body))
+            grounded = grounded_inertia(reduced, jac[:, :, dofs] @ tmap, self._base_cols,
+                                        self._act_cols)
         self.inertia = tuning_inertia(self.least_inertia, np.diag(reduced)[self._act_cols],
                                       grounded)
         self.kp, self.kv = servo_gains(self.inertia, self.options.servo_frequency,
