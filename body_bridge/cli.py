@@ -1,5 +1,7 @@
 """``python -m body_bridge``: convert, info, sim.
 
+    python -m body_bridge sim [NAME=]MODEL [[NAME=]MODEL ...] [--ros-args ...]
+
 Exit status 0 on success; 2 with one ``path:line: message`` line on stderr for a bad model.
 """
 
@@ -102,11 +104,12 @@ def _info(args) -> int:
 
 def _sim(args, ros_args: list[str]) -> int:
     from .ros.node import run
-    return run(['body_bridge', *ros_args], model=args.model)
+    return run(['body_bridge', *ros_args], models=args.models)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog='python -m body_bridge', description=__doc__.split('\n')[0])
+    parser = argparse.ArgumentParser(prog='python -m body_bridge',
+                                     description=__doc__.split('\n')[0])
     sub = parser.add_subparsers(dest='command', required=True)
     p = sub.add_parser('convert', help='write the URDF (and the MuJoCo model) of a model')
     p.add_argument('model', help='model file, or the name of a bundled model')
@@ -116,23 +119,29 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser('info', help='list links, joints, devices and mass')
     p.add_argument('model')
     p.add_argument('--json', action='store_true', help='print one JSON object')
-    p = sub.add_parser('sim', help='run the bridge node on a model (ROS arguments may follow)')
-    p.add_argument('model')
+    p = sub.add_parser('sim', help='run the bridge on one model, or on several in one world '
+                       '(one node each, in namespace NAME); ROS arguments may follow --ros-args')
+    p.add_argument('models', nargs='+', metavar='[NAME=]MODEL',
+                   help='model file or bundled model name, optionally with its namespace')
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = _parser()
+    ros_args = []
+    if argv and argv[0] == 'sim' and '--ros-args' in argv:
+        cut = argv.index('--ros-args')
+        argv, ros_args = argv[:cut], argv[cut:]
     args, rest = parser.parse_known_args(argv)
-    if rest and args.command != 'sim':
+    if rest:
         parser.error(f'unrecognized arguments: {" ".join(rest)}')
     try:
         if args.command == 'convert':
             return _convert(args)
         if args.command == 'info':
             return _info(args)
-        return _sim(args, rest)
+        return _sim(args, ros_args)
     except BodyBridgeError as err:
         print(err, file=sys.stderr)
         return 2

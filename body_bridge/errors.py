@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 
-__all__ = ['BodyBridgeError', 'ModelError', 'UnsupportedError', 'CommandError', 'where']
+__all__ = ['BodyBridgeError', 'ModelError', 'UnsupportedError', 'CommandError', 'ParameterError',
+           'where']
 
 
 def where(path: str | os.PathLike | None, line: int | None = None) -> str:
@@ -42,3 +43,17 @@ class UnsupportedError(ModelError):
 
 class CommandError(BodyBridgeError):
     """A command (topic message or service request) that was rejected."""
+
+
+class ParameterError(BodyBridgeError):
+    """A node parameter with a value the bridge cannot use.
+
+    Attributes:
+        name: the parameter's full name (for example ``controllers.arm.joints``).
+        message: what is wrong, in one line.
+    """
+
+    def __init__(self, name: str, message: str):
+        self.name = name
+        self.message = ' '.join(str(message).split())
+        super().__init__(f'parameter {name}: {self.message}')

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 
 import pytest
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
@@ -14,7 +18,7 @@ from urdf_parser_py import urdf
 
 from body_bridge.ros import qos
 
-from conftest import SAMPLE_ARM
+from conftest import REPO, SAMPLE_ARM, BridgeProcess, shared_model
 
 STARTUP = 60.0  # [s] wall time allowed for the bridge process to come up
 
@@ -156,3 +160,201 @@ def test_bad_model_fails_with_one_line(bridge, tmp_path):
     out = proc.output().strip().splitlines()
     assert out == [f"{bad}:3: joint_type 'warp' is not one of fixed, free, revolute, prismatic, "
                    'pseudo_continuous_track']
+
+
+# --- time, pacing and simulation control -----------------------------------------------------
+
+def call(probe, client, request, proc, what):
+    probe.spin_until(client.service_is_ready, 20.0, f'the {what} service', proc)
+    future = client.call_async(request)
+    probe.spin_until(future.done, 10.0, f'the {what} response', proc)
+    return future.result()
+
+
+def test_real_time_factor_one_keeps_simulated_time_with_wall_time(bridge, ros):
+    proc = bridge(SAMPLE_ARM)
+    node = ros.create_node('rtf_probe')
+    seen = []
+    node.create_subscription(Clock, '/clock', lambda m: seen.append(
+        (time.monotonic(), m.clock.sec + 1e-9 * m.clock.nanosec)), qos.CLOCK)
+    try:
+        spin_until(ros, node, lambda: len(seen) > 20, STARTUP, '/clock', proc)
+        first = seen[-1]
+        spin_until(ros, node, lambda: seen[-1][0] - first[0] >= 10.0, 30.0, '10 s of wall time',
+                   proc)
+        last = seen[-1]
+        ratio = (last[1] - first[1]) / (last[0] - first[0])
+        print(f'real-time factor over {last[0] - first[0]:.2f} s: {ratio:.4f}')
+        assert ratio == pytest.approx(1.0, abs=0.02)
+    finally:
+        node.destroy_node()
+
+
+def test_real_time_factor_zero_runs_faster_than_real_time(bridge, probe):
+    proc = bridge(SAMPLE_ARM, '-p', 'real_time_factor:=0.0')
+    probe.spin_until(lambda: len(probe.clock) > 20, STARTUP, '/clock', proc)
+    wall, sim = time.monotonic(), probe.clock[-1]
+    probe.spin_until(lambda: time.monotonic() - wall > 2.0, 5.0, '2 s of wall time', proc)
+    ratio = (probe.clock[-1] - sim) / (time.monotonic() - wall)
+    print(f'as fast as possible: {ratio:.1f} times real time')
+    assert ratio > 2.0
+
+
+def spin_for(probe, seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        probe.rclpy.spin_once(probe.node, timeout_sec=0.05)
+
+
+def test_paused_start_single_steps_and_resume(bridge, probe):
+    from std_srvs.srv import SetBool
+    proc = bridge(SAMPLE_ARM, '-p', 'start_paused:=true', '-p', 'control_rate:=50.0')
+    probe.spin_until(lambda: probe.clock, STARTUP, 'the initial /clock', proc)
+    step = probe.node.create_client(Trigger, 'body_bridge/step')
+    pause = probe.node.create_client(SetBool, 'body_bridge/set_paused')
+    spin_for(probe, 0.5)
+    assert set(probe.clock) == {0.0}  # paused: time holds (/clock repeats it for late joiners)
+    assert {stamp(m) for m in probe.states} <= {0.0}  # at most the initial state
+    initial = len(probe.states)
+    for k in range(1, 4):
+        result = call(probe, step, Trigger.Request(), proc, 'step')
+        assert result.success, result.message
+        probe.spin_until(lambda n=initial + k: len(probe.states) == n, 10.0,
+                         'the state after a step', proc)
+        assert stamp(probe.states[-1]) == pytest.approx(0.02 * k, abs=1e-9)  # one period
+    spin_for(probe, 0.3)
+    assert len(probe.states) == initial + 3  # one state per period, none while paused
+    assert probe.clock[-1] == pytest.approx(0.06, abs=1e-9)
+    assert call(probe, pause, SetBool.Request(data=False), proc, 'set_paused').success
+    probe.spin_until(lambda: probe.clock[-1] > 0.5, 20.0, 'time to run', proc)
+    result = call(probe, step, Trigger.Request(), proc, 'step')
+    assert not result.success and 'running' in result.message
+    assert call(probe, pause, SetBool.Request(data=True), proc, 'set_paused').success
+    spin_for(probe, 0.2)
+    held = probe.clock[-1]
+    spin_for(probe, 0.5)
+    assert probe.clock[-1] == held
+
+
+def test_use_sim_time_nodes_see_simulated_time(bridge, ros):
+    from rclpy.parameter import Parameter
+    proc = bridge(SAMPLE_ARM, '-p', 'use_sim_time:=true', '-p', 'real_time_factor:=0.5')
+    node = ros.create_node('sim_time_probe',
+                           parameter_overrides=[Parameter('use_sim_time', value=True)])
+    clock = []
+    node.create_subscription(Clock, '/clock', lambda m: clock.append(
+        m.clock.sec + 1e-9 * m.clock.nanosec), qos.CLOCK)
+    try:
+        spin_until(ros, node, lambda: len(clock) > 50, STARTUP, '/clock', proc)
+        now = node.get_clock().now().nanoseconds * 1e-9
+        assert now == pytest.approx(clock[-1], abs=0.05)
+        assert now < 1e6  # simulated seconds since start, not the wall clock's epoch
+        assert proc.proc.poll() is None
+    finally:
+        node.destroy_node()
+
+
+# --- several models in one world -------------------------------------------------------------
+
+class WorldProcess(BridgeProcess):
+    """``python -m body_bridge sim A B ...`` in its own process."""
+
+    def __init__(self, models, *ros_args, tmp_path):
+        env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / 'cache'))
+        cmd = [sys.executable, '-m', 'body_bridge', 'sim', *map(str, models)]
+        if ros_args:
+            cmd += ['--ros-args', *ros_args]
+        self.log = str(tmp_path / 'world.log')
+        self._log_file = open(self.log, 'w')
+        self.proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=self._log_file,
+                                     stderr=subprocess.STDOUT)
+
+
+def test_models_in_one_world_get_namespaces_prefixes_and_contacts(ros, tmp_path):
+    floor = shared_model('choreonoid/share/model/misc/floor.body')
+    box = shared_model('choreonoid/share/model/misc/box1.body')
+    params = tmp_path / 'world.yaml'
+    params.write_text('/**:\n  ros__parameters:\n    ground_plane: false\n'
+                      '    start_paused: true\n'
+                      '/sim/box/body_bridge:\n  ros__parameters:\n'
+                      '    initial_pose: [0.0, 0.0, 0.5, 0.0, 0.0, 0.0]\n')
+    proc = WorldProcess([f'floor={floor}', f'box={box}'], '-r', '__ns:=/sim', '--params-file',
+                        str(params), tmp_path=tmp_path)
+    node = ros.create_node('world_probe')
+    tf, static, descriptions = {}, {}, {}
+    node.create_subscription(TFMessage, '/tf', lambda m: tf.update(
+        {t.child_frame_id: t for t in m.transforms}), qos.TF)
+    # as tf2's static listener: depth 100, so the latched messages of both nodes arrive
+    static_listener = QoSProfile(depth=100, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                                 reliability=ReliabilityPolicy.RELIABLE)
+    node.create_subscription(TFMessage, '/tf_static', lambda m: static.update(
+        {t.child_frame_id: t for t in m.transforms}), static_listener)
+    for name in ('floor', 'box'):
+        node.create_subscription(String, f'/sim/{name}/robot_description',
+                                 lambda m, n=name: descriptions.update({n: m.data}), qos.LATCHED)
+    probe = type('P', (), {'rclpy': ros, 'node': node,
+                           'spin_until': lambda self, *a: spin_until(ros, node, *a)})()
+    try:
+        # one period, stepped through the floor's node: the whole world moves
+        from std_srvs.srv import SetBool
+        assert call(probe, node.create_client(Trigger, '/sim/floor/body_bridge/step'),
+                    Trigger.Request(), proc, 'step').success
+        spin_until(ros, node, lambda: 'box/box' in tf and 'floor/Floor' in static and
+                   len(descriptions) == 2, STARTUP, 'TF of both models and their descriptions',
+                   proc)
+        assert tf['box/box'].header.frame_id == 'world'
+        # the box's node has its initial pose: 0.5 m up, 1 period (10 ms) of free fall
+        assert tf['box/box'].transform.translation.z == pytest.approx(
+            0.5 - 9.81 * 0.01 ** 2 / 2, abs=1e-4)
+        assert static['floor/Floor'].header.frame_id == 'world'
+        assert static['floor/Floor'].transform.translation.z == pytest.approx(-0.1)
+        assert '<robot name="box1"' in descriptions['box']
+        assert call(probe, node.create_client(SetBool, '/sim/box/body_bridge/set_paused'),
+                    SetBool.Request(data=False), proc, 'set_paused').success
+        spin_until(ros, node, lambda: tf['box/box'].header.stamp.sec >= 2, 30.0,
+                   '2 s of simulated time', proc)
+        # it fell onto the floor model and rests there: the world has no ground plane
+        assert tf['box/box'].transform.translation.z == pytest.approx(0.1, abs=2e-3)
+        services = dict(node.get_service_names_and_types())
+        assert {'/sim/box/body_bridge/reset', '/sim/floor/body_bridge/step'} <= set(services)
+    finally:
+        node.destroy_node()
+        proc.stop()
+
+
+def test_parameters_are_served_and_unknown_ones_named(bridge, probe):
+    from rcl_interfaces.srv import GetParameters
+    proc = bridge(SAMPLE_ARM, '-p', 'real_time_factor:=2', '-p', 'bogus_setting:=3',
+                  '-p', 'controllers.arm.type:=position_controllers/JointGroupPositionController',
+                  '-p', 'controllers.arm.joints:=[elbow_pitch]')
+    client = probe.node.create_client(GetParameters, 'body_bridge/get_parameters')
+    result = call(probe, client, GetParameters.Request(
+        names=['real_time_factor', 'controllers.arm.joints', 'kinematic']), proc, 'parameter')
+    values = result.values
+    assert values[0].double_value == 2.0  # an integer given for a double
+    assert list(values[1].string_array_value) == ['elbow_pitch']
+    assert values[2].bool_value is False
+    assert 'parameter bogus_setting is not a body_bridge parameter; ignored' in proc.output()
+
+
+def test_a_robot_among_other_models_publishes_and_obeys_in_its_namespace(ros, tmp_path):
+    floor = shared_model('choreonoid/share/model/misc/floor.body')
+    proc = WorldProcess([f'floor={floor}', 'arm=sample_arm'], '-p', 'ground_plane:=false',
+                        tmp_path=tmp_path)
+    node = ros.create_node('arm_probe', namespace='/arm')
+    from sensor_msgs.msg import Imu
+    imu, states = [], []
+    node.create_subscription(Imu, 'base_imu', imu.append, qos.SENSOR)
+    node.create_subscription(JointState, 'joint_states', states.append, qos.JOINT_STATES)
+    pub = node.create_publisher(JointState, 'joint_commands', qos.COMMANDS)
+    try:
+        spin_until(ros, node, lambda: imu and states and pub.get_subscription_count(), STARTUP,
+                   'the arm in its namespace', proc)
+        assert imu[-1].header.frame_id == 'arm/base_imu'  # its frame prefix
+        assert imu[-1].linear_acceleration.z == pytest.approx(9.81, abs=0.05)
+        pub.publish(JointState(name=['elbow_pitch'], position=[0.6]))
+        spin_until(ros, node, lambda: abs(states[-1].position[2] - 0.6) < 0.01, 30.0,
+                   'the arm to move', proc)
+    finally:
+        node.destroy_node()
+        proc.stop()

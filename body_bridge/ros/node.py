@@ -1,8 +1,10 @@
 """The bridge node: a thin rclpy shell around the model, the URDF and the Simulation.
 
-The simulation runs in its own thread (one control period per loop, paced by
-``real_time_factor``); subscriptions and services run in the executor's thread and hand
-commands to the Simulation, which is thread safe for that.
+One node per model. A :class:`~body_bridge.ros.runner.SimulationRunner` steps the physics
+world in its own thread (one control period per loop, paced by ``real_time_factor``) and
+lets every node publish; subscriptions and services run in the executor's thread and hand
+commands to the Simulation, which is thread safe for that. A node started alone owns its
+runner; several models in one world (``run`` with several models) share one.
 """
 
 from __future__ import annotations
@@ -10,57 +12,31 @@ from __future__ import annotations
 import array
 import math
 import sys
-import threading
 import time
 
-import rclpy
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import TransformStamped
-from rcl_interfaces.msg import ParameterDescriptor, ParameterType
-from rclpy.executors import ExternalShutdownException
+from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
-from std_srvs.srv import Trigger
+from std_srvs.srv import SetBool, Trigger
 from tf2_msgs.msg import TFMessage
 
 from .. import urdf as urdf_writer
 from ..device_overlay import apply_overlay, load_overlay
-from ..errors import BodyBridgeError, ModelError
+from ..errors import ParameterError
 from ..formats import load_model
 from ..kinematics import joint_transform
 from ..model import DeviceKind, JointType, Model, Pose
 from ..paths import cache_dir, resolve_model
+from . import params as P
 from . import qos
+from .commands import CommandTopics, read_controllers
+from .params import PARAMETERS
 
 __all__ = ['BridgeNode', 'PARAMETERS', 'main', 'run']
-
-_D, _B, _S = ParameterType.PARAMETER_DOUBLE, ParameterType.PARAMETER_BOOL, ParameterType.PARAMETER_STRING
-
-#: Every parameter the node declares: name -> (default, type, description).
-PARAMETERS = {
-    'model': ('sample_arm', _S, 'Model file (.body), or the name of a model bundled with the package.'),
-    'simulate': (True, _B, 'Run the physics. false: only robot_description and TF from an '
-                 'external joint_states topic (a robot_state_publisher for these formats).'),
-    'fixed_frame': ('world', _S, 'The world frame the root link is attached to in TF.'),
-    'frame_prefix': ('', _S, 'Prefix of every TF frame of the model (several models, one TF tree).'),
-    'timestep': (0.001, _D, 'Integrator time step [s] (a model file may set its own).'),
-    'control_rate': (100.0, _D, 'Control periods per simulated second [Hz]: commands are applied '
-                     'and joint_states, /tf and /clock published once per period.'),
-    'real_time_factor': (1.0, _D, 'Simulated seconds per wall-clock second; 0 runs as fast as '
-                         'possible.'),
-    'ground_plane': (True, _B, 'Add a ground plane at z = 0.'),
-    'self_collision': (False, _B, 'Let links of the model collide with each other.'),
-    'servo_frequency': (8.0, _D, 'Bandwidth of the joint position/velocity servos [Hz].'),
-    'servo_damping': (1.0, _D, 'Damping ratio of the joint servos.'),
-    'gravity_compensation': ('auto', _S, 'Feed gravity torques forward in position and velocity '
-                             'mode: auto (fixed-base models), on, off.'),
-    'mesh_directory': ('', _S, 'Where mesh files referenced by robot_description are written '
-                       '(default: the user cache, ~/.cache/body_bridge/meshes).'),
-    'devices_file': ('', _S, 'YAML file that adds devices to the model and sets their rate, '
-                     'noise and on/off state (README, Sensor topics).'),
-}
 
 
 def _stamp(seconds: float) -> Time:
@@ -84,28 +60,41 @@ def _set_transform(t: TransformStamped, pos, quat) -> None:
 
 
 class BridgeNode(Node):
-    """Publishes a model as a live ROS 2 robot."""
+    """Publishes a model as a live ROS 2 robot.
 
-    def __init__(self, **kwargs):
-        super().__init__('body_bridge', **kwargs)
-        for name, (default, ptype, text) in PARAMETERS.items():
-            self.declare_parameter(name, default, ParameterDescriptor(
-                name=name, type=ptype, description=text, read_only=True))
-        p = {name: self.get_parameter(name).value for name in PARAMETERS}
-        self.params = p
+    Args:
+        shared: the caller puts this node into a shared world
+            (:class:`~body_bridge.ros.runner.SimulationRunner`); otherwise a node that
+            simulates starts its own.
+        defaults: parameter defaults over :data:`PARAMETERS` (a parameter given by the user
+            still wins).
+        kwargs: passed to ``rclpy.node.Node`` (namespace, parameter_overrides, cli_args...).
+
+    Raises:
+        BodyBridgeError: a bad model file or parameter (one line says what).
+    """
+
+    def __init__(self, *, shared: bool = False, defaults: dict | None = None, **kwargs):
+        super().__init__('body_bridge', automatically_declare_parameters_from_overrides=True,
+                         **kwargs)
         self._warned: dict[str, float] = {}
+        self.params = p = P.declare_parameters(self, defaults)
         path = resolve_model(p['model'])
         self.model: Model = load_model(path)
         self.device_overlay = load_overlay(p['devices_file'], self.model)
         self.model = apply_overlay(self.model, self.device_overlay)
         for line in self.model.warnings:
             self.get_logger().warning(line)
+        self._read_groups()
         mesh_dir = p['mesh_directory'] or cache_dir('meshes')
         self.urdf = urdf_writer.to_urdf(self.model, mesh_dir=mesh_dir)
         self.declare_parameter('robot_description', self.urdf, ParameterDescriptor(
-            name='robot_description', type=_S, read_only=True,
+            name='robot_description', type=P._S, read_only=True,
             description='The model as URDF (also on the robot_description topic).'))
         self.prefix = p['frame_prefix']
+        #: Called with the stamp after every control period's state is published (sensor
+        #: publishers and other per-period outputs register here).
+        self.period_outputs: list = []
 
         self._description_pub = self.create_publisher(String, 'robot_description', qos.LATCHED)
         self._description_pub.publish(String(data=self.urdf))
@@ -114,17 +103,69 @@ class BridgeNode(Node):
         self._tf_pub = self.create_publisher(TFMessage, '/tf', qos.TF)
 
         self.sim = None
-        self._thread = None
-        self._running = False
-        if p['simulate']:
-            self._start_simulation()
-        else:
+        self.runner = None
+        self._owns_runner = False
+        if not p['simulate']:
             self._state_sub = self.create_subscription(
                 JointState, 'joint_states', self._on_external_state, qos.JOINT_STATES)
+            self._warn_unclaimed()
+        elif not shared:
+            from .runner import SimulationRunner
+            self._owns_runner = True
+            SimulationRunner([self]).start()
         self.get_logger().info(
             f'{self.model.name}: {len(self.model.links)} links, '
             f'{len(self.model.movable_joints)} moving joints, {len(self.model.devices)} devices '
             f'from {path}')
+
+    # --- parameters -------------------------------------------------------------------------
+
+    def _read_groups(self) -> None:
+        """The parameter groups whose names the user chooses; unused parameters warned."""
+        model, p = self.model, self.params
+        if p['control_rate'] <= 0 or not math.isfinite(p['control_rate']):
+            raise ParameterError('control_rate', f'must be positive, not {p["control_rate"]}')
+        if p['real_time_factor'] < 0 or not math.isfinite(p['real_time_factor']):
+            raise ParameterError('real_time_factor',
+                                 f'must be 0 or positive, not {p["real_time_factor"]}')
+        if p['gravity_compensation'] not in ('auto', 'on', 'off'):
+            raise ParameterError('gravity_compensation', f'{p["gravity_compensation"]!r} is not '
+                                 'one of auto, on, off')
+        self.initial_pose = P.initial_pose(p['initial_pose'])
+        commanded = [j.name for j in model.movable_joints if j.mimic is None]
+        self.gains, notes = P.read_gains(P.group(self, 'gains'), commanded)
+        self.initial_positions, more = P.read_initial_positions(
+            P.group(self, 'initial_positions'), model)
+        self.controllers, rest = read_controllers(P.group(self, 'controllers'), commanded,
+                                                  kinematic=p['kinematic'])
+        for line in notes + more + rest:
+            self.get_logger().warning(line)
+        # Parameters declared later by the parts that own them (sensor publishers declare
+        # devices.<device>.on/rate): given back, so that they can declare them with their
+        # descriptors (the value given still applies); what nobody claims is warned about.
+        self._unclaimed = P.unused_parameters(self)
+        for name in self._unclaimed:
+            self.undeclare_parameter(name)
+
+    def _warn_unclaimed(self) -> None:
+        for name in self._unclaimed:
+            if not self.has_parameter(name):
+                self.get_logger().warning(f'parameter {name} is not a body_bridge parameter; '
+                                          'ignored')
+
+    def sim_options(self):
+        """The integrator settings these parameters ask for."""
+        from ..sim.build import BuildOptions
+        from ..sim.simulation import SimOptions
+        p = self.params
+        return SimOptions(
+            build=BuildOptions(timestep=p['timestep'], ground_plane=p['ground_plane'],
+                               self_collision=p['self_collision']),
+            control_period=1.0 / p['control_rate'], servo_frequency=p['servo_frequency'],
+            servo_damping=p['servo_damping'], gravity_compensation=p['gravity_compensation'],
+            initial_positions=self.initial_positions, initial_pose=self.initial_pose,
+            gains=self.gains, kinematic=p['kinematic'],
+            default_velocity_limit=p['default_velocity_limit'])
 
     # --- frames -------------------------------------------------------------------------
 
@@ -137,88 +178,74 @@ class BridgeNode(Node):
         fixed_frame = self.params['fixed_frame']
         if model.root_joint == JointType.FIXED and self.frame(model.root) != fixed_frame:
             out.append(_transform(fixed_frame, self.frame(model.root),
-                                  model.link(model.root).pose, stamp))
+                                  self.initial_pose @ model.link(model.root).pose, stamp))
         for joint in model.ordered_joints():
             if joint.type == JointType.FIXED:
                 out.append(_transform(self.frame(joint.parent), self.frame(joint.child),
                                       model.joint_origin(joint), stamp))
         for extra in model.frames:
-            out.append(_transform(self.frame(extra.link), self.frame(extra.name), extra.pose, stamp))
+            out.append(_transform(self.frame(extra.link), self.frame(extra.name), extra.pose,
+                                  stamp))
         frames = model.device_frames()
         for device in model.devices:
             frame = frames[device.name]
             out.append(_transform(self.frame(device.link), self.frame(frame), device.pose, stamp))
             if device.kind == DeviceKind.CAMERA:
-                out.append(_transform(self.frame(frame), self.frame(urdf_writer.optical_frame(frame)),
-                                      urdf_writer.OPTICAL, stamp))
+                optical = self.frame(urdf_writer.optical_frame(frame))
+                out.append(_transform(self.frame(frame), optical, urdf_writer.OPTICAL, stamp))
         return out
 
     # --- simulation -----------------------------------------------------------------------
 
-    def _start_simulation(self) -> None:
-        from ..sim.build import BuildOptions
-        from ..sim.simulation import SimOptions, Simulation
-        p = self.params
-        rate = p['control_rate']
-        if not rate > 0:
-            raise ModelError(None, None, f'parameter control_rate must be positive, not {rate}')
-        options = SimOptions(
-            build=BuildOptions(timestep=p['timestep'], ground_plane=p['ground_plane'],
-                               self_collision=p['self_collision']),
-            control_period=1.0 / rate, servo_frequency=p['servo_frequency'],
-            servo_damping=p['servo_damping'], gravity_compensation=p['gravity_compensation'])
-        self.sim = Simulation(self.model, options)
-        self._sim_lock = threading.Lock()
-
-        self._clock_pub = self.create_publisher(Clock, '/clock', qos.CLOCK)
+    def attach_simulation(self, sim, runner, publishes_clock: bool = True) -> None:
+        """Serve a Simulation stepped by ``runner``: state topics, commands, services."""
+        self.sim, self.runner = sim, runner
+        self._sim_lock = runner.lock
+        self._clock_pub = self.create_publisher(Clock, '/clock', qos.CLOCK) \
+            if publishes_clock else None
         self._state_pub = self.create_publisher(JointState, 'joint_states', qos.JOINT_STATES)
         self._state_msg = JointState()
-        self._state_msg.name = list(self.sim.joint_names)
+        self._state_msg.name = list(sim.joint_names)
         fixed_frame = self.params['fixed_frame']
         self._tf_msg = TFMessage()
-        for parent, child in self.sim.moving_frames:
+        for parent, child in sim.moving_frames:
             t = TransformStamped()
             t.header.frame_id = fixed_frame if parent is None else self.frame(parent)
             t.child_frame_id = self.frame(child)
             self._tf_msg.transforms.append(t)
-        #: Called with the stamp after every control period's state is published (sensor
-        #: publishers and other per-period outputs register here).
-        self.period_outputs: list = []
+        self.commands = CommandTopics(self, sim, self.controllers)
         from .sensors import SensorPublishers
         self.sensors = SensorPublishers(self, self.device_overlay)
-        self._command_sub = self.create_subscription(
-            JointState, 'joint_commands', self._on_joint_commands, qos.COMMANDS)
-        self._reset_srv = self.create_service(Trigger, '~/reset', self._on_reset)
         # External controllers of the model (Chrono CONTROLLER motors, load controllers).
         from .chrono_controllers import attach as attach_controllers
         self._controller_subs = attach_controllers(self)
-        self._publish_state()
-        self._running = True
-        self._thread = threading.Thread(target=self._loop, name='body_bridge_sim', daemon=True)
-        self._thread.start()
+        self._warn_unclaimed()
+        self._control_services = [
+            self.create_service(Trigger, '~/reset', self._on_reset),
+            self.create_service(SetBool, '~/set_paused', self._on_set_paused),
+            self.create_service(Trigger, '~/step', self._on_step),
+        ]
 
-    def _loop(self) -> None:
-        sim = self.sim
-        wall_next = time.monotonic()
-        while self._running:
-            with self._sim_lock:
-                sim.step_period()
-                stamp = self._publish_state()
-                for output in self.period_outputs:
-                    output(stamp)
-            rtf = self.params['real_time_factor']
-            if rtf > 0:
-                wall_next += sim.period / rtf
-                delay = wall_next - time.monotonic()
-                if delay > 0:
-                    time.sleep(delay)
-                elif delay < -0.5:
-                    wall_next = time.monotonic()  # far behind: do not race to catch up
+    def publish_period(self) -> Time:
+        """Publish this period's state and outputs (called by the runner, world locked)."""
+        stamp = self._publish_state()
+        for output in self.period_outputs:
+            output(stamp)
+        if self.sim.notes:
+            for note in self.sim.notes:
+                self.warn_throttled(note)
+            self.sim.notes.clear()
+        return stamp
 
-    def _publish_state(self) -> None:
+    def publish_clock(self) -> None:
+        """Publish the simulated time on /clock (if this node is the world's clock)."""
+        if self._clock_pub is not None:
+            self._clock_pub.publish(Clock(clock=_stamp(self.sim.time)))
+
+    def _publish_state(self) -> Time:
         sim = self.sim
         stamp = _stamp(sim.time)
-        self._clock_pub.publish(Clock(clock=stamp))
+        self.publish_clock()
         msg = self._state_msg
         msg.header.stamp = stamp
         msg.position = array.array('d', sim.joint_positions().tobytes())
@@ -244,32 +271,25 @@ class BridgeNode(Node):
         self._warned[text] = now
         self.get_logger().warning(text)
 
-    # --- callbacks --------------------------------------------------------------------------
-
-    def _on_joint_commands(self, msg: JointState) -> None:
-        from ..sim.simulation import CommandRejected, Mode
-        names = list(msg.name)
-        modes = [(Mode.POSITION, msg.position), (Mode.VELOCITY, msg.velocity),
-                 (Mode.EFFORT, msg.effort)]
-        given = [(mode, values) for mode, values in modes if len(values)]
-        topic = self._command_sub.topic_name
-        if len(given) != 1:
-            self.warn_throttled(
-                f'{topic}: rejected: a command must fill exactly one of position, velocity, '
-                f'effort (this one fills {len(given)})')
-            return
-        mode, values = given[0]
-        try:
-            self.sim.command(mode, names, list(values))
-        except CommandRejected as err:
-            self.warn_throttled(f'{topic}: rejected: {err}')
+    # --- services -----------------------------------------------------------------------------
 
     def _on_reset(self, request, response):
-        with self._sim_lock:
-            self.sim.reset()
-            self._publish_state()
+        self.runner.reset()
         response.success = True
         response.message = 'simulation reset to its initial state'
+        return response
+
+    def _on_set_paused(self, request, response):
+        self.runner.set_paused(request.data)
+        response.success = True
+        response.message = 'paused' if request.data else 'running'
+        return response
+
+    def _on_step(self, request, response):
+        response.success = self.runner.step_once()
+        response.message = (f'stepped one period to t = {self.sim.time:.9g} s'
+                            if response.success else
+                            'the simulation is running: pause it first (~/set_paused)')
         return response
 
     def _on_external_state(self, msg: JointState) -> None:
@@ -293,39 +313,24 @@ class BridgeNode(Node):
             self._tf_pub.publish(out)
 
     def destroy_node(self):
-        self._running = False
-        if self._thread is not None:
-            self._thread.join(timeout=5.0)
+        if self._owns_runner and self.runner is not None:
+            self.runner.stop()
         return super().destroy_node()
 
 
-def run(args: list[str] | None = None, model: str | None = None) -> int:
-    """Run the node until shutdown; return the process exit status."""
-    from .transport import use_bundled_fastdds_profile
-    use_bundled_fastdds_profile()  # camera images need a large shared-memory segment
-    rclpy.init(args=args)
-    node = None
-    try:
-        overrides = []
-        if model is not None:
-            from rclpy.parameter import Parameter
-            overrides.append(Parameter('model', Parameter.Type.STRING, model))
-        try:
-            node = BridgeNode(parameter_overrides=overrides)
-        except BodyBridgeError as err:
-            print(err, file=sys.stderr)
-            return 2
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
-    return 0
+def run(args: list[str] | None = None, models: list[str] | None = None) -> int:
+    """Run the bridge until shutdown; return the process exit status.
+
+    Args:
+        args: the command line (program name first), with ROS arguments.
+        models: model specs (``MODEL`` or ``NAME=MODEL``); default: the positional
+            arguments of ``args``, or the ``model`` parameter when there are none.
+    """
+    from .launcher import run_models
+    return run_models(list(sys.argv if args is None else args), models)
 
 
 def main(args: list[str] | None = None) -> None:
-    """Entry point of ``ros2 run body_bridge bridge``."""
+    """Entry point of ``ros2 run body_bridge bridge [MODEL ...] [--ros-args ...]``."""
     sys.exit(run(args))
+

@@ -85,19 +85,20 @@ def add_mimic_constraints(spec: mujoco.MjSpec, model: Model, timestep: float) ->
 class MimicHook:
     """Relinearises the nonlinear mimic constraints at the current state (a step hook)."""
 
-    def __init__(self, model: Model, mj: mujoco.MjModel):
+    def __init__(self, model: Model, mj: mujoco.MjModel, prefix: str = ''):
+        # prefix: of the model's MuJoCo names when it shares a world with others
         self.items = []
         for joint in model.joints:
             if joint.mimic is None or _polynomial(joint) is not None:
                 continue
             formula = formula_of(joint)
-            tendon = mj.tendon(TENDON_PREFIX + joint.name).id
+            tendon = mj.tendon(prefix + TENDON_PREFIX + joint.name).id
             adr = int(mj.tendon_adr[tendon])
             leads = []
             for k, name in enumerate(formula.variables):
                 wrap = adr + 1 + k
-                leads.append((name, int(mj.jnt_qposadr[mj.joint(name).id]), wrap))
-            eq = mj.equality(TENDON_PREFIX + joint.name).id
+                leads.append((name, int(mj.jnt_qposadr[mj.joint(prefix + name).id]), wrap))
+            eq = mj.equality(prefix + TENDON_PREFIX + joint.name).id
             self.items.append((formula, leads, eq))
 
     def __bool__(self) -> bool:

@@ -1,0 +1,141 @@
+"""Starting the bridge: one model, or several sharing one physics world.
+
+    bridge [--ros-args ...]                         the ``model`` parameter, one node
+    bridge MODEL [--ros-args ...]                   that model, one node
+    bridge [NAME=]MODEL [NAME=]MODEL ... [--ros-args ...]
+
+With several models every model gets its own node, ``body_bridge``, in the namespace
+``<namespace>/<NAME>`` (``NAME`` defaults to the file name up to its first dot), with
+``frame_prefix`` ``<NAME>/`` unless a parameter sets another; all of them live in one
+world, where they touch each other. Parameters given on the command line or in a
+``--params-file`` reach every node (``/**``); a params-file section ``/<NAME>/body_bridge``
+reaches one. World-wide parameters (time step, control rate, real-time factor, start paused,
+ground plane) are taken from the first model's node, which also publishes ``/clock``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+import rclpy
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.parameter import Parameter
+from rclpy.utilities import remove_ros_args
+
+from ..errors import BodyBridgeError, ParameterError
+
+__all__ = ['run_models', 'model_names', 'split_ros_args']
+
+_TOKEN = re.compile(r'[A-Za-z][A-Za-z0-9_]*$')
+#: ROS arguments that take a value, and those of them that configure a node (not the process).
+_WITH_VALUE = {'-r', '--remap', '-p', '--param', '--params-file', '--log-level',
+               '--log-config-file', '-e', '--enclave', '--log-file-name'}
+_PER_NODE = {'-r', '--remap', '-p', '--param', '--params-file'}
+
+
+def model_names(specs: list[str]) -> list[tuple[str, str]]:
+    """(name, model) for each ``[NAME=]MODEL``; names made valid and unique.
+
+    Raises:
+        ParameterError: a NAME that is not a valid ROS name token.
+    """
+    out, taken = [], set()
+    for spec in specs:
+        name, sep, model = spec.partition('=')
+        if sep and not os.path.exists(spec):
+            if not _TOKEN.match(name):
+                raise ParameterError('model', f'{name!r} (in {spec!r}) is not a valid namespace '
+                                     'name: a letter, then letters, digits, underscores')
+        else:
+            model = spec
+            name = re.sub(r'[^A-Za-z0-9_]', '_', os.path.basename(model).split('.')[0])
+            name = name if _TOKEN.match(name) else f'model_{name}'
+        unique, count = name, 1
+        while unique in taken:
+            count += 1
+            unique = f'{name}_{count}'
+        taken.add(unique)
+        out.append((unique, model))
+    return out
+
+
+def split_ros_args(args: list[str]) -> tuple[str, list[str]]:
+    """The process namespace (``-r __ns:=``) and the ROS arguments that configure nodes."""
+    base, local, inside = '/', [], False
+    tokens = iter(args)
+    for token in tokens:
+        if token == '--ros-args':
+            inside = True
+        elif token == '--':
+            inside = False
+        elif inside and token in _WITH_VALUE:
+            value = next(tokens, None)
+            if value is None:
+                break
+            if token in ('-r', '--remap'):
+                rule = value.split(':=', 1)[0].rsplit(':', 1)[-1]
+                if rule == '__ns':
+                    base = value.split(':=', 1)[1]
+                    continue
+                if rule in ('__node', '__name'):
+                    continue
+            if token in _PER_NODE:
+                local += [token, value]
+    return base, local
+
+
+def _world_nodes(specs: list[str], args: list[str], nodes: list) -> None:
+    """One BridgeNode per model, each in its namespace, appended to ``nodes``."""
+    from .node import BridgeNode
+    base, local = split_ros_args(args)
+    for name, model in model_names(specs):
+        nodes.append(BridgeNode(
+            shared=True, namespace=f'{base.rstrip("/")}/{name}',
+            cli_args=['--ros-args', *local] if local else None, use_global_arguments=False,
+            parameter_overrides=[Parameter('model', Parameter.Type.STRING, model)],
+            defaults={'frame_prefix': f'{name}/'}))
+
+
+def run_models(args: list[str], models: list[str] | None = None) -> int:
+    """Run the bridge on one or several models until shutdown; the exit status.
+
+    A bad model file or parameter prints one line and returns 2.
+    """
+    from .node import BridgeNode
+    from .runner import SimulationRunner
+    from .transport import use_bundled_fastdds_profile
+    use_bundled_fastdds_profile()  # camera images need a large shared-memory segment
+    rclpy.init(args=args)
+    nodes: list = []
+    runner = None
+    try:
+        specs = list(models) if models is not None else remove_ros_args(args)[1:]
+        try:
+            if len(specs) <= 1:
+                overrides = [Parameter('model', Parameter.Type.STRING, specs[0])] if specs else []
+                nodes.append(BridgeNode(parameter_overrides=overrides))
+            else:
+                _world_nodes(specs, args, nodes)
+                simulating = [node for node in nodes if node.params['simulate']]
+                if simulating:
+                    runner = SimulationRunner(simulating)
+                    runner.start()
+        except BodyBridgeError as err:
+            print(err, file=sys.stderr)
+            return 2
+        executor = SingleThreadedExecutor()
+        for node in nodes:
+            executor.add_node(node)
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if runner is not None:
+            runner.stop()
+        for node in nodes:
+            node.destroy_node()
+        if rclpy.ok():
+            rclpy.shutdown()
+    return 0

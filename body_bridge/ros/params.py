@@ -1,0 +1,193 @@
+"""The node's parameters: declared with descriptors, read once, checked with one-line errors.
+
+Fixed parameters are in :data:`PARAMETERS`. Three groups have names the user chooses, as
+ros2_control configurations do (ROS parameters cannot hold lists of dictionaries):
+
+* ``controllers.<name>.type``, ``controllers.<name>.joints`` (and ``interface_name``):
+  controller groups (:mod:`body_bridge.ros.commands`);
+* ``gains.<joint>.p`` [N m/rad or N/m], ``gains.<joint>.d`` [N m s/rad or N s/m]: servo gains
+  over the ones derived from ``servo_frequency``;
+* ``initial_positions.<joint>`` [rad or m]: initial joint positions over the file's.
+
+The node is created with ``automatically_declare_parameters_from_overrides`` so that these
+arrive as parameters; the fixed ones are then declared again with their descriptors.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from rcl_interfaces.msg import ParameterDescriptor, ParameterType
+
+from ..errors import ParameterError
+from ..model import Model, Pose
+
+__all__ = ['PARAMETERS', 'GROUPS', 'declare_parameters', 'group', 'read_gains',
+           'read_initial_positions', 'initial_pose', 'unused_parameters']
+
+_D, _B, _S = ParameterType.PARAMETER_DOUBLE, ParameterType.PARAMETER_BOOL, \
+    ParameterType.PARAMETER_STRING
+_DA = ParameterType.PARAMETER_DOUBLE_ARRAY
+
+#: Every fixed parameter the node declares: name -> (default, type, description).
+PARAMETERS = {
+    'model': ('sample_arm', _S, 'Model file (.body), or the name of a model bundled with the '
+              'package.'),
+    'simulate': (True, _B, 'Run the physics. false: only robot_description and TF from an '
+                 'external joint_states topic (a robot_state_publisher for these formats).'),
+    'fixed_frame': ('world', _S, 'The world frame the root link is attached to in TF.'),
+    'frame_prefix': ('', _S, 'Prefix of every TF frame of the model (several models, one TF '
+                     'tree).'),
+    'timestep': (0.001, _D, 'Integrator time step [s] (a model file may set its own).'),
+    'control_rate': (100.0, _D, 'Control periods per simulated second [Hz]: commands are '
+                     'applied and joint_states, /tf and /clock published once per period.'),
+    'real_time_factor': (1.0, _D, 'Simulated seconds per wall-clock second; 0 runs as fast as '
+                         'possible.'),
+    'start_paused': (False, _B, 'Start paused (resume with ~/set_paused, advance with ~/step).'),
+    'ground_plane': (True, _B, 'Add a ground plane at z = 0.'),
+    'self_collision': (False, _B, 'Let links of the model collide with each other.'),
+    'kinematic': (False, _B, 'No dynamics: joints follow position and velocity commands under '
+                  'their velocity limits (for models without usable inertial data).'),
+    'servo_frequency': (8.0, _D, 'Bandwidth of the joint position/velocity servos [Hz].'),
+    'servo_damping': (1.0, _D, 'Damping ratio of the joint servos.'),
+    'gravity_compensation': ('auto', _S, 'Feed gravity torques forward in position and '
+                             'velocity mode: auto (fixed-base models), on, off.'),
+    'default_velocity_limit': (0.0, _D, 'Velocity limit [rad/s or m/s] of joints whose model '
+                               'gives none; 0: none.'),
+    'initial_pose': ([0.0] * 6, _DA, 'Pose of the model in fixed_frame [x y z roll pitch yaw] '
+                     '(m, rad); the root link\'s placement in the file is composed onto it.'),
+    'mesh_directory': ('', _S, 'Where mesh files referenced by robot_description are written '
+                       '(default: the user cache, ~/.cache/body_bridge/meshes).'),
+    'devices_file': ('', _S, 'YAML file that adds devices to the model and sets their rate, '
+                     'noise and on/off state (README, Sensor topics).'),
+}
+
+#: Parameter groups whose member names the user chooses.
+GROUPS = ('controllers', 'gains', 'initial_positions')
+
+#: Parameters rclpy declares itself, or that the node declares later.
+_OTHERS = {'use_sim_time', 'robot_description', 'start_type_description_service'}
+
+_KINDS = {_D: 'a number', _B: 'true or false', _S: 'a string', _DA: 'a list of numbers'}
+
+
+def _coerce(name: str, value, ptype: int):
+    """A parameter value as the type its descriptor declares (integers pass as doubles)."""
+    def number(x) -> bool:
+        return isinstance(x, (int, float)) and not isinstance(x, bool)
+    if ptype == _D and number(value):
+        return float(value)
+    if ptype == _B and isinstance(value, bool):
+        return value
+    if ptype == _S and isinstance(value, str):
+        return value
+    if ptype == _DA and not isinstance(value, (str, bytes)) and hasattr(value, '__len__') \
+            and all(number(x) for x in value):
+        return [float(x) for x in value]
+    raise ParameterError(name, f'must be {_KINDS[ptype]}, not {value!r}')
+
+
+def declare_parameters(node, defaults: Mapping[str, object] | None = None) -> dict:
+    """Declare every fixed parameter with its descriptor; return name -> value.
+
+    ``node`` was created with ``automatically_declare_parameters_from_overrides``: a
+    parameter given by the user is already declared (untyped); it is declared again with its
+    descriptor and its value checked. ``defaults`` replace the table's defaults.
+
+    Raises:
+        ParameterError: a value of the wrong type.
+    """
+    values = {}
+    for name, (default, ptype, text) in PARAMETERS.items():
+        value = (defaults or {}).get(name, default)
+        if node.has_parameter(name):
+            value = _coerce(name, node.get_parameter(name).value, ptype)
+            node.undeclare_parameter(name)
+        descriptor = ParameterDescriptor(name=name, type=ptype, description=text,
+                                         read_only=True)
+        node.declare_parameters('', [(name, value, descriptor)], ignore_override=True)
+        values[name] = value
+    return values
+
+
+def group(node, prefix: str) -> dict[str, object]:
+    """The parameters ``<prefix>.<rest>``, by ``<rest>``."""
+    return {rest: p.value for rest, p in node.get_parameters_by_prefix(prefix).items()}
+
+
+def unused_parameters(node) -> list[str]:
+    """Names of parameters given to the node that it does not use."""
+    names = node.get_parameters_by_prefix('')
+    return sorted(n for n in names if n not in PARAMETERS and n not in _OTHERS
+                  and n.split('.')[0] not in GROUPS and not n.startswith('qos_overrides.'))
+
+
+def _number(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+            not math.isfinite(value):
+        raise ParameterError(name, f'must be a finite number, not {value!r}')
+    return float(value)
+
+
+def read_gains(values: Mapping[str, object], joints: list[str]
+               ) -> tuple[dict[str, tuple[float | None, float | None]], list[str]]:
+    """``gains.<joint>.p`` / ``.d`` as joint -> (p, d); and warnings for keys not used.
+
+    Raises:
+        ParameterError: an unknown joint, a value that is not a number >= 0.
+    """
+    gains: dict[str, list] = {}
+    warnings = []
+    for key, value in values.items():
+        joint, _, term = key.rpartition('.')
+        name = f'gains.{key}'
+        if term not in ('p', 'd') or not joint:
+            warnings.append(f'parameter {name} is not used (gains are gains.<joint>.p and '
+                            'gains.<joint>.d)')
+            continue
+        if joint not in joints:
+            raise ParameterError(name, f'{joint!r} is not a joint with a servo (one of '
+                                 f'{", ".join(joints) or "none"})')
+        gain = _number(name, value)
+        if gain < 0.0:
+            raise ParameterError(name, f'must not be negative, not {gain}')
+        gains.setdefault(joint, [None, None])['pd'.index(term)] = gain
+    return {j: (g[0], g[1]) for j, g in gains.items()}, warnings
+
+
+def read_initial_positions(values: Mapping[str, object], model: Model
+                           ) -> tuple[dict[str, float], list[str]]:
+    """``initial_positions.<joint>`` as joint -> position; warnings for clipped ones.
+
+    Raises:
+        ParameterError: an unknown joint or a value that is not a number.
+    """
+    joints = {j.name: j for j in model.movable_joints}
+    out, warnings = {}, []
+    for joint, value in values.items():
+        name = f'initial_positions.{joint}'
+        if joint not in joints:
+            raise ParameterError(name, f'{joint!r} is not a 1-DOF joint of {model.name}')
+        q = _number(name, value)
+        lim = joints[joint].limits
+        lo = -math.inf if lim.lower is None else lim.lower
+        hi = math.inf if lim.upper is None else lim.upper
+        if not lo <= q <= hi:
+            warnings.append(f'parameter {name}: {q} is outside the joint range '
+                            f'[{lo:.6g}, {hi:.6g}]; clipped')
+            q = min(max(q, lo), hi)
+        out[joint] = q
+    return out, warnings
+
+
+def initial_pose(values) -> Pose:
+    """The ``initial_pose`` parameter [x y z roll pitch yaw] as a Pose.
+
+    Raises:
+        ParameterError: not six finite numbers.
+    """
+    if len(values) != 6 or not all(math.isfinite(v) for v in values):
+        raise ParameterError('initial_pose', 'must be six finite numbers [x, y, z, roll, pitch, '
+                             f'yaw], not {list(values)}')
+    return Pose.from_rpy(values[3:], pos=values[:3])

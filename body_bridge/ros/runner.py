@@ -1,0 +1,126 @@
+"""The thread that steps the world, paced by real_time_factor, for one or several nodes.
+
+One runner owns one physics world (one model per node). Each control period it steps the
+world under its lock, then lets every node publish (joint_states, /tf, sensor topics; the
+first node also /clock). Pausing stops the stepping (only /clock is published again, ten
+times a second, for nodes that join late); ``step_once`` advances one period while paused;
+``reset`` puts the whole world back to its initial state.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from ..sim.simulation import simulate_together
+
+__all__ = ['SimulationRunner']
+
+#: World-wide parameters: taken from the first node; the others' values are ignored.
+WORLD_PARAMETERS = ('timestep', 'control_rate', 'real_time_factor', 'start_paused',
+                    'ground_plane')
+
+
+class SimulationRunner:
+    """Steps the world of several bridge nodes.
+
+    Args:
+        nodes: bridge nodes (not yet simulating), one per model; the first one's world-wide
+            parameters (``WORLD_PARAMETERS``) apply, and it publishes ``/clock``.
+    """
+
+    def __init__(self, nodes: list):
+        self.nodes = list(nodes)
+        first = self.nodes[0]
+        for node in self.nodes[1:]:
+            for name in WORLD_PARAMETERS:
+                if node.params[name] != first.params[name]:
+                    node.get_logger().warning(
+                        f'parameter {name}: the world takes it from {first.get_namespace()} '
+                        f'({first.params[name]!r}); {node.params[name]!r} is not used')
+        entries = [(node.model, node.sim_options()) for node in self.nodes]
+        prefixes = [''] + [node.get_namespace().strip('/') + '/' for node in self.nodes[1:]]
+        sims = simulate_together(entries, prefixes)
+        self.world = sims[0].world
+        self.real_time_factor = float(first.params['real_time_factor'])
+        #: Held while the world steps or resets (services take it too).
+        self.lock = threading.Lock()
+        self._paused = bool(first.params['start_paused'])
+        self._wake = threading.Event()
+        self._running = False
+        self._thread: threading.Thread | None = None
+        for index, (node, sim) in enumerate(zip(self.nodes, sims)):
+            node.attach_simulation(sim, self, publishes_clock=(index == 0))
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    @property
+    def period(self) -> float:
+        return self.world.period
+
+    def _publish(self) -> None:
+        for node in self.nodes:
+            node.publish_period()
+
+    def start(self) -> None:
+        """Publish the initial state and start stepping (unless paused)."""
+        with self.lock:
+            self._publish()
+        self._running = True
+        self._thread = threading.Thread(target=self._loop, name='body_bridge_sim', daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._running = False
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5.0)
+            self._thread = None
+
+    def _loop(self) -> None:
+        rtf = self.real_time_factor
+        wall_next = time.monotonic()
+        while self._running:
+            if self._paused:
+                self._wake.wait(0.1)
+                self._wake.clear()
+                if self._paused:
+                    with self.lock:  # late joiners learn the (held) time
+                        self.nodes[0].publish_clock()
+                wall_next = time.monotonic()
+                continue
+            with self.lock:
+                if self._paused:
+                    continue
+                self.world.step_period()
+                self._publish()
+            if rtf > 0:
+                wall_next += self.world.period / rtf
+                delay = wall_next - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+                elif delay < -0.5:
+                    wall_next = time.monotonic()  # far behind: do not race to catch up
+            else:
+                time.sleep(0)  # let the executor thread take the GIL
+
+    def set_paused(self, paused: bool) -> None:
+        self._paused = bool(paused)
+        self._wake.set()
+
+    def step_once(self) -> bool:
+        """One control period, if paused; returns whether it stepped."""
+        with self.lock:
+            if not self._paused:
+                return False
+            self.world.step_period()
+            self._publish()
+        return True
+
+    def reset(self) -> None:
+        """The world back to its initial state (time 0, commands cleared); state published."""
+        with self.lock:
+            self.world.reset()
+            self._publish()

@@ -1,0 +1,23 @@
+"""bench/latency.py runs from a fresh process and prints ``name value unit`` lines."""
+
+import re
+import subprocess
+import sys
+
+from conftest import REPO
+
+
+def test_latency_benchmark_prints_median_and_p99():
+    proc = subprocess.run([sys.executable, str(REPO / 'bench' / 'latency.py'), '--samples', '30'],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    values = {}
+    for line in proc.stdout.strip().splitlines():
+        name, value, unit = line.split()
+        assert re.fullmatch(r'[a-z0-9_]+', name), line
+        values[name] = (float(value), unit)
+    median, p99 = values['command_to_state_latency_median'], values['command_to_state_latency_p99']
+    assert median[1] == p99[1] == 'ms'
+    assert values['command_to_state_latency_samples'] == (30.0, 'count')
+    # a command waits for the next control period (10 ms) at most, plus the transport
+    assert 0.0 < median[0] <= p99[0] < 100.0
