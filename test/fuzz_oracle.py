@@ -329,6 +329,7 @@ def hostile_folder(folder: str | os.PathLike) -> Path:
     """
     import socket
     folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
     for name in ('fifo.stl', 'fifo.body', 'fifo.kinbody.xml', 'fifo.yaml', 'fifo.obj'):
         if not (folder / name).exists():
             os.mkfifo(folder / name)
