@@ -128,6 +128,9 @@ class BridgeNode(Node):
         if p['real_time_factor'] < 0 or not math.isfinite(p['real_time_factor']):
             raise ParameterError('real_time_factor',
                                  f'must be 0 or positive, not {p["real_time_factor"]}')
+        if p['on_divergence'] not in ('reset', 'pause'):
+            raise ParameterError('on_divergence', f'{p["on_divergence"]!r} is not one of '
+                                 'reset, pause')
         if p['gravity_compensation'] not in ('auto', 'on', 'off'):
             raise ParameterError('gravity_compensation', f'{p["gravity_compensation"]!r} is not '
                                  'one of auto, on, off')
@@ -165,7 +168,8 @@ class BridgeNode(Node):
             servo_damping=p['servo_damping'], gravity_compensation=p['gravity_compensation'],
             initial_positions=self.initial_positions, initial_pose=self.initial_pose,
             gains=self.gains, kinematic=p['kinematic'],
-            default_velocity_limit=p['default_velocity_limit'])
+            default_velocity_limit=p['default_velocity_limit'],
+            on_divergence=p['on_divergence'])
 
     # --- frames -------------------------------------------------------------------------
 

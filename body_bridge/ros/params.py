@@ -59,6 +59,9 @@ PARAMETERS = {
                      '(m, rad); the root link\'s placement in the file is composed onto it.'),
     'mesh_directory': ('', _S, 'Where mesh files referenced by robot_description are written '
                        '(default: the user cache, ~/.cache/body_bridge/meshes).'),
+    'on_divergence': ('reset', _S, 'When the integrator diverges (a value not finite or '
+                      'beyond 1e10): reset (the world back to its initial state) or pause (at '
+                      'the state before the diverging period).'),
     'devices_file': ('', _S, 'YAML file that adds devices to the model and sets their rate, '
                      'noise and on/off state (README, Sensor topics).'),
 }

@@ -18,7 +18,7 @@ __all__ = ['SimulationRunner']
 
 #: World-wide parameters: taken from the first node; the others' values are ignored.
 WORLD_PARAMETERS = ('timestep', 'control_rate', 'real_time_factor', 'start_paused',
-                    'ground_plane')
+                    'ground_plane', 'on_divergence')
 
 
 class SimulationRunner:
@@ -94,8 +94,7 @@ class SimulationRunner:
             with self.lock:
                 if self._paused:
                     continue
-                self.world.step_period()
-                self._publish()
+                self._step()
             if rtf > 0:
                 wall_next += self.world.period / rtf
                 delay = wall_next - time.monotonic()
@@ -106,6 +105,14 @@ class SimulationRunner:
             else:
                 time.sleep(0)  # let the executor thread take the GIL
 
+    def _step(self) -> None:
+        """One period of the world, then publish (a divergence that halts it pauses us)."""
+        self.world.step_period()
+        if self.world.halted:  # on_divergence: pause (sim/watchdog.py)
+            self.world.halted = False
+            self._paused = True
+        self._publish()
+
     def set_paused(self, paused: bool) -> None:
         self._paused = bool(paused)
         self._wake.set()
@@ -115,8 +122,7 @@ class SimulationRunner:
         with self.lock:
             if not self._paused:
                 return False
-            self.world.step_period()
-            self._publish()
+            self._step()
         return True
 
     def reset(self) -> None:

@@ -90,6 +90,8 @@ class SimOptions:
         kinematic: no dynamics: joints follow commands under their velocity limits.
         default_velocity_limit: velocity limit [rad/s or m/s] of joints whose model gives
             none; 0 for none.
+        on_divergence: 'reset' or 'pause' when the integrator diverges (sim/watchdog.py;
+            world-wide: the first model's applies).
     """
 
     build: BuildOptions = BuildOptions()
@@ -102,6 +104,7 @@ class SimOptions:
     gains: Mapping[str, tuple[float | None, float | None]] = field(default_factory=dict)
     kinematic: bool = False
     default_velocity_limit: float = 0.0
+    on_divergence: str = 'reset'
 
 
 def simulate_together(entries: Sequence[tuple[Model, SimOptions]],

@@ -22,6 +22,7 @@ from ..errors import ModelError, ParameterError
 from ..model import JointType, Model, Pose
 from .build import WORLD, build_spec
 from .servo import add_servos
+from .watchdog import Divergence, Watchdog
 
 if TYPE_CHECKING:
     from .simulation import SimOptions, Simulation
@@ -100,6 +101,10 @@ class World:
             raise ModelError(first_model.source, None,
                              f'the integrator cannot compile the model: {err}') from err
         self.data = mujoco.MjData(self.mj)
+        #: Detects a diverging integrator after every period (sim/watchdog.py).
+        self.watchdog = Watchdog(self.mj, self.data, first.on_divergence)
+        #: Set when a divergence paused the world (on_divergence: pause); the runner pauses.
+        self.halted = False
         dt = self.mj.opt.timestep
         self.substeps = max(1, int(round(first.control_period / dt)))
         self.period = self.substeps * dt
@@ -118,8 +123,14 @@ class World:
         """Simulated time [s]."""
         return float(self.data.time)
 
-    def step_period(self) -> None:
-        """One control period of every model: commands applied, then the physics stepped."""
+    def step_period(self) -> Divergence | None:
+        """One control period of every model: commands applied, then the physics stepped.
+
+        Returns:
+            The divergence of this period, if the integrator diverged (the world is then
+            reset, or back at the state before the period and ``halted``; a note says so).
+        """
+        self.watchdog.save()
         sims = self.sims
         for sim in sims:
             sim.begin_period()
@@ -135,6 +146,27 @@ class World:
         # Link poses of the state reached (mj_step leaves those of the state before its
         # last step): TF then agrees with joint_states and with the stamp.
         mujoco.mj_kinematics(self.mj, self.data)
+        diverged = self.watchdog.check()
+        if diverged is not None:
+            self._recover(diverged)
+        return diverged
+
+    def _recover(self, event: Divergence) -> None:
+        """Apply the divergence policy; the model whose joint shows it gets the note."""
+        self.watchdog.count += 1
+        index = max((i for i, prefix in enumerate(self.prefixes)
+                     if event.joint and prefix and event.joint.startswith(prefix)), default=0)
+        text = event.describe(self.prefixes[index])
+        if self.watchdog.policy == 'reset':
+            self.reset()
+            text += '; the world was reset to its initial state (on_divergence: reset)'
+        else:
+            self.watchdog.restore()
+            self.halted = True
+            text += (f'; paused at t = {self.time:.6g} s, the state before that period '
+                     '(on_divergence: pause); ~/reset, or ~/set_paused false to go on')
+        if self.sims:
+            self.sims[index].notes.append(text)
 
     def reset(self) -> None:
         """Every model back to its initial state, commands cleared, time back to 0."""
