@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
+from rclpy.qos import QoSPolicyKind
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
@@ -38,6 +39,11 @@ from ..errors import ParameterError
 from ..sim.simulation import CommandRejected, Mode
 from ..sim.trajectory import JointTrajectory, TrajectoryError
 from . import qos
+
+try:
+    from rclpy.event_handler import SubscriptionEventCallbacks
+except ImportError:  # Humble
+    from rclpy.qos_event import SubscriptionEventCallbacks
 
 __all__ = ['Controller', 'CONTROLLER_TYPES', 'read_controllers', 'CommandTopics']
 
@@ -152,18 +158,36 @@ class CommandTopics:
 
     def __init__(self, node, sim, controllers: list[Controller]):
         self.node, self.sim = node, sim
-        self.subscriptions = [node.create_subscription(
-            JointState, 'joint_commands', self._on_joint_commands, qos.COMMANDS)]
+        self.subscriptions = [self._subscribe(JointState, 'joint_commands',
+                                              self._on_joint_commands)]
         for c in controllers:
             if c.kind == 'trajectory':
-                sub = node.create_subscription(JointTrajectoryMsg, c.topic,
-                                               partial(self._on_trajectory, c), qos.COMMANDS)
+                sub = self._subscribe(JointTrajectoryMsg, c.topic,
+                                      partial(self._on_trajectory, c))
             else:
-                sub = node.create_subscription(Float64MultiArray, c.topic,
-                                               partial(self._on_group, c), qos.COMMANDS)
+                sub = self._subscribe(Float64MultiArray, c.topic, partial(self._on_group, c))
             self.subscriptions.append(sub)
         self._topics = {id(c): s.topic_name for c, s in zip(controllers, self.subscriptions[1:])}
         self.controllers = controllers
+
+    def _subscribe(self, msg_type, topic: str, callback):
+        """A command subscription whose QoS mismatches are reported once per second."""
+        holder: list = []
+        events = SubscriptionEventCallbacks(incompatible_qos=lambda info: self._incompatible(
+            holder[0].topic_name if holder else topic, info))
+        sub = self.node.create_subscription(msg_type, topic, callback, qos.COMMANDS,
+                                            event_callbacks=events)
+        holder.append(sub)
+        return sub
+
+    def _incompatible(self, topic: str, info) -> None:
+        try:
+            policy = QoSPolicyKind(info.last_policy_kind).name
+        except ValueError:
+            policy = str(info.last_policy_kind)
+        self._warn(topic, f'a publisher offers QoS incompatible with this subscription '
+                   f'({policy}); none of its messages are received: publish commands reliable '
+                   '(the bridge subscribes reliable, volatile, depth 10)')
 
     def _warn(self, topic: str, text: str) -> None:
         self.node.warn_throttled(f'{topic}: {text}')

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import array
 import math
+import re
 import sys
 import time
 
@@ -36,7 +37,15 @@ from . import qos
 from .commands import CommandTopics, read_controllers
 from .params import PARAMETERS
 
-__all__ = ['BridgeNode', 'PARAMETERS', 'main', 'run']
+__all__ = ['BridgeNode', 'PARAMETERS', 'main', 'run', 'problem_of']
+
+
+_QUOTED_OR_NUMBER = re.compile(r"'[^']*'|\"[^\"]*\"|(?<!\w)[-+]?\.?\d[\d.eE+-]*|\bnan\b|\binf\b")
+
+
+def problem_of(text: str) -> str:
+    """A warning's problem: its text with quoted names and numbers blanked out."""
+    return _QUOTED_OR_NUMBER.sub('#', text)
 
 
 def _stamp(seconds: float) -> Time:
@@ -77,7 +86,7 @@ class BridgeNode(Node):
     def __init__(self, *, shared: bool = False, defaults: dict | None = None, **kwargs):
         super().__init__('body_bridge', automatically_declare_parameters_from_overrides=True,
                          **kwargs)
-        self._warned: dict[str, float] = {}
+        self._warned: dict[str, list] = {}  # problem -> [last report [s], not shown since]
         self.params = p = P.declare_parameters(self, defaults)
         path = resolve_model(p['model'])
         self.model: Model = load_model(path)
@@ -265,15 +274,24 @@ class BridgeNode(Node):
         return stamp
 
     def warn_throttled(self, text: str, period: float = 1.0) -> None:
-        """Log a warning, each distinct text at most once per ``period`` [s] of wall time."""
+        """Log a warning, each problem at most once per ``period`` [s] of wall time.
+
+        A problem is the text with its numbers and quoted names blanked out (``unknown joint
+        'a'`` and ``unknown joint 'b'`` are one problem), so that a flood of varied broken
+        messages is reported once per period; the next report counts the ones not shown.
+        """
+        key = problem_of(text)
         now = time.monotonic()
-        last = self._warned.get(text)
-        if last is not None and now - last < period:
+        entry = self._warned.get(key)
+        if entry is not None and now - entry[0] < period:
+            entry[1] += 1
             return
         if len(self._warned) > 1000:
-            self._warned = {k: t for k, t in self._warned.items() if now - t < period}
-        self._warned[text] = now
-        self.get_logger().warning(text)
+            self._warned = {k: e for k, e in self._warned.items() if now - e[0] < period}
+        hidden = entry[1] if entry is not None else 0
+        self._warned[key] = [now, 0]
+        self.get_logger().warning(text if not hidden else
+                                  f'{text} ({hidden} more like it not shown)')
 
     # --- services -----------------------------------------------------------------------------
 
