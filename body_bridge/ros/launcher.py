@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import time
 
 import rclpy
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
@@ -101,41 +102,81 @@ def _world_nodes(specs: list[str], args: list[str], nodes: list) -> None:
 def run_models(args: list[str], models: list[str] | None = None) -> int:
     """Run the bridge on one or several models until shutdown; the exit status.
 
-    A bad model file or parameter prints one line and returns 2.
+    A bad model file or parameter prints one line and returns 2. A node whose model was
+    reloaded (``~/reload``, or the ``model`` parameter: checked by the node first) has the
+    nodes restarted with it; should that fail after all, the models that ran come back.
     """
-    from .node import BridgeNode
-    from .runner import SimulationRunner
     from .transport import use_bundled_fastdds_profile
     use_bundled_fastdds_profile()  # camera images need a large shared-memory segment
     rclpy.init(args=args)
+    specs = list(models) if models is not None else remove_ros_args(args)[1:]
+    previous = None
+    try:
+        while True:
+            try:
+                reload = _session(specs, args)
+            except BodyBridgeError as err:
+                print(err, file=sys.stderr)
+                if previous is None:
+                    return 2
+                specs, previous = previous, None  # the restart failed: back to what ran
+                continue
+            if reload is None:
+                return 0
+            previous, specs = specs, reload
+    except (KeyboardInterrupt, ExternalShutdownException):
+        return 0
+    finally:
+        if rclpy.ok():
+            rclpy.shutdown()
+
+
+def _session(specs: list[str], args: list[str]) -> list[str] | None:
+    """Start the nodes of ``specs`` and spin them until shutdown (None) or a reload (the
+    model specs to restart with).
+
+    Raises:
+        BodyBridgeError: a node cannot start (its nodes are destroyed first).
+    """
+    from .node import BridgeNode
+    from .runner import SimulationRunner
     nodes: list = []
     runner = None
+    executor = None
     try:
-        specs = list(models) if models is not None else remove_ros_args(args)[1:]
-        try:
-            if len(specs) <= 1:
-                overrides = [Parameter('model', Parameter.Type.STRING, specs[0])] if specs else []
-                nodes.append(BridgeNode(parameter_overrides=overrides))
-            else:
-                _world_nodes(specs, args, nodes)
-                simulating = [node for node in nodes if node.params['simulate']]
-                if simulating:
-                    runner = SimulationRunner(simulating)
-                    runner.start()
-        except BodyBridgeError as err:
-            print(err, file=sys.stderr)
-            return 2
+        if len(specs) <= 1:
+            overrides = [Parameter('model', Parameter.Type.STRING, specs[0])] if specs else []
+            nodes.append(BridgeNode(parameter_overrides=overrides))
+        else:
+            _world_nodes(specs, args, nodes)
+            simulating = [node for node in nodes if node.params['simulate']]
+            if simulating:
+                runner = SimulationRunner(simulating)
+                runner.start()
         executor = SingleThreadedExecutor()
         for node in nodes:
             executor.add_node(node)
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
+        while rclpy.ok():
+            executor.spin_once(timeout_sec=0.1)
+            now = time.monotonic()
+            asked = [i for i, node in enumerate(nodes)
+                     if node.restart_request is not None and now >= node.restart_after]
+            if asked:
+                return _reloaded(specs, nodes, asked)
+        return None
     finally:
+        if executor is not None:
+            executor.shutdown(timeout_sec=1.0)
         if runner is not None:
             runner.stop()
         for node in nodes:
             node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
-    return 0
+
+
+def _reloaded(specs: list[str], nodes: list, asked: list[int]) -> list[str]:
+    """The model specs after the reloads the nodes at ``asked`` requested."""
+    if len(specs) <= 1:
+        return [nodes[0].restart_request]
+    named = model_names(specs)
+    return [f'{name}={nodes[i].restart_request if i in asked else model}'
+            for i, (name, model) in enumerate(named)]

@@ -17,7 +17,7 @@ import time
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import TransformStamped
-from rcl_interfaces.msg import ParameterDescriptor
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.node import Node
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
@@ -27,7 +27,7 @@ from tf2_msgs.msg import TFMessage
 
 from .. import urdf as urdf_writer
 from ..device_overlay import apply_overlay, load_overlay
-from ..errors import ParameterError
+from ..errors import BodyBridgeError, ParameterError
 from ..formats import load_model
 from ..kinematics import joint_transform
 from ..model import DeviceKind, JointType, Model, Pose
@@ -122,6 +122,7 @@ class BridgeNode(Node):
             from .runner import SimulationRunner
             self._owns_runner = True
             SimulationRunner([self]).start()
+        self._setup_reload()
         self.get_logger().info(
             f'{self.model.name}: {len(self.model.links)} links, '
             f'{len(self.model.movable_joints)} moving joints, {len(self.model.devices)} devices '
@@ -292,6 +293,71 @@ class BridgeNode(Node):
         self._warned[key] = [now, 0]
         self.get_logger().warning(text if not hidden else
                                   f'{text} ({hidden} more like it not shown)')
+
+    # --- reload -------------------------------------------------------------------------------
+
+    def _setup_reload(self) -> None:
+        """``~/reload`` and the ``model`` parameter: a model that fails keeps the running one."""
+        #: The model a successful reload asked for; the launcher restarts the nodes with it
+        #: once ``restart_after`` (monotonic time [s]) has passed (the answer goes out first).
+        self.restart_request: str | None = None
+        self.restart_after = 0.0
+        self._reload_service = self.create_service(Trigger, '~/reload', self._on_reload)
+        self.add_on_set_parameters_callback(self._on_set_model)
+
+    def check_reload(self, spec: str) -> str | None:
+        """Everything a restart with model ``spec`` would do that can fail, done aside: the
+        running model is not touched. Returns what is wrong in one line, or None."""
+        p = self.params
+        try:
+            model = load_model(resolve_model(spec))
+            model = apply_overlay(model, load_overlay(p['devices_file'], model))
+            commanded = [j.name for j in model.movable_joints if j.mimic is None]
+            P.read_gains(P.group(self, 'gains'), commanded)
+            initial, _ = P.read_initial_positions(P.group(self, 'initial_positions'), model)
+            read_controllers(P.group(self, 'controllers'), commanded, kinematic=p['kinematic'])
+            urdf_writer.to_urdf(model, mesh_dir=p['mesh_directory'] or cache_dir('meshes'))
+            if p['simulate']:
+                from dataclasses import replace
+                from ..sim.world import World
+                World([(model, replace(self.sim_options(), initial_positions=initial))])
+        except BodyBridgeError as err:
+            return str(err)
+        except Exception as err:  # noqa: BLE001 - a reload must never take the running model down
+            return f'{spec}: the model cannot be loaded ({type(err).__name__}: {err})'
+        return None
+
+    def _request_restart(self, spec: str) -> None:
+        self.restart_request = spec
+        self.restart_after = time.monotonic() + 0.5
+        self.get_logger().info(f'reload: {spec} is good; the bridge restarts with it')
+
+    def _on_reload(self, request, response):
+        spec = self.params['model']
+        problem = self.check_reload(spec)
+        response.success = problem is None
+        if problem is None:
+            self._request_restart(spec)
+            response.message = f'{spec}: loaded; the bridge restarts with it'
+        else:
+            response.message = f'reload failed, the running model goes on: {problem}'
+            self.warn_throttled(response.message)
+        return response
+
+    def _on_set_model(self, parameters) -> SetParametersResult:
+        for parameter in parameters:
+            if parameter.name != 'model':
+                continue
+            if not isinstance(parameter.value, str) or not parameter.value:
+                return SetParametersResult(successful=False,
+                                           reason='model must be a file or a bundled model name')
+            problem = self.check_reload(parameter.value)
+            if problem is not None:
+                self.warn_throttled(f'parameter model: {parameter.value} refused, the running '
+                                    f'model goes on: {problem}')
+                return SetParametersResult(successful=False, reason=problem)
+            self._request_restart(parameter.value)
+        return SetParametersResult(successful=True)
 
     # --- services -----------------------------------------------------------------------------
 

@@ -33,7 +33,8 @@ _DA = ParameterType.PARAMETER_DOUBLE_ARRAY
 #: Every fixed parameter the node declares: name -> (default, type, description).
 PARAMETERS = {
     'model': ('sample_arm', _S, 'Model file (.body), or the name of a model bundled with the '
-              'package.'),
+              'package. Setting it at run time reloads: the model is checked first, and a model '
+              'that fails keeps the running one.'),
     'simulate': (True, _B, 'Run the physics. false: only robot_description and TF from an '
                  'external joint_states topic (a robot_state_publisher for these formats).'),
     'fixed_frame': ('world', _S, 'The world frame the root link is attached to in TF.'),
@@ -65,6 +66,9 @@ PARAMETERS = {
     'devices_file': ('', _S, 'YAML file that adds devices to the model and sets their rate, '
                      'noise and on/off state (README, Sensor topics).'),
 }
+
+#: Parameters that may change while the node runs: a new value reloads the model (node.py).
+RELOADING = ('model',)
 
 #: Parameter groups whose member names the user chooses.
 GROUPS = ('controllers', 'gains', 'initial_positions')
@@ -108,7 +112,7 @@ def declare_parameters(node, defaults: Mapping[str, object] | None = None) -> di
             value = _coerce(name, node.get_parameter(name).value, ptype)
             node.undeclare_parameter(name)
         descriptor = ParameterDescriptor(name=name, type=ptype, description=text,
-                                         read_only=True)
+                                         read_only=name not in RELOADING)
         node.declare_parameters('', [(name, value, descriptor)], ignore_override=True)
         values[name] = value
     return values
