@@ -9,6 +9,7 @@ signature, so that thousands of inputs hitting one bug count as one distinct fai
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import random
 import re
@@ -94,6 +95,8 @@ def run_input(path: str | os.PathLike, deep: bool = False,
     path = os.fspath(path)
     previous = signal.signal(signal.SIGALRM, _alarm)
     signal.setitimer(signal.ITIMER_REAL, timeout)
+    # Stuck in C code, where the alarm cannot interrupt: at least say where.
+    faulthandler.dump_traceback_later(timeout + 30.0)
     stage = 'load'
     try:
         model = load_model(path)
@@ -121,6 +124,7 @@ def run_input(path: str | os.PathLike, deep: bool = False,
         return Outcome('failure', f'{type(err).__name__}: {" ".join(str(err).split())[:300]}',
                        f'{stage}: {type(err).__name__} in {where}')
     finally:
+        faulthandler.cancel_dump_traceback_later()
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
 

@@ -160,6 +160,13 @@ CASES = [
      REPAIRED, 'is flat; it collides as a 1.41 x 0.707 x 0.0001 m box', 7),
     ('negative velocity limit', 'openrave', dict(limits='<maxvel>-1</maxvel>'), REJECTED,
      "joint 'j': the velocity limit -1 is negative", 10),
+    ('negative velocity limit', 'choreonoid', dict(extra='\n    max_joint_velocity: -30'),
+     REPAIRED, 'max_joint_velocity -30 is negative; 30 is used', 7),
+    ('inertia not symmetric', 'choreonoid', dict(inertia='[0.1, 0.05, 0, 0, 0.1, 0, 0, 0, 0.1]'),
+     REPAIRED, 'inertia is not symmetric; its symmetric part is used', 7),
+    ('inertia not symmetric', 'openrave', dict(
+        mass='<Mass type="custom"><total>1</total><inertia>0.1 0.05 0 0 0.1 0 0 0 0.1</inertia>'
+             '</Mass>'), REPAIRED, '<inertia> is not symmetric; its symmetric part is used', 8),
 ]
 
 

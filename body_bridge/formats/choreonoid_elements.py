@@ -64,6 +64,8 @@ def read_inertia(node: Node) -> np.ndarray:
         return np.zeros((3, 3))
     if len(values) == 9:
         inertia = values.reshape(3, 3)
+        if np.abs(inertia - inertia.T).max() > 1e-9 * max(1.0, float(np.abs(inertia).max())):
+            node.ctx.warn(node.line, 'inertia is not symmetric; its symmetric part is used')
     elif len(values) == 6:
         xx, xy, xz, yy, yz, zz = values
         inertia = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])

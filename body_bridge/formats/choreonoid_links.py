@@ -180,13 +180,13 @@ def read_joint(node: Node, spec: LinkSpec) -> None:
     if node.has('joint_range'):
         spec.lower, spec.upper = _range(node, scale)
     if node.has('max_joint_velocity'):
-        v = abs(node.number('max_joint_velocity')) * scale
+        v = _magnitude(node, 'max_joint_velocity') * scale
         spec.velocity = (-v, v)
     if node.has('joint_velocity_range'):
         low, high = node.vector('joint_velocity_range', size=2) * scale
         spec.velocity = (float(low), float(high))
     if node.has('max_joint_effort'):
-        e = abs(node.number('max_joint_effort'))
+        e = _magnitude(node, 'max_joint_effort')
         spec.effort = (-e, e)
     if node.has('joint_effort_range'):
         low, high = node.vector('joint_effort_range', size=2)
@@ -195,6 +195,14 @@ def read_joint(node: Node, spec: LinkSpec) -> None:
         rotor = node.number('rotor_inertia', default=0.0)
         gear = node.number('gear_ratio', default=1.0)
         spec.armature = rotor * gear * gear
+
+
+def _magnitude(node: Node, key: str) -> float:
+    """A maximum: a negative one is taken by its magnitude, with a warning."""
+    value = node.number(key)
+    if value < 0:
+        node.ctx.warn(node.line, f'{key} {value:g} is negative; {-value:g} is used')
+    return abs(value)
 
 
 def _axis(node: Node, key: str) -> np.ndarray:

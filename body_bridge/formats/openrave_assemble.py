@@ -160,6 +160,10 @@ class BodyAssembler:
             visuals.extend(shapes if draw is collide else place(draw, at, geom.element.where()))
         inertial = raw.inertial
         if inertial is not None:
+            if not (np.isfinite(inertial.mass) and np.all(np.isfinite(inertial.com))
+                    and np.all(np.isfinite(inertial.inertia))):
+                raise raw.element.error(f'link {raw.name!r}: its mass properties overflow '
+                                        '(numbers too large)')
             rot = local[:3, :3]
             inertia = _physical(rot @ inertial.inertia @ rot.T, raw, self.warn)
             inertial = Inertial(inertial.mass, local_pose.apply(inertial.com), inertia)

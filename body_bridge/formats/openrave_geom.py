@@ -189,6 +189,9 @@ def read_mass(element: Element, warn, allow_custom: bool = True) -> MassSpec:
             spec.com = child.numbers(3)
         elif tag == 'inertia' and kind == 'custom':
             spec.inertia = child.numbers(9).reshape(3, 3)
+            if np.abs(spec.inertia - spec.inertia.T).max() > \
+                    1e-9 * max(1.0, float(np.abs(spec.inertia).max())):
+                warn(child, '<inertia> is not symmetric; its symmetric part is used')
         else:
             element.used.discard(tag)
             warn(child, f'<{tag}> is not used by a {kind} mass and was ignored')

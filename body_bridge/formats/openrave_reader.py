@@ -392,7 +392,8 @@ class Reader:
             else:
                 self.ctx.warn(child, f'<{tag}> in a Body is not supported and was ignored')
         if new or mass is not None:
-            link.inertial = link_inertial(mass or scope.mass, link.geoms)
+            with np.errstate(over='ignore', invalid='ignore'):  # overflow: refused later
+                link.inertial = link_inertial(mass or scope.mass, link.geoms)
         transform = tags.matrix()
         if offsetfrom is not None:
             transform = scope.offset_of(offsetfrom) @ transform
