@@ -78,7 +78,8 @@ def alias_bomb(draw, leaf):
 
 # --- paths a model may name ---------------------------------------------------------------
 
-HOSTILE_PATHS = ['tri.stl', 'tri.obj', '/dev/zero', '/dev/null', '/dev/urandom', '/dev/stdin', '/proc/self/mem',
+HOSTILE_PATHS = ['tri.stl', 'tri.obj', '/dev/zero', '/dev/null', '/dev/urandom', '/dev/stdin',
+                 '/proc/self/mem',
                  '/proc/self/fd/0', '/tmp', '.', '..', '../../../../../../etc/passwd',
                  'file:///dev/zero', 'package://nope/x.stl', 'missing.stl', 'missing.wrl',
                  'missing.body', 'missing.yaml', 'http://example.com/x.stl', '${SHARE}/x.stl',

@@ -20,7 +20,9 @@ ARM = '''\
 format: ChoreonoidBody
 format_version: 2.0
 links:
-  - { name: base, joint_type: fixed, elements: [ { type: Shape, geometry: { type: Box, size: [0.2, 0.2, 0.1] } } ] }
+  - name: base
+    joint_type: fixed
+    elements: [ { type: Shape, geometry: { type: Box, size: [0.2, 0.2, 0.1] } } ]
   - name: {link}
     parent: base
     joint_type: revolute
@@ -93,14 +95,14 @@ def test_a_failed_reload_keeps_the_old_model_and_a_good_one_replaces_it(bridge, 
     answer = call(probe, proc, reload, Trigger.Request(), '~/reload of a broken file')
     assert not answer.success
     assert answer.message.startswith('reload failed, the running model goes on: '
-                                     f'{path}:9: invalid YAML'), answer.message
+                                     f'{path}:11: invalid YAML'), answer.message
     assert joints_now(probe, proc) == ['link_a']
     still_running(probe, proc, 'link_a')
 
     # Numbers the integrator cannot take, a file that does not exist: refused the same way.
     path.write_text(arm('link_a').replace('mass: 1.0', 'mass: -1.0'))
     answer = call(probe, proc, reload, Trigger.Request(), '~/reload of a negative mass')
-    assert not answer.success and f'{path}:5: mass must not be negative' in answer.message
+    assert not answer.success and f'{path}:7: mass must not be negative' in answer.message
     result = set_model(probe, proc, str(tmp_path / 'missing.body'))
     assert not result.successful and 'missing.body' in result.reason
     assert joints_now(probe, proc) == ['link_a']

@@ -47,8 +47,8 @@ class Watch:
         end = time.monotonic() + seconds
         next_sample = time.monotonic()
         while time.monotonic() < end and (until is None or until.poll() is None):
-            self.probe.spin_until(lambda: time.monotonic() >= next_sample, 5.0, 'a second',
-                                  proc)
+            self.probe.spin_until(lambda due=next_sample: time.monotonic() >= due, 5.0,
+                                  'a second', proc)
             self.samples.append((time.monotonic(), self.probe.clock[-1], rss_mb(self.pid)))
             next_sample += 1.0
 
@@ -173,7 +173,7 @@ def test_a_controller_with_incompatible_qos_is_reported(bridge, probe):
     index = list(probe.states[-1].name).index('shoulder_yaw')
     controller = hostile('--qos', 'best_effort', '--mix', 'valid', '--rate', '100',
                          '--seconds', '4')
-    out, err = controller.communicate(timeout=60)
+    _, err = controller.communicate(timeout=60)
     assert controller.returncode == 0, err
     log = proc.output()
     lines = [line for line in log.splitlines() if 'joint_commands: a publisher offers QoS' in line]

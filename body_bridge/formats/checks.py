@@ -119,7 +119,7 @@ class _Checker:
         links = tuple(self.link(link) for link in model.links)
         joints = tuple(self.joint(joint) for joint in model.joints)
         self.extras()
-        if not self.warnings and all(a is b for a, b in zip(links, model.links)):
+        if not self.warnings and all(a is b for a, b in zip(links, model.links, strict=True)):
             return model
         return dataclasses.replace(model, links=links, joints=joints,
                                    warnings=tuple(model.warnings) + tuple(self.warnings))
@@ -132,8 +132,8 @@ class _Checker:
                         if s is not None)
         collisions = tuple(self.shape(link, s, 'collision') for s in link.collisions)
         if (inertial is link.inertial and len(visuals) == len(link.visuals)
-                and all(a is b for a, b in zip(visuals, link.visuals))
-                and all(a is b for a, b in zip(collisions, link.collisions))):
+                and all(a is b for a, b in zip(visuals, link.visuals, strict=True))
+                and all(a is b for a, b in zip(collisions, link.collisions, strict=True))):
             return link
         return dataclasses.replace(link, inertial=inertial, visuals=visuals,
                                    collisions=collisions)
