@@ -37,7 +37,10 @@ def shape_of(tmp_path, geometry: str, shape_extra: str = '', unit: str = 'degree
     path.write_text(text)
     model = load_model(path)
     (shape,) = model.link('a').visuals
-    assert model.link('a').collisions == (shape,)
+    (collision,) = model.link('a').collisions
+    # A flat mesh collides as the thinnest box around it (formats/checks.py), with a warning.
+    assert collision is shape or (isinstance(collision.geometry, Box) and
+                                  any('is flat' in w for w in model.warnings))
     return shape, model
 
 
@@ -266,7 +269,7 @@ def test_shapes_urdf_lacks_become_mesh_files_for_urdf_and_mujoco(tmp_path):
               - {{ type: Shape, geometry: {{ type: Extrusion, cross_section: {SQUARE} }} }}
               - type: Shape
                 geometry: {{ type: ElevationGrid, x_dimension: 2, z_dimension: 2,
-                            height: [ 0, 0.1, 0.2, 0.3 ] }}
+                            height: [ 0, 0.1, 0.2, 0.5 ] }}
               - {{ type: Shape, geometry: {{ type: TriangleMesh, vertices: [ 0, 0, 0, 1, 0, 0,
                   0, 1, 0, 0, 0, 1 ], triangles: [ 0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3 ] }} }}
         """))
