@@ -85,8 +85,7 @@ def main(argv=None) -> int:
             break
         due = start + i * period
         if now < due:
-            if due - now > 2e-3:
-                time.sleep(due - now - 1e-3)
+            time.sleep(min(due - now, 1e-3))  # a controller's loop, not a busy wait
             continue
         if i % OVERSIZED_EVERY == OVERSIZED_EVERY - 1 and args.mix == 'all':
             pub.publish(big)

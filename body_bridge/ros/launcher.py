@@ -158,6 +158,9 @@ def _session(specs: list[str], args: list[str]) -> list[str] | None:
             executor.add_node(node)
         while rclpy.ok():
             executor.spin_once(timeout_sec=0.1)
+            # Hand the interpreter to the simulation thread if it waits: a flood of messages
+            # must not hold it for the 5 ms switch interval at every turn.
+            time.sleep(0)
             now = time.monotonic()
             asked = [i for i, node in enumerate(nodes)
                      if node.restart_request is not None and now >= node.restart_after]
