@@ -132,3 +132,15 @@ def test_a_failed_reload_keeps_the_old_model_and_a_good_one_replaces_it(bridge, 
     assert 'Traceback' not in log, log
     assert log.count('reload failed, the running model goes on') == 2, log
     assert proc.proc.poll() is None  # the same process all along
+
+
+def test_a_reload_in_a_world_of_several_models_replaces_only_that_model():
+    from types import SimpleNamespace
+
+    from body_bridge.ros.launcher import _reloaded
+    nodes = [SimpleNamespace(restart_request=None),
+             SimpleNamespace(restart_request='/models/new_floor.body')]
+    assert _reloaded(['arm=sample_arm', '/models/floor.body'], nodes, [1]) == [
+        'arm=sample_arm', 'floor=/models/new_floor.body']  # names, namespaces and frames stay
+    single = [SimpleNamespace(restart_request='/models/b.body')]
+    assert _reloaded([], single, [0]) == ['/models/b.body']
