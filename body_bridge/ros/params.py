@@ -32,8 +32,8 @@ _DA = ParameterType.PARAMETER_DOUBLE_ARRAY
 
 #: Every fixed parameter the node declares: name -> (default, type, description).
 PARAMETERS = {
-    'model': ('sample_arm', _S, 'Model file (.body), or the name of a model bundled with the '
-              'package.'),
+    'model': ('sample_arm', _S, 'Model file (Choreonoid .body, OpenRAVE .xml, Chrono .yaml), or '
+              'the name of a model bundled with the package.'),
     'simulate': (True, _B, 'Run the physics. false: only robot_description and TF from an '
                  'external joint_states topic (a robot_state_publisher for these formats).'),
     'fixed_frame': ('world', _S, 'The world frame the root link is attached to in TF.'),

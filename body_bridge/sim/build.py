@@ -160,12 +160,28 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
 
 
 def _add_ground_plane(spec: mujoco.MjSpec, mode: str) -> None:
-    """The plane z = 0: every model's geoms touch it ('on'), or those that can fall ('auto')."""
+    """The plane z = 0: every model's geoms touch it ('on'), or those that can fall ('auto').
+
+    It is drawn as a checkerboard of 0.5 m squares, so camera images show how far the floor is
+    and how it moves.
+    """
+    texture = spec.add_texture()
+    texture.name = 'ground_plane_checker'
+    texture.type = mujoco.mjtTexture.mjTEXTURE_2D
+    texture.builtin = mujoco.mjtBuiltin.mjBUILTIN_CHECKER
+    texture.width = texture.height = 64
+    texture.rgb1 = [0.42, 0.46, 0.5]
+    texture.rgb2 = [0.32, 0.35, 0.39]
+    material = spec.add_material()
+    material.name = 'ground_plane'
+    material.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = texture.name
+    material.texrepeat = [1.0, 1.0]  # one texture (2 x 2 squares) per metre
+    material.texuniform = True
     ground = spec.worldbody.add_geom()
     ground.name = 'ground_plane'
     ground.type = mujoco.mjtGeom.mjGEOM_PLANE
     ground.size = [0.0, 0.0, 1.0]
-    ground.rgba = [0.35, 0.4, 0.45, 1.0]
+    ground.material = material.name
     if mode == 'on':
         ground.contype, ground.conaffinity = _ALL, _ALL
     else:
