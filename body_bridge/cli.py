@@ -83,6 +83,10 @@ def _info(args) -> int:
     return 0
 
 
+def _count(n: int, what: str) -> str:
+    return f'{n} {what}' + ('' if n == 1 else 's')
+
+
 def _check(args) -> int:
     from .check import check_model
     failed = 0
@@ -93,8 +97,8 @@ def _check(args) -> int:
         for stage in report.passed:
             print(f'ok: {stage}')
         verdict = 'FAILED' if report.errors else 'ok'
-        print(f'{spec}: {verdict}: {len(report.errors)} errors, {len(report.warnings)} '
-              'warnings')
+        print(f'{spec}: {verdict}: {_count(len(report.errors), "error")}, '
+              f'{_count(len(report.warnings), "warning")}')
         failed += bool(report.errors)
     return 2 if failed else 0
 

@@ -95,7 +95,12 @@ class SimulationRunner:
                 if self._paused:
                     continue
                 self.world.step_period()
-                self._publish()
+                try:
+                    self._publish()
+                except Exception:
+                    if self.nodes[0].context.ok():
+                        raise
+                    return  # Ctrl-C shut the context down while publishing: stop quietly
             if rtf > 0:
                 wall_next += self.world.period / rtf
                 delay = wall_next - time.monotonic()
