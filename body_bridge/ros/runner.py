@@ -80,6 +80,14 @@ class SimulationRunner:
             self._thread = None
 
     def _loop(self) -> None:
+        try:
+            self._steps()
+        except Exception:
+            if self.nodes[0].context.ok():
+                raise
+            # Ctrl-C shut the ROS context down while this thread published: stop quietly.
+
+    def _steps(self) -> None:
         rtf = self.real_time_factor
         wall_next = time.monotonic()
         while self._running:
@@ -95,12 +103,7 @@ class SimulationRunner:
                 if self._paused:
                     continue
                 self.world.step_period()
-                try:
-                    self._publish()
-                except Exception:
-                    if self.nodes[0].context.ok():
-                        raise
-                    return  # Ctrl-C shut the context down while publishing: stop quietly
+                self._publish()
             if rtf > 0:
                 wall_next += self.world.period / rtf
                 delay = wall_next - time.monotonic()

@@ -24,7 +24,8 @@ _MARGIN = 0.06
 
 
 def visible_points(mj: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
-    """Corners (N, 3) [m] of the world bounding boxes of every visible geom but planes."""
+    """Corners (N, 3) [m] of the world bounding boxes of every visible geom but planes, and
+    the visible sites (the ends of springs)."""
     corners = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
     points = []
     for g in range(mj.ngeom):
@@ -34,6 +35,7 @@ def visible_points(mj: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
         rot = data.geom_xmat[g].reshape(3, 3)
         centre, half = mj.geom_aabb[g, :3], mj.geom_aabb[g, 3:]
         points.append(data.geom_xpos[g] + (centre + corners * half) @ rot.T)
+    points += [data.site_xpos[s][None, :] for s in range(mj.nsite) if mj.site_group[s] <= 2]
     if not points:
         return np.zeros((1, 3))
     return np.concatenate(points)
