@@ -5,7 +5,6 @@ import struct
 import zlib
 
 import numpy as np
-import pytest
 import yaml
 
 from conftest import SAMPLE_ARM, shared_model

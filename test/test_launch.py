@@ -123,9 +123,11 @@ def test_the_bridge_accepts_what_the_launch_file_passes(launch, tmp_path):
     """The node's command line, as launch_ros builds it, starts and stops cleanly."""
     [bridge] = launch.nodes(real_time_factor='2.0', log_level='warn')
     params = tmp_path / 'overrides.yaml'
-    params.write_text(yaml.safe_dump({'/**': {'ros__parameters': bridge.kwargs['parameters'][1]}}))
+    overrides = bridge.kwargs['parameters'][1]
+    params.write_text(yaml.safe_dump({'/**': {'ros__parameters': overrides}}))
     # what launch_ros runs: the executable, the node's arguments, then its parameter files
-    args = [*bridge.kwargs['arguments'], '--params-file', str(REPO / 'config' / 'body_bridge.yaml'),
+    args = [*bridge.kwargs['arguments'],
+            '--params-file', str(REPO / 'config' / 'body_bridge.yaml'),
             '--params-file', str(params), '-p', 'start_paused:=true']
     script = 'import sys; from body_bridge.ros.node import main; sys.argv[0] = "bridge"; main()'
     proc = subprocess.Popen([sys.executable, '-c', script, *args], cwd=tmp_path,

@@ -120,7 +120,8 @@ def _camera_topics(p, base: str, control_rate: float) -> list[Topic]:
     image, info = 'sensor_msgs/msg/Image', 'sensor_msgs/msg/CameraInfo'
     topics = []
     if color:
-        topics += [Topic(f'{base}/image_raw', image, rate), Topic(f'{base}/camera_info', info, rate)]
+        topics += [Topic(f'{base}/image_raw', image, rate),
+                   Topic(f'{base}/camera_info', info, rate)]
     if depth and not points:
         topics += [Topic(f'{base}/depth/image', image, rate),
                    Topic(f'{base}/depth/camera_info', info, rate)]

@@ -62,7 +62,7 @@ PARAMETERS = {
     'mesh_directory': ('', _S, 'Where mesh files referenced by robot_description are written '
                        '(default: the user cache, ~/.cache/body_bridge/meshes).'),
     'devices_file': ('', _S, 'YAML file that adds devices to the model and sets their rate, '
-                     'noise and on/off state (README, Sensor topics).'),
+                     'noise and on/off state (README, Sensors).'),
 }
 
 #: Parameter groups whose member names the user chooses.
