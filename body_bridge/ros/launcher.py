@@ -138,11 +138,11 @@ def _session(specs: list[str], args: list[str]) -> list[str] | None:
     Raises:
         BodyBridgeError: a node cannot start (its nodes are destroyed first).
     """
+    from .console import announce
     from .node import BridgeNode
     from .runner import SimulationRunner
     nodes: list = []
-    runner = None
-    executor = None
+    runner = reporter = executor = None
     try:
         if len(specs) <= 1:
             overrides = [Parameter('model', Parameter.Type.STRING, specs[0])] if specs else []
@@ -153,6 +153,7 @@ def _session(specs: list[str], args: list[str]) -> list[str] | None:
             if simulating:
                 runner = SimulationRunner(simulating)
                 runner.start()
+        reporter = announce(nodes, runner or nodes[0].runner)
         executor = SingleThreadedExecutor()
         for node in nodes:
             executor.add_node(node)
@@ -170,6 +171,8 @@ def _session(specs: list[str], args: list[str]) -> list[str] | None:
     finally:
         if executor is not None:
             executor.shutdown(timeout_sec=1.0)
+        if reporter is not None:
+            reporter.stop()
         if runner is not None:
             runner.stop()
         for node in nodes:

@@ -87,6 +87,8 @@ class BridgeNode(Node):
         super().__init__('body_bridge', automatically_declare_parameters_from_overrides=True,
                          **kwargs)
         self._warned: dict[str, list] = {}  # problem -> [last report [s], not shown since]
+        #: Warnings raised while running (throttled repeats included), for the status line.
+        self.warning_count = 0
         self.params = p = P.declare_parameters(self, defaults)
         path = resolve_model(p['model'])
         self.model: Model = load_model(path)
@@ -281,6 +283,7 @@ class BridgeNode(Node):
         'a'`` and ``unknown joint 'b'`` are one problem), so that a flood of varied broken
         messages is reported once per period; the next report counts the ones not shown.
         """
+        self.warning_count += 1
         key = problem_of(text)
         now = time.monotonic()
         entry = self._warned.get(key)
