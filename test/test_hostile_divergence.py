@@ -161,7 +161,8 @@ def test_a_diverging_bridge_never_publishes_nan(bridge, ros, exploding, policy):
             stamps = [float(m) for m in re.findall(r'\[(\d+\.\d+)\] \[body_bridge\]: the '
                                                    'integrator diverged', log)]
             # (a log stamp is taken when the logger runs, a few ms after the throttle's clock)
-            assert count >= 2 and all(b - a >= 0.9 for a, b in zip(stamps, stamps[1:], strict=False)), log
+            gaps = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
+            assert count >= 2 and min(gaps) >= 0.9, log
             assert 'more like it not shown' in log
             assert len(poses) > 100 and max(probe.clock) < 0.02  # reset every period
         else:
