@@ -106,6 +106,13 @@ class SimulationRunner:
             else:
                 time.sleep(0)  # let the executor thread take the GIL
 
+    def advance(self) -> None:
+        """One control period of the world, then every node publishes: the work of one turn
+        of the stepping thread, without its pacing (the benchmarks time this)."""
+        with self.lock:
+            self.world.step_period()
+            self._publish()
+
     def set_paused(self, paused: bool) -> None:
         self._paused = bool(paused)
         self._wake.set()
