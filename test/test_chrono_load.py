@@ -447,3 +447,14 @@ def test_bad_files_fail_with_one_line(tmp_path, text, line, message):
     assert str(err.value).startswith(f'{path}:{line}: '), str(err.value)
     assert message in str(err.value)
     assert '\n' not in str(err.value)
+
+
+def test_specification_whose_solver_is_not_chrono(tmp_path):
+    write(tmp_path, HEAD + MOVING, 'model.yaml')
+    write(tmp_path, 'format: ChoreonoidBody\nlinks: [ {name: a} ]\n', 'solver.yaml')
+    spec = write(tmp_path, 'chrono-version: 10.0\ntype: MBS\nmodel: model.yaml\n'
+                 'solver: solver.yaml\n', 'spec.yaml')
+    with pytest.raises(ModelError) as err:
+        load_model(spec)
+    assert str(err.value) == (f'{tmp_path / "solver.yaml"}:1: not a Chrono YAML model: '
+                              'it has no "chrono-version"')

@@ -223,9 +223,6 @@ def _named_file(top: Node, key: str, base: str) -> str:
 
 def _solver_timestep(path: str, spec_ctx: Context) -> float:
     data = load_yaml(path)
-    if isinstance(data, dict) and data.get('format') == 'ChoreonoidBody' and not nested:
-        from . import choreonoid  # a Body file named .yaml
-        return choreonoid.load(path)
     version = _version(path, data)
     ctx = Context(path, version)
     node = Node(data, ctx, 'solver', 1)
