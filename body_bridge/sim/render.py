@@ -8,6 +8,7 @@ pixel centres at integer coordinates, u right, v down), so a point that K projec
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 
@@ -71,18 +72,20 @@ def _gl_context_class():
 class OffscreenRenderer:
     """Renders colour and depth images of a MuJoCo model from arbitrary camera poses.
 
-    Use from one thread: the GL context is made current in the thread that renders.
+    Use from one thread at a time: the GL context is current only while a call renders
+    (with EGL), so that the node's threads can take turns (the stepping thread renders; the
+    thread that starts the node, or a service's, publishes a first state too).
     """
 
     def __init__(self, mj: mujoco.MjModel, max_width: int, max_height: int):
         self._mj = mj
         try:
             self._gl = _gl_context_class()(max_width, max_height)
-            self._gl.make_current()
-            self._con = mujoco.MjrContext(mj, mujoco.mjtFontScale.mjFONTSCALE_100.value)
+            with self._current():
+                self._con = mujoco.MjrContext(mj, mujoco.mjtFontScale.mjFONTSCALE_100.value)
+                mujoco.mjr_setBuffer(mujoco.mjtFramebuffer.mjFB_OFFSCREEN.value, self._con)
         except Exception as err:  # every GL backend fails in its own way
             raise RenderError(f'offscreen rendering is not available: {err}') from err
-        mujoco.mjr_setBuffer(mujoco.mjtFramebuffer.mjFB_OFFSCREEN.value, self._con)
         # Depth buffer read back as 1 at the near plane and 0 at the far plane (reversed Z).
         self._con.readDepthMap = mujoco.mjtDepthMap.mjDEPTH_ZEROFAR
         self._scene = mujoco.MjvScene(mj, maxgeom=max(1000, 2 * mj.ngeom + 100))
@@ -115,13 +118,13 @@ class OffscreenRenderer:
             +inf where nothing is within the far clip distance, or None). Row 0 is the top.
             The arrays are reused by the next call with the same size.
         """
-        self._gl.make_current()
         self._place_camera(pos, rot, k, rot[:, 2] if headlight is None else headlight)
         rect = mujoco.MjrRect(0, 0, k.width, k.height)
-        mujoco.mjr_render(rect, self._scene, self._con)
         rgb_buf, depth_buf = self._buffer(k.width, k.height)
-        mujoco.mjr_readPixels(rgb_buf if color else None, depth_buf if depth else None,
-                              rect, self._con)
+        with self._current():
+            mujoco.mjr_render(rect, self._scene, self._con)
+            mujoco.mjr_readPixels(rgb_buf if color else None, depth_buf if depth else None,
+                                  rect, self._con)
         rgb = rgb_buf[::-1] if color else None
         meters = _metric_depth(depth_buf[::-1], k.near, k.far) if depth else None
         return rgb, meters
@@ -159,11 +162,20 @@ class OffscreenRenderer:
                                   np.empty((height, width), np.float32))
         return self._buffers[key]
 
+    def _current(self):
+        """The GL context current in this thread for a while: EGL's is released after (so
+        that another thread can render next); other backends' stay current."""
+        as_current = getattr(self._gl, 'as_current', None)
+        if as_current is not None:
+            return as_current()
+        self._gl.make_current()
+        return contextlib.nullcontext()
+
     def close(self) -> None:
         """Free the GL resources (the renderer cannot be used afterwards)."""
         if getattr(self, '_con', None) is not None:
-            self._gl.make_current()
-            self._con.free()
+            with self._current():
+                self._con.free()
             self._con = None
         if getattr(self, '_gl', None) is not None:
             self._gl.free()
