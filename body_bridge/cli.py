@@ -1,14 +1,23 @@
-"""``python -m body_bridge``: convert, info, sim.
+"""``python -m body_bridge``: the bridge and the tools around it.
 
-    python -m body_bridge sim [NAME=]MODEL [[NAME=]MODEL ...] [--ros-args ...]
+    python -m body_bridge sim [--quiet] [NAME=]MODEL [[NAME=]MODEL ...] [--ros-args ...]
+    python -m body_bridge info MODEL [--json]
+    python -m body_bridge check MODEL [MODEL ...]
+    python -m body_bridge convert MODEL [-o OUT.urdf] [--mjcf OUT.xml] [--mesh-dir DIR]
+    python -m body_bridge snapshot MODEL -o PICTURE.png [--camera DEVICE]
+    python -m body_bridge rviz MODEL [-o CONFIG.rviz]
+    python -m body_bridge params [--markdown] [--write FILE]
 
-Exit status 0 on success; 2 with one ``path:line: message`` line on stderr for a bad model.
+Exit status 0 on success; 2 with one ``path:line: message`` line on stderr for a bad model
+(``check``: 2 when any model has an error). Warnings about what a loader ignored go to stderr
+as ``warning: path:line: ...``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 
@@ -18,13 +27,19 @@ from .model import Model
 __all__ = ['main']
 
 
-def _load(spec: str) -> Model:
+def _load(spec: str, quiet: bool = False) -> Model:
     from .formats import load_model
     from .paths import resolve_model
     model = load_model(resolve_model(spec))
-    for line in model.warnings:
-        print(f'warning: {line}', file=sys.stderr)
+    if not quiet:
+        for line in model.warnings:
+            print(f'warning: {line}', file=sys.stderr)
     return model
+
+
+def _device_topics(model: Model):
+    from .ros.graph import device_topics
+    return device_topics(model)
 
 
 def _convert(args) -> int:
@@ -56,74 +71,184 @@ def _write_mjcf(model: Model, path: str) -> None:
         f.write(spec.to_xml())
 
 
-def describe(model: Model) -> dict:
-    """The model as plain data: links, joints, devices, total mass."""
-    def limit(value):
-        return None if value is None else float(value)
-    return {
-        'name': model.name,
-        'root': model.root,
-        'root_joint': model.root_joint.value,
-        'links': [{'name': link.name,
-                   'mass': 0.0 if link.inertial is None else link.inertial.mass}
-                  for link in model.links],
-        'joints': [{'name': j.name, 'type': j.type.value, 'parent': j.parent, 'child': j.child,
-                    'axis': [float(a) for a in j.axis],
-                    'limits': {'lower': limit(j.limits.lower), 'upper': limit(j.limits.upper),
-                               'velocity': limit(j.limits.velocity),
-                               'effort': limit(j.limits.effort)}}
-                   for j in model.joints],
-        'devices': [{'name': d.name, 'kind': d.kind.value, 'type': d.type_name, 'link': d.link}
-                    for d in model.devices],
-        'mass': float(model.total_mass),
-    }
-
-
 def _info(args) -> int:
-    model = _load(args.model)
-    data = describe(model)
+    from .summary import describe, tree
+    model = _load(args.model, quiet=args.json)
+    entries = _device_topics(model)
     if args.json:
-        print(json.dumps(data, indent=2))
+        topics = {e.device.name: list(e.topics) for e in entries}
+        print(json.dumps(describe(model, topics), indent=2))
         return 0
-    print(f'{model.name}: root {model.root} ({model.root_joint.value}), '
-          f'total mass {data["mass"]:.3f} kg')
-    print(f'links ({len(data["links"])}):')
-    for link in data['links']:
-        print(f'  {link["name"]}  {link["mass"]:.3f} kg')
-    print(f'joints ({len(data["joints"])}):')
-    for j in data['joints']:
-        lim = j['limits']
-        rng = '' if lim['lower'] is None and lim['upper'] is None else \
-            f'  [{lim["lower"]}, {lim["upper"]}]'
-        print(f'  {j["name"]}  {j["type"]}  {j["parent"]} -> {j["child"]}  axis {j["axis"]}{rng}')
-    print(f'devices ({len(data["devices"])}):')
-    for d in data['devices']:
-        print(f'  {d["name"]}  {d["kind"]} ({d["type"]})  on {d["link"]}')
+    print(tree(model, entries))
+    return 0
+
+
+def _count(n: int, what: str) -> str:
+    return f'{n} {what}' + ('' if n == 1 else 's')
+
+
+def _check(args) -> int:
+    from .check import check_model
+    failed = 0
+    for spec in args.models:
+        report = check_model(spec, seconds=args.seconds)
+        for finding in report.findings:
+            print(f'{finding.level}: {finding.text}')
+        for stage in report.passed:
+            print(f'ok: {stage}')
+        verdict = 'FAILED' if report.errors else 'ok'
+        print(f'{spec}: {verdict}: {_count(len(report.errors), "error")}, '
+              f'{_count(len(report.warnings), "warning")}')
+        failed += bool(report.errors)
+    return 2 if failed else 0
+
+
+def _snapshot(args) -> int:
+    from .sim.build import BuildOptions
+    from .sim.render import RenderError
+    from .sim.simulation import Simulation, SimOptions
+    from .sim.snapshot import depth_to_gray, device_view, overview, write_png
+    os.environ.setdefault('MUJOCO_GL', 'egl')
+    model = _load(args.model)
+    positions = _positions(args.position, model)
+    sim = Simulation(model, SimOptions(build=BuildOptions(ground_plane=args.ground),
+                                       initial_positions=positions))
+    for _ in range(int(round(args.time / sim.period))):
+        sim.step_period()
+    try:
+        if args.camera:
+            try:
+                rgb, depth = device_view(sim, args.camera)
+            except KeyError as err:
+                print(f'{model.source}: {err.args[0]}', file=sys.stderr)
+                return 2
+            pixels = rgb if rgb is not None else depth_to_gray(depth)
+        else:
+            pixels = overview(sim, args.width, args.height, math.radians(args.azimuth),
+                              math.radians(args.elevation))
+    except RenderError as err:
+        print(f'snapshot: {err} (MuJoCo renders offscreen with EGL: set MUJOCO_GL=egl and '
+              'install an OpenGL driver such as Mesa)', file=sys.stderr)
+        return 2
+    write_png(args.output, pixels)
+    print(f'{args.output}: {pixels.shape[1]} x {pixels.shape[0]} pixels')
+    return 0
+
+
+def _positions(items: list[str], model: Model) -> dict[str, float]:
+    """``JOINT=VALUE`` items as joint -> position [rad or m].
+
+    Raises:
+        ParameterError: not JOINT=VALUE, an unknown joint, a value that is not a number.
+    """
+    from .errors import ParameterError
+    joints = {j.name for j in model.movable_joints}
+    out = {}
+    for item in items or []:
+        name, sep, value = item.partition('=')
+        if not sep or name not in joints:
+            raise ParameterError('--position', f'{item!r} is not JOINT=VALUE with JOINT a 1-DOF '
+                                 f'joint of {model.name}')
+        try:
+            out[name] = float(value)
+        except ValueError:
+            raise ParameterError('--position', f'{value!r} is not a number') from None
+    return out
+
+
+def _rviz(args) -> int:
+    from .rviz import rviz_config
+    model = _load(args.model)
+    text = rviz_config(model, _device_topics(model), fixed_frame=args.fixed_frame)
+    if args.output:
+        with open(args.output, 'w', encoding='utf-8') as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _params(args) -> int:
+    from .ros import params_doc
+    if args.write:
+        with open(args.write, encoding='utf-8') as f:
+            document = f.read()
+        try:
+            updated = params_doc.replace_block(document)
+        except ValueError as err:
+            print(f'{args.write}: {err}', file=sys.stderr)
+            return 2
+        with open(args.write, 'w', encoding='utf-8') as f:
+            f.write(updated)
+        return 0
+    sys.stdout.write(params_doc.markdown() if args.markdown else params_doc.text())
     return 0
 
 
 def _sim(args, ros_args: list[str]) -> int:
     from .ros.node import run
+    if args.quiet:
+        ros_args = [*(ros_args or ['--ros-args']), '--log-level', 'warn']
     return run(['body_bridge', *ros_args], models=args.models)
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog='python -m body_bridge',
-                                     description=__doc__.split('\n')[0])
-    sub = parser.add_subparsers(dest='command', required=True)
+                                     description='Robot models of Choreonoid, OpenRAVE and '
+                                     'Project Chrono as live ROS 2 robots.')
+    sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
+    p = sub.add_parser('sim', help='run the bridge on one model, or on several in one world '
+                       '(one node each, in namespace NAME); ROS arguments follow --ros-args')
+    p.add_argument('models', nargs='+', metavar='[NAME=]MODEL',
+                   help='model file or bundled model name, optionally with its namespace')
+    p.add_argument('-q', '--quiet', action='store_true',
+                   help='no topic table and no status lines: warnings and errors only')
+    p = sub.add_parser('info', help='print the model as a tree: links, joints with limits, '
+                       'devices with their topics')
+    p.add_argument('model', help='model file, or the name of a bundled model')
+    p.add_argument('--json', action='store_true', help='print one JSON object instead')
+    p = sub.add_parser('check', help='run every validation (loader, URDF writer and '
+                       'check_urdf, kinematics, integrator) and report all problems')
+    p.add_argument('models', nargs='+', metavar='MODEL')
+    p.add_argument('--seconds', type=float, default=1.0,
+                   help='simulated time stepped by the integrator check [s] (default 1)')
     p = sub.add_parser('convert', help='write the URDF (and the MuJoCo model) of a model')
     p.add_argument('model', help='model file, or the name of a bundled model')
     p.add_argument('-o', '--output', help='URDF file to write (default: standard output)')
     p.add_argument('--mjcf', help='also write the MuJoCo model the integrator runs')
     p.add_argument('--mesh-dir', help='where mesh files go (default: <output>_meshes/ beside it)')
-    p = sub.add_parser('info', help='list links, joints, devices and mass')
-    p.add_argument('model')
-    p.add_argument('--json', action='store_true', help='print one JSON object')
-    p = sub.add_parser('sim', help='run the bridge on one model, or on several in one world '
-                       '(one node each, in namespace NAME); ROS arguments may follow --ros-args')
-    p.add_argument('models', nargs='+', metavar='[NAME=]MODEL',
-                   help='model file or bundled model name, optionally with its namespace')
+    p = sub.add_parser('snapshot', help='render a picture of the model, or of what one of its '
+                       'cameras sees (offscreen, no display needed)')
+    p.add_argument('model', help='model file, or the name of a bundled model')
+    p.add_argument('-o', '--output', required=True, help='PNG file to write')
+    p.add_argument('--camera', metavar='DEVICE', help='render what this camera device sees, '
+                   'as its topics publish it (depth-only cameras: depth as grey levels)')
+    p.add_argument('--width', type=int, default=640, help='picture width [pixels]')
+    p.add_argument('--height', type=int, default=480, help='picture height [pixels]')
+    p.add_argument('--azimuth', type=float, default=35.0,
+                   help='direction the view comes from, about +z from +x [deg] (default 35)')
+    p.add_argument('--elevation', type=float, default=25.0,
+                   help='height of the view above the horizon [deg] (default 25)')
+    p.add_argument('--position', action='append', metavar='JOINT=VALUE',
+                   help='initial position of a joint [rad or m] (repeat for several joints)')
+    p.add_argument('--time', type=float, default=0.0,
+                   help='simulate this long first, holding the initial positions [s]')
+    p.add_argument('--ground', choices=('auto', 'on', 'off'), default='auto',
+                   help='the ground plane, as the ground_plane parameter (default auto)')
+    p = sub.add_parser('rviz', help='write an rviz2 configuration with a display for every '
+                       'sensor topic of the model')
+    p.add_argument('model', help='model file, or the name of a bundled model')
+    p.add_argument('-o', '--output', help='file to write (default: standard output)')
+    p.add_argument('--fixed-frame', default='world', help='the fixed frame (default: world)')
+    p = sub.add_parser('params', help='print the reference of the node\'s parameters')
+    p.add_argument('--markdown', action='store_true', help='as a Markdown table')
+    p.add_argument('--write', metavar='FILE', help='replace the generated parameter table '
+                   'in FILE (README.md)')
     return parser
+
+
+_COMMANDS = {'convert': _convert, 'info': _info, 'check': _check, 'snapshot': _snapshot,
+             'rviz': _rviz, 'params': _params}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -137,11 +262,9 @@ def main(argv: list[str] | None = None) -> int:
     if rest:
         parser.error(f'unrecognized arguments: {" ".join(rest)}')
     try:
-        if args.command == 'convert':
-            return _convert(args)
-        if args.command == 'info':
-            return _info(args)
-        return _sim(args, ros_args)
+        if args.command == 'sim':
+            return _sim(args, ros_args)
+        return _COMMANDS[args.command](args)
     except BodyBridgeError as err:
         print(err, file=sys.stderr)
         return 2

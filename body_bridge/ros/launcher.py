@@ -103,13 +103,14 @@ def run_models(args: list[str], models: list[str] | None = None) -> int:
 
     A bad model file or parameter prints one line and returns 2.
     """
+    from .console import announce
     from .node import BridgeNode
     from .runner import SimulationRunner
     from .transport import use_bundled_fastdds_profile
     use_bundled_fastdds_profile()  # camera images need a large shared-memory segment
     rclpy.init(args=args)
     nodes: list = []
-    runner = None
+    runner = reporter = None
     try:
         specs = list(models) if models is not None else remove_ros_args(args)[1:]
         try:
@@ -125,6 +126,7 @@ def run_models(args: list[str], models: list[str] | None = None) -> int:
         except BodyBridgeError as err:
             print(err, file=sys.stderr)
             return 2
+        reporter = announce(nodes, runner or nodes[0].runner)
         executor = SingleThreadedExecutor()
         for node in nodes:
             executor.add_node(node)
@@ -132,6 +134,8 @@ def run_models(args: list[str], models: list[str] | None = None) -> int:
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
+        if reporter is not None:
+            reporter.stop()
         if runner is not None:
             runner.stop()
         for node in nodes:

@@ -77,6 +77,8 @@ class BridgeNode(Node):
         super().__init__('body_bridge', automatically_declare_parameters_from_overrides=True,
                          **kwargs)
         self._warned: dict[str, float] = {}
+        #: Warnings raised while running (throttled repeats included), for the status line.
+        self.warning_count = 0
         self.params = p = P.declare_parameters(self, defaults)
         path = resolve_model(p['model'])
         self.model: Model = load_model(path)
@@ -265,6 +267,7 @@ class BridgeNode(Node):
 
     def warn_throttled(self, text: str, period: float = 1.0) -> None:
         """Log a warning, each distinct text at most once per ``period`` [s] of wall time."""
+        self.warning_count += 1
         now = time.monotonic()
         last = self._warned.get(text)
         if last is not None and now - last < period:

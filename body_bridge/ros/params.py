@@ -32,8 +32,8 @@ _DA = ParameterType.PARAMETER_DOUBLE_ARRAY
 
 #: Every fixed parameter the node declares: name -> (default, type, description).
 PARAMETERS = {
-    'model': ('sample_arm', _S, 'Model file (.body), or the name of a model bundled with the '
-              'package.'),
+    'model': ('sample_arm', _S, 'Model file (Choreonoid .body, OpenRAVE .xml, Chrono .yaml), or '
+              'the name of a model bundled with the package.'),
     'simulate': (True, _B, 'Run the physics. false: only robot_description and TF from an '
                  'external joint_states topic (a robot_state_publisher for these formats).'),
     'fixed_frame': ('world', _S, 'The world frame the root link is attached to in TF.'),
@@ -45,7 +45,9 @@ PARAMETERS = {
     'real_time_factor': (1.0, _D, 'Simulated seconds per wall-clock second; 0 runs as fast as '
                          'possible.'),
     'start_paused': (False, _B, 'Start paused (resume with ~/set_paused, advance with ~/step).'),
-    'ground_plane': (True, _B, 'Add a ground plane at z = 0.'),
+    'ground_plane': ('auto', _S, 'A ground plane at z = 0: auto (it supports the bodies that can '
+                     'fall, a free root or free joints; fixed-base models pass through it), on '
+                     '(everything touches it), off (none).'),
     'self_collision': (False, _B, 'Let links of the model collide with each other.'),
     'kinematic': (False, _B, 'No dynamics: joints follow position and velocity commands under '
                   'their velocity limits (for models without usable inertial data).'),
@@ -60,7 +62,7 @@ PARAMETERS = {
     'mesh_directory': ('', _S, 'Where mesh files referenced by robot_description are written '
                        '(default: the user cache, ~/.cache/body_bridge/meshes).'),
     'devices_file': ('', _S, 'YAML file that adds devices to the model and sets their rate, '
-                     'noise and on/off state (README, Sensor topics).'),
+                     'noise and on/off state (README, Sensors).'),
 }
 
 #: Parameter groups whose member names the user chooses.
@@ -71,6 +73,10 @@ _OTHERS = {'use_sim_time', 'robot_description', 'start_type_description_service'
 
 _KINDS = {_D: 'a number', _B: 'true or false', _S: 'a string', _DA: 'a list of numbers'}
 
+#: String parameters with a fixed set of values; true/false mean on/off (YAML and ``-p x:=on``
+#: turn a bare on/off into a boolean).
+_SWITCHES = {'gravity_compensation': ('auto', 'on', 'off'), 'ground_plane': ('auto', 'on', 'off')}
+
 
 def _coerce(name: str, value, ptype: int):
     """A parameter value as the type its descriptor declares (integers pass as doubles)."""
@@ -79,6 +85,11 @@ def _coerce(name: str, value, ptype: int):
     if ptype == _D and number(value):
         return float(value)
     if ptype == _B and isinstance(value, bool):
+        return value
+    if name in _SWITCHES:
+        value = ('on' if value else 'off') if isinstance(value, bool) else value
+        if value not in _SWITCHES[name]:
+            raise ParameterError(name, f'{value!r} is not one of {", ".join(_SWITCHES[name])}')
         return value
     if ptype == _S and isinstance(value, str):
         return value

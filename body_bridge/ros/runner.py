@@ -80,6 +80,14 @@ class SimulationRunner:
             self._thread = None
 
     def _loop(self) -> None:
+        try:
+            self._steps()
+        except Exception:
+            if self.nodes[0].context.ok():
+                raise
+            # Ctrl-C shut the ROS context down while this thread published: stop quietly.
+
+    def _steps(self) -> None:
         rtf = self.real_time_factor
         wall_next = time.monotonic()
         while self._running:

@@ -19,7 +19,8 @@ from .forces import add_model_forces
 from .mimic import add_mimic_constraints
 from .sensors import add_devices
 
-__all__ = ['BuildOptions', 'build_spec', 'ACTUATOR_PREFIX', 'MIN_MASS', 'MIN_INERTIA']
+__all__ = ['BuildOptions', 'build_spec', 'ACTUATOR_PREFIX', 'MIN_MASS', 'MIN_INERTIA',
+           'GROUND_PLANE_MODES', 'ground_plane_mode', 'falling_links']
 
 #: Actuators are named ACTUATOR_PREFIX + joint name.
 ACTUATOR_PREFIX = 'servo:'
@@ -30,8 +31,12 @@ MIN_INERTIA = 1e-8
 #: A fixed root link of this name is MuJoCo's world body (MuJoCo reserves the name).
 WORLD = 'world'
 
-#: Collision bits: each model has one (31 models at most share a world).
+#: Collision bits: each model has one of bits 0..29 (30 models at most share a world); bit 30
+#: marks the geoms the ground plane supports in mode 'auto'.
 _ALL = 0x7FFFFFFF
+PLANE_BIT = 1 << 30
+#: The values of ``BuildOptions.ground_plane`` (booleans mean 'on' and 'off').
+GROUND_PLANE_MODES = ('auto', 'on', 'off')
 
 #: Collision geoms are in group 0 (shown), visual-only geoms in group 1.
 COLLISION_GROUP = 0
@@ -44,15 +49,46 @@ class BuildOptions:
 
     Attributes:
         timestep: integrator step [s].
-        ground_plane: add a plane at z = 0 in the world (as Gazebo's default world).
+        ground_plane: a plane at z = 0 in the world. 'auto': the plane supports the bodies
+            that can fall (links on a free root or below a free joint, of a model that is not
+            kinematic); links of fixed-base models pass through it, so an arm bolted to the
+            world reaches below its base without sticking in the floor. 'on' (or True): every
+            link touches it. 'off' (or False): no plane. Cameras and range sensors see the
+            plane in 'auto' and 'on'.
         self_collision: let links of the same model collide with each other.
-        contact_bit: the collision bit of this model, 0..30 (several models share one world).
+        contact_bit: the collision bit of this model, 0..29 (several models share one world).
+        kinematic: the model does not move by dynamics (nothing of it falls).
     """
 
     timestep: float = 0.001
-    ground_plane: bool = True
+    ground_plane: str | bool = 'auto'
     self_collision: bool = False
     contact_bit: int = 0
+    kinematic: bool = False
+
+
+def ground_plane_mode(value: str | bool) -> str:
+    """'auto', 'on' or 'off' for a ``ground_plane`` setting (True is 'on', False 'off').
+
+    Raises:
+        ValueError: any other value.
+    """
+    if isinstance(value, bool):
+        return 'on' if value else 'off'
+    if value not in GROUND_PLANE_MODES:
+        raise ValueError(f'ground_plane {value!r} is not one of {", ".join(GROUND_PLANE_MODES)}')
+    return value
+
+
+def falling_links(model: Model, kinematic: bool = False) -> set[str]:
+    """The links that can fall: on a free root, or below a free joint (none if kinematic)."""
+    if kinematic:
+        return set()
+    falling = {model.root} if model.root_joint == JointType.FREE else set()
+    for joint in model.ordered_joints():  # parents before children
+        if joint.type == JointType.FREE or joint.parent in falling:
+            falling.add(joint.child)
+    return falling
 
 
 def _quat(pose: Pose) -> list[float]:
@@ -74,26 +110,28 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
     spec.option.timestep = float(model.timestep or options.timestep)
     spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
 
+    mode = ground_plane_mode(options.ground_plane)
     bit = 1 << options.contact_bit
-    contact = (bit, _ALL if options.self_collision else _ALL & ~bit)
+    # Geoms that can fall also collide with the plane in mode 'auto' (PLANE_BIT).
+    falling_contact = (bit, _ALL if options.self_collision else _ALL & ~bit)
+    fixed_contact = (bit, falling_contact[1] & ~PLANE_BIT)
+    falling = falling_links(model, options.kinematic)
 
-    if options.ground_plane:
-        ground = spec.worldbody.add_geom()
-        ground.name = 'ground_plane'
-        ground.type = mujoco.mjtGeom.mjGEOM_PLANE
-        ground.size = [0.0, 0.0, 1.0]
-        ground.rgba = [0.35, 0.4, 0.45, 1.0]
-        # The plane belongs to no model: it touches every model's geoms.
-        ground.contype, ground.conaffinity = _ALL, _ALL
+    def contact(link) -> tuple[int, int]:
+        return falling_contact if link.name in falling else fixed_contact
+
+    if mode != 'off':
+        _add_ground_plane(spec, mode)
 
     bodies: dict[str, mujoco.MjsBody] = {}
     root = model.link(model.root)
     if root.name == WORLD and model.root_joint == JointType.FIXED and root.pose.is_identity():
         # A fixed root link named 'world' (environments) is MuJoCo's world body itself.
         bodies[root.name] = spec.worldbody
-        _add_geoms(spec, spec.worldbody, root, contact)
+        _add_geoms(spec, spec.worldbody, root, contact(root))
     else:
-        bodies[root.name] = _add_body(spec, spec.worldbody, root, root.pose, contact, options)
+        bodies[root.name] = _add_body(spec, spec.worldbody, root, root.pose, contact(root),
+                                      options)
     if model.root_joint == JointType.FREE:
         free = bodies[root.name].add_freejoint()
         free.name = f'{root.name}_free'
@@ -101,13 +139,13 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
         link = model.link(joint.child)
         if joint.type == JointType.FREE:
             # MuJoCo allows free joints only on bodies of the world.
-            body = _add_body(spec, spec.worldbody, link, link.pose, contact, options)
+            body = _add_body(spec, spec.worldbody, link, link.pose, contact(link), options)
             free = body.add_freejoint()
             free.name = joint.name
             free.info = joint.source or ''
         else:
             body = _add_body(spec, bodies[joint.parent], link, model.joint_origin(joint),
-                             contact, options)
+                             contact(link), options)
             _add_joint(spec, body, joint)
         bodies[link.name] = body
     add_mimic_constraints(spec, model, spec.option.timestep)
@@ -119,6 +157,35 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
     add_model_forces(spec, model)
     add_devices(spec, model)
     return spec
+
+
+def _add_ground_plane(spec: mujoco.MjSpec, mode: str) -> None:
+    """The plane z = 0: every model's geoms touch it ('on'), or those that can fall ('auto').
+
+    It is drawn as a checkerboard of 0.5 m squares, so camera images show how far the floor is
+    and how it moves.
+    """
+    texture = spec.add_texture()
+    texture.name = 'ground_plane_checker'
+    texture.type = mujoco.mjtTexture.mjTEXTURE_2D
+    texture.builtin = mujoco.mjtBuiltin.mjBUILTIN_CHECKER
+    texture.width = texture.height = 64
+    texture.rgb1 = [0.42, 0.46, 0.5]
+    texture.rgb2 = [0.32, 0.35, 0.39]
+    material = spec.add_material()
+    material.name = 'ground_plane'
+    material.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = texture.name
+    material.texrepeat = [1.0, 1.0]  # one texture (2 x 2 squares) per metre
+    material.texuniform = True
+    ground = spec.worldbody.add_geom()
+    ground.name = 'ground_plane'
+    ground.type = mujoco.mjtGeom.mjGEOM_PLANE
+    ground.size = [0.0, 0.0, 1.0]
+    ground.material = material.name
+    if mode == 'on':
+        ground.contype, ground.conaffinity = _ALL, _ALL
+    else:
+        ground.contype, ground.conaffinity = PLANE_BIT, 0
 
 
 def _add_body(spec, parent, link, pose: Pose, contact, options) -> mujoco.MjsBody:

@@ -72,16 +72,16 @@ def _gl_context_class():
 class OffscreenRenderer:
     """Renders colour and depth images of a MuJoCo model from arbitrary camera poses.
 
-    Use from one thread at a time: the GL context is current only while a call renders
-    (with EGL), so that the node's threads can take turns (the stepping thread renders; the
-    thread that starts the node, or a service's, publishes a first state too).
+    Use from one thread at a time. With EGL the GL context is current only while a call
+    renders, so the next call may come from another thread (the node renders in its
+    simulation thread, and in the executor's when a service steps or resets the world).
     """
 
     def __init__(self, mj: mujoco.MjModel, max_width: int, max_height: int):
         self._mj = mj
         try:
             self._gl = _gl_context_class()(max_width, max_height)
-            with self._current():
+            with self._bound():
                 self._con = mujoco.MjrContext(mj, mujoco.mjtFontScale.mjFONTSCALE_100.value)
                 mujoco.mjr_setBuffer(mujoco.mjtFramebuffer.mjFB_OFFSCREEN.value, self._con)
         except Exception as err:  # every GL backend fails in its own way
@@ -93,6 +93,15 @@ class OffscreenRenderer:
         self._camera = mujoco.MjvCamera()
         mujoco.mjv_defaultFreeCamera(mj, self._camera)
         self._buffers: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+
+    def _bound(self):
+        """The GL context current in this thread for a ``with`` block (released after it
+        where the backend can: EGL)."""
+        as_current = getattr(self._gl, 'as_current', None)
+        if as_current is not None:
+            return as_current()
+        self._gl.make_current()
+        return contextlib.nullcontext()
 
     def update(self, data: mujoco.MjData) -> None:
         """Take the geometry of the current state (once per instant, for every camera)."""
@@ -121,7 +130,7 @@ class OffscreenRenderer:
         self._place_camera(pos, rot, k, rot[:, 2] if headlight is None else headlight)
         rect = mujoco.MjrRect(0, 0, k.width, k.height)
         rgb_buf, depth_buf = self._buffer(k.width, k.height)
-        with self._current():
+        with self._bound():
             mujoco.mjr_render(rect, self._scene, self._con)
             mujoco.mjr_readPixels(rgb_buf if color else None, depth_buf if depth else None,
                                   rect, self._con)
@@ -162,19 +171,10 @@ class OffscreenRenderer:
                                   np.empty((height, width), np.float32))
         return self._buffers[key]
 
-    def _current(self):
-        """The GL context current in this thread for a while: EGL's is released after (so
-        that another thread can render next); other backends' stay current."""
-        as_current = getattr(self._gl, 'as_current', None)
-        if as_current is not None:
-            return as_current()
-        self._gl.make_current()
-        return contextlib.nullcontext()
-
     def close(self) -> None:
         """Free the GL resources (the renderer cannot be used afterwards)."""
         if getattr(self, '_con', None) is not None:
-            with self._current():
+            with self._bound():
                 self._con.free()
             self._con = None
         if getattr(self, '_gl', None) is not None:

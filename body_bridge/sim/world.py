@@ -3,7 +3,9 @@
 The first model's MuJoCo names are its own link and joint names; every further model is
 attached under a name prefix (``<prefix>``, for example ``box/``) so that two copies of one
 robot can share a world. Each model has its own collision bit: models touch each other and
-the ground plane; links of one model touch each other only with ``self_collision``.
+the ground plane (in its mode 'auto' only the bodies that can fall touch it: see
+:class:`~body_bridge.sim.build.BuildOptions`); links of one model touch each other only with
+``self_collision``.
 
 The world steps all models together, one control period at a time; each model's
 :class:`~body_bridge.sim.simulation.Simulation` applies its commands at the start of every
@@ -28,8 +30,8 @@ if TYPE_CHECKING:
 
 __all__ = ['World', 'MAX_MODELS']
 
-#: Models that can share a world (one collision bit each).
-MAX_MODELS = 31
+#: Models that can share a world (one collision bit each; bit 30 is the ground plane's).
+MAX_MODELS = 30
 
 
 def is_world_rooted(model: Model) -> bool:
@@ -78,7 +80,8 @@ class World:
         for model, options in entries:
             _check_placement(model, options)
         first_model, first = entries[0]
-        self.spec = build_spec(first_model, replace(first.build, contact_bit=0))
+        self.spec = build_spec(first_model, replace(first.build, contact_bit=0,
+                                                    kinematic=first.kinematic))
         if not is_world_rooted(first_model):
             root = self.spec.body(first_model.root)
             _place(root, first.initial_pose @ first_model.link(first_model.root).pose)
@@ -88,7 +91,8 @@ class World:
             if index == 0:
                 continue
             child = build_spec(model, replace(options.build, ground_plane=False,
-                                              contact_bit=index, timestep=timestep))
+                                              contact_bit=index, timestep=timestep,
+                                              kinematic=options.kinematic))
             add_servos(child, model)
             frame = self.spec.worldbody.add_frame()
             _place(frame, options.initial_pose)

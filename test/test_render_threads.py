@@ -1,0 +1,36 @@
+"""A camera renders from whichever thread steps the world (the simulation thread, or the
+executor's when ~/step or ~/reset publishes)."""
+
+import threading
+
+import numpy as np
+
+from body_bridge.formats import load_model
+from body_bridge.sim.sensors import SensorSuite
+from body_bridge.sim.simulation import Simulation
+
+from conftest import SAMPLE_ARM
+
+
+def test_one_renderer_serves_several_threads_in_turn():
+    sim = Simulation(load_model(SAMPLE_ARM))
+    suite = SensorSuite(sim)
+    camera = suite.samplers['hand_camera']
+    images, errors = [], []
+
+    def read():
+        try:
+            images.append(camera.read(color=True, depth=True).depth.copy())
+        except Exception as err:  # noqa: BLE001 - reported below
+            errors.append(err)
+    try:
+        read()  # this thread first, as the node does when it publishes the initial state
+        for _ in range(3):
+            thread = threading.Thread(target=read)
+            thread.start()
+            thread.join()
+        read()
+    finally:
+        suite.close()
+    assert errors == []
+    assert len(images) == 5 and all(np.array_equal(images[0], im) for im in images[1:])
