@@ -73,6 +73,7 @@ def run(figures, frames: int = 60) -> None:
     use_bundled_fastdds_profile()
     import rclpy
     from sensor_msgs.msg import Image
+
     from body_bridge.ros import qos
     from body_bridge.ros.sensors import CameraPublisher
 

@@ -62,12 +62,12 @@ def _link(index: int, parent: str, devices: list[str]) -> str:
 
 
 def _imu(name: str) -> list[str]:
-    return [f'      - type: Imu', f'        name: {name}',
+    return ['      - type: Imu', f'        name: {name}',
             f'        translation: [ 0.02, 0, {LINK_LENGTH / 2} ]']
 
 
 def _force(name: str) -> list[str]:
-    return [f'      - type: ForceSensor', f'        name: {name}']
+    return ['      - type: ForceSensor', f'        name: {name}']
 
 
 def chain_text(joints: int, imus: int = 0, force_sensor: bool = False) -> str:

@@ -24,10 +24,9 @@ from __future__ import annotations
 import importlib
 import json
 import select
+import subprocess
 import sys
 import time
-
-import subprocess
 from pathlib import Path
 
 #: Topics a camera publishes (not subscribed to unless asked).

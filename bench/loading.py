@@ -17,7 +17,6 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import yaml
-
 from chains import REAL_MODELS, model_path
 from figures import side_by_side, timed
 

@@ -28,10 +28,9 @@ def main(argv=None) -> int:
     from pathlib import Path
 
     import rclpy
-    from pyinstrument import Profiler
-
     from chains import REAL_MODELS, model_path, write_chain
     from listener import ListenerProcess
+    from pyinstrument import Profiler
     from throughput import bridge_under_test
 
     scratch = Path(tempfile.mkdtemp(prefix='body_bridge_profile_'))

@@ -45,7 +45,6 @@ def _machine(figures: Figures, when: str) -> None:
 
 def _run_groups(groups, figures: Figures, quick: bool, scratch: Path) -> None:
     import rclpy
-
     from listener import ListenerProcess
     context = rclpy.Context()
     rclpy.init(context=context)

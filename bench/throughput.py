@@ -19,7 +19,6 @@ import time
 from contextlib import ExitStack, contextmanager
 
 import mujoco
-
 from figures import Cost, side_by_side, timed
 
 __all__ = ['BridgeUnderTest', 'bridge_under_test', 'overhead', 'run']

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import SAMPLE_ARM, shared_model
 from geometry_msgs.msg import TransformStamped
 from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
@@ -18,7 +19,6 @@ from body_bridge.formats import load_model
 from body_bridge.ros import wire
 from body_bridge.sim.simulation import Simulation
 from body_bridge.sim.trajectory import JointTrajectory
-from conftest import SAMPLE_ARM, shared_model
 
 
 def test_packed_tf_message_reads_back_as_built_field_by_field():

@@ -13,9 +13,9 @@ One *control period* applies the pending commands, then steps the physics
 Gains come from the inertia ``I`` each joint drives in the current configuration (updated
 whenever the joints have moved ``RETUNE_DISTANCE`` since the last update; mimicking joints
 and a floating base count: see :func:`~body_bridge.sim.servo.tuning_inertia`) and a servo
-bandwidth: ``kp = I w^2``, ``kv = 2 zeta I w``, or from per-joint overrides. For fixed-base models the joints in
-position or velocity mode also get the gravity and Coriolis torques fed forward, as a real
-servo's integrator would supply them, so a held position does not sag.
+bandwidth: ``kp = I w^2``, ``kv = 2 zeta I w``, or from per-joint overrides. For fixed-base
+models the joints in position or velocity mode also get the gravity and Coriolis torques fed
+forward, as a real servo's integrator would supply them, so a held position does not sag.
 
 Limits always hold: position targets are clipped to the joint's range, velocity targets and the
 setpoint's rate to its velocity limit, efforts to its effort limit (the servo's force range).
