@@ -3,7 +3,8 @@
 Every model runs in its own bridge process (``python -m body_bridge sim``, real-time factor 1,
 all at once), with a subscriber in another process on every topic (cameras included), as in
 use. Resident sizes [MB] from ``/proc``: when the bridge has published its first
-``joint_states`` (the model loaded, the URDF written, the world compiled: ``loaded``), after a
+``joint_states`` (the model loaded, the URDF written, the world compiled: ``loaded``; the
+cameras are subscribed to after that, so that they render only from then on), after a
 warm-up, and at the end of the run (``after_run``, 60 s of running). ``growth`` is the end
 less the warm-up: what running adds once everything is allocated, 0 when nothing leaks.
 ``memory_python_baseline`` is a process that has imported rclpy, mujoco and the bridge and
@@ -51,8 +52,8 @@ def run(figures, listener, quick: bool, scratch: Path) -> None:
     procs = {name: _start(name, model, scratch) for name, model in models.items()}
     loaded: dict[str, float] = {}
     try:
-        for name in procs:
-            listener.send('add', ns=f'/bench_memory_{name}', cameras=True)
+        for name in procs:  # cameras once every model is loaded: not in 'loaded'
+            listener.send('add', ns=f'/bench_memory_{name}', cameras=False)
         deadline = time.monotonic() + 120.0
         while len(loaded) < len(procs):
             counts = listener.send('report')['counts']
@@ -65,6 +66,8 @@ def run(figures, listener, quick: bool, scratch: Path) -> None:
             if time.monotonic() > deadline:
                 raise TimeoutError(f'bridges not started: {sorted(set(procs) - set(loaded))}')
             time.sleep(0.05)
+        for name in procs:
+            listener.send('add', ns=f'/bench_memory_{name}', cameras=True)
         start = time.monotonic()
         time.sleep(warm_up)
         warm = {name: rss_mb(proc.pid) for name, proc in procs.items()}
