@@ -24,6 +24,7 @@ os.environ.setdefault('ROS_DOMAIN_ID', str(1 + os.getpid() % 100))
 
 import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
+from figures import Figures  # noqa: E402
 
 from body_bridge.device_overlay import Overlay, apply_overlay  # noqa: E402
 from body_bridge.formats import load_model  # noqa: E402
@@ -66,15 +67,13 @@ def raw_model(model, sim):
     return mj, mujoco.MjData(mj)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--frames', type=int, default=60, help='frames of each kind')
-    args = parser.parse_args()
-
+def run(figures, frames: int = 60) -> None:
+    """Measure ``frames`` frames of each kind (after 5 not counted); add the figures."""
     from body_bridge.ros.transport import use_bundled_fastdds_profile
     use_bundled_fastdds_profile()
     import rclpy
     from sensor_msgs.msg import Image
+
     from body_bridge.ros import qos
     from body_bridge.ros.sensors import CameraPublisher
 
@@ -98,7 +97,7 @@ def main() -> None:
     sim.command(Mode.VELOCITY, ['shoulder_yaw'], [1.0])
     raw_time = bridge_time = render_time = 0.0
     difference = []
-    for frame in range(args.frames + 5):
+    for frame in range(frames + 5):
         sim.step_period()
         data.qpos[:] = sim.data.qpos
         data.qvel[:] = sim.data.qvel
@@ -120,19 +119,26 @@ def main() -> None:
         for _ in range(3):
             rclpy.spin_once(listener, timeout_sec=0.0)
 
-    n = args.frames
-    print(f'camera_raw_mujoco_render {n / raw_time:.1f} frames/s')
-    print(f'camera_bridge_render_and_publish {n / bridge_time:.1f} frames/s')
-    print(f'camera_bridge_render_only {n / render_time:.1f} frames/s')
-    print(f'camera_bridge_cost_ratio {bridge_time / raw_time:.3f} x')
-    print(f'camera_publish_overhead_ratio {bridge_time / render_time:.3f} x')
-    print(f'camera_image_difference {np.mean(difference):.3f} levels')
-    print(f'camera_images_lost {n + 5 - len(received)} images')
+    n = frames
+    figures.add('camera_raw_mujoco_render', n / raw_time, 'frames/s')
+    figures.add('camera_bridge_render_and_publish', n / bridge_time, 'frames/s')
+    figures.add('camera_bridge_render_only', n / render_time, 'frames/s')
+    figures.add('camera_bridge_cost_ratio', bridge_time / raw_time, 'x')
+    figures.add('camera_publish_overhead_ratio', bridge_time / render_time, 'x')
+    figures.add('camera_image_difference', np.mean(difference), 'levels')
+    figures.add('camera_images_lost', n + 5 - len(received), 'images')
     renderer.close()
     suite.close()
     node.destroy_node()
     listener.destroy_node()
     rclpy.shutdown()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--frames', type=int, default=60, help='frames of each kind')
+    args = parser.parse_args()
+    run(Figures(), args.frames)
 
 
 if __name__ == '__main__':

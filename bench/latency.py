@@ -105,17 +105,20 @@ def measure(args) -> list[float]:
         rclpy.shutdown()
 
 
-def main(argv=None) -> int:
-    args = _arguments(argv)
+def _run_bridge_and_measure(args) -> list[float]:
+    """Start the bridge, time the commands, stop the bridge; latencies [s].
+
+    Raises:
+        TimeoutError: the bridge did not start or answer (the message has its output).
+    """
     _isolate()
     with tempfile.TemporaryFile('w+') as log:
         bridge = _start_bridge(args, log)
         try:
-            latencies = measure(args)
+            return measure(args)
         except TimeoutError as err:
             log.seek(0)
-            print(f'error: {err}; bridge output:\n{log.read()}', file=sys.stderr)
-            return 1
+            raise TimeoutError(f'{err}; bridge output:\n{log.read()}') from err
         finally:
             bridge.send_signal(2)
             try:
@@ -123,6 +126,25 @@ def main(argv=None) -> int:
             except subprocess.TimeoutExpired:
                 bridge.kill()
                 bridge.wait()
+
+
+def run(figures, samples: int = 300) -> None:
+    """Add the latency figures (the defaults of the command line, ``samples`` commands)."""
+    args = _arguments(['--samples', str(samples)])
+    ms = [1e3 * x for x in _run_bridge_and_measure(args)]
+    figures.add('command_to_state_latency_median', _percentile(ms, 0.5), 'ms')
+    figures.add('command_to_state_latency_p99', _percentile(ms, 0.99), 'ms')
+    figures.add('command_to_state_latency_samples', len(ms), 'count')
+    figures.add('control_period', 1e3 / args.control_rate, 'ms')
+
+
+def main(argv=None) -> int:
+    args = _arguments(argv)
+    try:
+        latencies = _run_bridge_and_measure(args)
+    except TimeoutError as err:
+        print(f'error: {err}', file=sys.stderr)
+        return 1
     ms = [1e3 * x for x in latencies]
     print(f'command_to_state_latency_median {_percentile(ms, 0.5):.3f} ms')
     print(f'command_to_state_latency_p99 {_percentile(ms, 0.99):.3f} ms')

@@ -9,7 +9,6 @@ runner; several models in one world (``run`` with several models) share one.
 
 from __future__ import annotations
 
-import array
 import math
 import re
 import sys
@@ -33,7 +32,7 @@ from ..kinematics import joint_transform
 from ..model import DeviceKind, JointType, Model, Pose
 from ..paths import cache_dir, resolve_model
 from . import params as P
-from . import qos
+from . import qos, wire
 from .commands import CommandTopics, read_controllers
 from .params import PARAMETERS
 
@@ -220,15 +219,13 @@ class BridgeNode(Node):
         self._clock_pub = self.create_publisher(Clock, '/clock', qos.CLOCK) \
             if publishes_clock else None
         self._state_pub = self.create_publisher(JointState, 'joint_states', qos.JOINT_STATES)
-        self._state_msg = JointState()
-        self._state_msg.name = list(sim.joint_names)
+        # Built once, patched and published as bytes every period (see wire.py).
+        self._state_msg = wire.joint_state_message(list(sim.joint_names))
         fixed_frame = self.params['fixed_frame']
-        self._tf_msg = TFMessage()
-        for parent, child in sim.moving_frames:
-            t = TransformStamped()
-            t.header.frame_id = fixed_frame if parent is None else self.frame(parent)
-            t.child_frame_id = self.frame(child)
-            self._tf_msg.transforms.append(t)
+        frames = [(fixed_frame if parent is None else self.frame(parent), self.frame(child))
+                  for parent, child in sim.moving_frames]
+        self._tf_msg = wire.tf_message(frames) if frames else None
+        self._clock_msg = wire.clock_message() if publishes_clock else None
         self.commands = CommandTopics(self, sim, self.controllers)
         from .sensors import SensorPublishers
         self.sensors = SensorPublishers(self, self.device_overlay)
@@ -256,25 +253,31 @@ class BridgeNode(Node):
     def publish_clock(self) -> None:
         """Publish the simulated time on /clock (if this node is the world's clock)."""
         if self._clock_pub is not None:
-            self._clock_pub.publish(Clock(clock=_stamp(self.sim.time)))
+            sec, nanosec = wire.stamp_parts(self.sim.time)
+            self._clock_msg.set('sec', sec)
+            self._clock_msg.set('nanosec', nanosec)
+            self._clock_pub.publish(self._clock_msg.payload())
 
     def _publish_state(self) -> Time:
         sim = self.sim
-        stamp = _stamp(sim.time)
+        sec, nanosec = wire.stamp_parts(sim.time)
         self.publish_clock()
         msg = self._state_msg
-        msg.header.stamp = stamp
-        msg.position = array.array('d', sim.joint_positions().tobytes())
-        msg.velocity = array.array('d', sim.joint_velocities().tobytes())
-        msg.effort = array.array('d', sim.joint_efforts().tobytes())
-        self._state_pub.publish(msg)
-        if self._tf_msg.transforms:
+        msg.set('sec', sec)
+        msg.set('nanosec', nanosec)
+        msg.set('position', sim.joint_positions())
+        msg.set('velocity', sim.joint_velocities())
+        msg.set('effort', sim.joint_efforts())
+        self._state_pub.publish(msg.payload())
+        if self._tf_msg is not None:
             pos, quat = sim.moving_transforms()
-            for t, p, q in zip(self._tf_msg.transforms, pos, quat):
-                t.header.stamp = stamp
-                _set_transform(t, p, q)
-            self._tf_pub.publish(self._tf_msg)
-        return stamp
+            tf = self._tf_msg
+            tf.set('sec', sec)
+            tf.set('nanosec', nanosec)
+            tf.set('translation', pos)
+            tf.set('rotation', quat)
+            self._tf_pub.publish(tf.payload())
+        return Time(sec=sec, nanosec=nanosec)
 
     def warn_throttled(self, text: str, period: float = 1.0) -> None:
         """Log a warning, each problem at most once per ``period`` [s] of wall time.

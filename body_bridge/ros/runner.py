@@ -121,6 +121,12 @@ class SimulationRunner:
             self._paused = True
         self._publish()
 
+    def advance(self) -> None:
+        """One control period of the world, then every node publishes: the work of one turn
+        of the stepping thread, without its pacing (the benchmarks time this)."""
+        with self.lock:
+            self._step()
+
     def set_paused(self, paused: bool) -> None:
         self._paused = bool(paused)
         self._wake.set()

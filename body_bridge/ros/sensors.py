@@ -38,7 +38,7 @@ from ..model import DeviceKind
 from ..sim.render import Intrinsics, RenderError
 from ..sim.sensors import (CameraSampler, DeviceSampler, ForceSampler, InertialSampler,
                            RangeSampler, SensorSuite)
-from . import qos
+from . import qos, wire
 
 __all__ = ['SensorPublishers', 'DevicePublisher', 'ImuPublisher', 'WrenchPublisher',
            'RangePublisher', 'CameraPublisher', 'topic_name', 'parameter_prefix', 'camera_info',
@@ -177,60 +177,81 @@ class DevicePublisher:
 
 
 class ImuPublisher(DevicePublisher):
-    """sensor_msgs/Imu on ``<device>``; covariances fixed at start (noise variances, -1)."""
+    """sensor_msgs/Imu on ``<device>``; covariances fixed at start (noise variances, -1).
+    Serialized once, its numbers patched at every reading (see :mod:`.wire`)."""
 
     def __init__(self, node, sampler: InertialSampler, topic, frame_id):
         super().__init__(node, sampler, topic, frame_id)
         self.pub = self._publisher(Imu, topic)
-        msg = self.msg = Imu()
-        msg.header.frame_id = frame_id
         noise = sampler.noise
         kind = sampler.device.kind
-        reports = {'orientation': kind == DeviceKind.IMU and bool(
-                       sampler.device.params.get('orientation')),
-                   'angular_velocity': kind != DeviceKind.ACCELEROMETER,
-                   'linear_acceleration': kind != DeviceKind.GYRO}
-        for field, reported in reports.items():
-            setattr(msg, f'{field}_covariance',
-                    _covariance(noise.get(field, 0.0) if reported else None))
+        self.reports = {'orientation': kind == DeviceKind.IMU and bool(
+                            sampler.device.params.get('orientation')),
+                        'angular_velocity': kind != DeviceKind.ACCELEROMETER,
+                        'linear_acceleration': kind != DeviceKind.GYRO}
+
+        def build(marks: wire.Marks) -> Imu:
+            msg = Imu()
+            msg.header.frame_id = frame_id
+            msg.header.stamp.sec = marks.int32('sec')
+            msg.header.stamp.nanosec = marks.uint32('nanosec')
+            for field, reported in self.reports.items():
+                setattr(msg, f'{field}_covariance',
+                        _covariance(noise.get(field, 0.0) if reported else None))
+            if self.reports['orientation']:
+                o = msg.orientation
+                o.w, o.x, o.y, o.z = (marks.float64('orientation') for _ in range(4))
+            for field in ('angular_velocity', 'linear_acceleration'):
+                if self.reports[field]:
+                    vector = getattr(msg, field)
+                    vector.x, vector.y, vector.z = (marks.float64(field) for _ in range(3))
+            return msg
+        self.msg = wire.PackedMessage(build)
 
     def tick(self) -> None:
         if not self._watched(self.pub):
             return
         r = self.sampler.read()
         msg = self.msg
-        msg.header.stamp = _stamp_of(r.time)
-        if r.orientation is not None:
-            o = msg.orientation
-            o.w, o.x, o.y, o.z = (float(v) for v in r.orientation)
-        if r.angular_velocity is not None:
-            w = msg.angular_velocity
-            w.x, w.y, w.z = (float(v) for v in r.angular_velocity)
-        if r.linear_acceleration is not None:
-            a = msg.linear_acceleration
-            a.x, a.y, a.z = (float(v) for v in r.linear_acceleration)
-        self.pub.publish(msg)
+        sec, nanosec = wire.stamp_parts(r.time)
+        msg.set('sec', sec)
+        msg.set('nanosec', nanosec)
+        for field in ('orientation', 'angular_velocity', 'linear_acceleration'):
+            value = getattr(r, field)
+            if value is not None and self.reports[field]:
+                msg.set(field, value)
+        self.pub.publish(msg.payload())
 
 
 class WrenchPublisher(DevicePublisher):
-    """geometry_msgs/WrenchStamped on ``<device>``."""
+    """geometry_msgs/WrenchStamped on ``<device>`` (serialized once, see :mod:`.wire`)."""
 
     def __init__(self, node, sampler: ForceSampler, topic, frame_id):
         super().__init__(node, sampler, topic, frame_id)
         self.pub = self._publisher(WrenchStamped, topic)
-        self.msg = WrenchStamped()
-        self.msg.header.frame_id = frame_id
+
+        def build(marks: wire.Marks) -> WrenchStamped:
+            msg = WrenchStamped()
+            msg.header.frame_id = frame_id
+            msg.header.stamp.sec = marks.int32('sec')
+            msg.header.stamp.nanosec = marks.uint32('nanosec')
+            for field in ('force', 'torque'):
+                vector = getattr(msg.wrench, field)
+                vector.x, vector.y, vector.z = (marks.float64(field) for _ in range(3))
+            return msg
+        self.msg = wire.PackedMessage(build)
 
     def tick(self) -> None:
         if not self._watched(self.pub):
             return
         r = self.sampler.read()
         msg = self.msg
-        msg.header.stamp = _stamp_of(r.time)
-        f, t = msg.wrench.force, msg.wrench.torque
-        f.x, f.y, f.z = (float(v) for v in r.force)
-        t.x, t.y, t.z = (float(v) for v in r.torque)
-        self.pub.publish(msg)
+        sec, nanosec = wire.stamp_parts(r.time)
+        msg.set('sec', sec)
+        msg.set('nanosec', nanosec)
+        msg.set('force', r.force)
+        msg.set('torque', r.torque)
+        self.pub.publish(msg.payload())
 
 
 class RangePublisher(DevicePublisher):

@@ -149,12 +149,19 @@ class DeviceSampler:
         return value
 
 
-def _saturate(value: np.ndarray, limits) -> np.ndarray:
+def _limits(limits) -> np.ndarray | None:
+    """Saturation limits per axis (None: none; a limit of 0 or less: none on that axis)."""
     if limits is None:
-        return value
+        return None
     lim = np.asarray(limits, dtype=float)
-    lim = np.where(lim > 0.0, lim, np.inf)
-    return np.clip(value, -lim, lim)
+    return np.where(lim > 0.0, lim, np.inf)
+
+
+def _saturate(value: np.ndarray, lim: np.ndarray | None) -> np.ndarray:
+    """``value`` clipped to [-lim, lim] (``lim`` from :func:`_limits`)."""
+    if lim is None:
+        return value
+    return np.minimum(np.maximum(value, -lim), lim)
 
 
 def _sensor_slice(mj, name: str) -> slice:
@@ -176,17 +183,18 @@ class InertialSampler(DeviceSampler):
             else None
         reports_orientation = kind == DeviceKind.IMU and bool(device.params.get('orientation'))
         self._quat = _sensor_slice(sim.mj, base + ':framequat') if reports_orientation else None
+        self._acc_limit = _limits(device.params.get('max_acceleration'))
+        self._gyro_limit = _limits(device.params.get('max_angular_velocity'))
 
     def read(self) -> InertialReading:
         values = self.sim.data.sensordata
-        p = self.device.params
         acc = gyro = quat = None
         if self._acc is not None:
             acc = _saturate(self._noisy('linear_acceleration', values[self._acc].copy()),
-                            p.get('max_acceleration'))
+                            self._acc_limit)
         if self._gyro is not None:
             gyro = _saturate(self._noisy('angular_velocity', values[self._gyro].copy()),
-                             p.get('max_angular_velocity'))
+                             self._gyro_limit)
         if self._quat is not None:
             quat = _perturb_quaternion(values[self._quat].copy(),
                                        self.noise.get('orientation', 0.0), self.rng)
@@ -225,11 +233,13 @@ class ForceSampler(DeviceSampler):
         base = self.mj_name(SITE_PREFIX + device.name)
         self._force = _sensor_slice(sim.mj, base + ':force')
         self._torque = _sensor_slice(sim.mj, base + ':torque')
+        self._force_limit = _limits(device.params.get('max_force'))
+        self._torque_limit = _limits(device.params.get('max_torque'))
 
     def read(self) -> WrenchReading:
         values = self.sim.data.sensordata
-        p = self.device.params
         # 0 - x, not -x: no negative zeros in the messages.
-        force = _saturate(self._noisy('force', 0.0 - values[self._force]), p.get('max_force'))
-        torque = _saturate(self._noisy('torque', 0.0 - values[self._torque]), p.get('max_torque'))
+        force = _saturate(self._noisy('force', 0.0 - values[self._force]), self._force_limit)
+        torque = _saturate(self._noisy('torque', 0.0 - values[self._torque]),
+                           self._torque_limit)
         return WrenchReading(self.sim.time, force, torque)

@@ -86,14 +86,16 @@ def coupling_map(n: int, followers: list[tuple[int, dict[int, float]]]) -> np.nd
     return tmap
 
 
-def servo_terms(mass: np.ndarray, bias: np.ndarray, tmap: np.ndarray, actuated: np.ndarray,
-                passive: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def servo_terms(mass: np.ndarray, bias: np.ndarray, tmap: np.ndarray | None,
+                actuated: np.ndarray, passive: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Least inertia [kg m^2 or kg] and gravity torque [N m or N] of each servo, and the
     mass matrix in the coordinates ``tmap`` spans.
 
     All in the model's own degrees of freedom: ``mass`` (n, n), ``bias`` (n,) the gravity and
     Coriolis forces, ``tmap`` from :func:`coupling_map` (mimic joints move with their
-    leaders), ``actuated`` and ``passive`` (free and ball joints) as columns of ``tmap``.
+    leaders; None: no mimic joints, the identity), ``actuated`` and ``passive`` (free and
+    ball joints) as columns of ``tmap``.
 
     The inertia a servo drives is that of its joint with every other servo holding still,
     while the joints that mimic it move with it and a floating base moves in reaction: in the
@@ -106,8 +108,8 @@ def servo_terms(mass: np.ndarray, bias: np.ndarray, tmap: np.ndarray, actuated: 
     (with a fixed base). Loop closures are not counted: a closed chain's servo drives a
     little more than its tree part.
     """
-    reduced = tmap.T @ mass @ tmap
-    forces = tmap.T @ bias
+    reduced = mass if tmap is None else tmap.T @ mass @ tmap
+    forces = bias if tmap is None else tmap.T @ bias
     inertia = reduced[actuated, actuated].copy()
     if len(passive):
         coupling = reduced[np.ix_(passive, actuated)]

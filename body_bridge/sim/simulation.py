@@ -11,11 +11,11 @@ One *control period* applies the pending commands, then steps the physics
 * effort: ``tau = u``.
 
 Gains come from the inertia ``I`` each joint drives in the current configuration (updated
-every period; mimicking joints and a floating base count: see
-:func:`~body_bridge.sim.servo.tuning_inertia`) and a servo bandwidth: ``kp = I w^2``,
-``kv = 2 zeta I w``, or from per-joint overrides. For fixed-base models the joints in
-position or velocity mode also get the gravity and Coriolis torques fed forward, as a real
-servo's integrator would supply them, so a held position does not sag.
+whenever the joints have moved ``RETUNE_DISTANCE`` since the last update; mimicking joints
+and a floating base count: see :func:`~body_bridge.sim.servo.tuning_inertia`) and a servo
+bandwidth: ``kp = I w^2``, ``kv = 2 zeta I w``, or from per-joint overrides. For fixed-base
+models the joints in position or velocity mode also get the gravity and Coriolis torques fed
+forward, as a real servo's integrator would supply them, so a held position does not sag.
 
 Limits always hold: position targets are clipped to the joint's range, velocity targets and the
 setpoint's rate to its velocity limit, efforts to its effort limit (the servo's force range).
@@ -56,6 +56,11 @@ __all__ = ['Mode', 'SimOptions', 'Simulation', 'CommandRejected', 'simulate_toge
 
 #: A servo moving faster than this fraction of its velocity limit is guarded at every step.
 _GUARD = 0.5
+#: The servos are retuned at the start of a period once some joint of the model has moved
+#: this far [rad or m] since they were last tuned: over 0.02 rad the inertia a joint drives
+#: changes by a few percent at most (its bandwidth by half that), and a robot holding still
+#: costs no retuning. 0 retunes every period.
+RETUNE_DISTANCE = 0.02
 
 
 class Mode(enum.IntEnum):
@@ -202,6 +207,8 @@ class Simulation:
                                for lim in lims])
         self._effort = np.array([math.inf if not lim.effort or lim.effort <= 0 else lim.effort
                                  for lim in lims])
+        self._vstep = self._vlim * self.period  # the most a setpoint moves in a period
+        self._guard_speed = _GUARD * self._vlim
         # Mimic joints follow their formula (set directly at the start and in kinematic mode).
         self._followers = []
         for j in model.movable_joints:
@@ -239,6 +246,15 @@ class Simulation:
                 size = 7 if mj.jnt_type[joint] == mujoco.mjtJoint.mjJNT_FREE else 4
                 qpos.extend(range(int(mj.jnt_qposadr[joint]), int(mj.jnt_qposadr[joint]) + size))
         self._held_q = np.array(qpos, dtype=int)
+        # The coordinates the servos' inertia depends on: every joint of the model's trees but
+        # a floating base (the inertia a joint drives does not change as the robot moves).
+        shape = []
+        for joint in sorted({int(j) for j in mj.dof_jntid[self._dofs]}):
+            kind, adr = mj.jnt_type[joint], int(mj.jnt_qposadr[joint])
+            if kind != mujoco.mjtJoint.mjJNT_FREE:
+                shape.extend(range(adr, adr + (4 if kind == mujoco.mjtJoint.mjJNT_BALL else 1)))
+        self._shape_q = np.array(shape, dtype=int)
+        self._tuned_q: np.ndarray | None = None
 
     def _index_frames(self) -> None:
         """Moving frames: (parent body, child body) for every joint that moves, and the root."""
@@ -296,29 +312,44 @@ class Simulation:
         self._mode = np.full(len(self.actuated), -1)
         self._retune()
 
+    def _update_servos(self) -> None:
+        """Gains retuned if the joints moved ``RETUNE_DISTANCE`` since the last tuning, and
+        the gravity feed-forward of the current state."""
+        q = self.data.qpos[self._shape_q]
+        if self._tuned_q is None or (len(q) and np.max(np.abs(q - self._tuned_q)) >
+                                     RETUNE_DISTANCE):
+            self._retune()
+        elif self._gravcomp and len(self.actuated):
+            bias = self.data.qfrc_bias
+            self._gravity = bias[self._da] if self._gravity_map is None else \
+                bias[self._dofs] @ self._gravity_map
+
     def _retune(self) -> None:
         """Gains from the effective inertia of each joint in the current configuration.
 
         The inertia a joint drives changes as the robot moves (a shoulder's, as the elbow
         stretches); gains that follow it keep every servo's bandwidth where it was set.
         """
+        self._tuned_q = self.data.qpos[self._shape_q].copy()
         if not len(self.actuated):
             self.inertia = self.kp = self.kv = np.zeros(0)
             return
         full = np.zeros((self.mj.nv, self.mj.nv))
         mujoco.mj_fullM(self.mj, self.data, full)
         dofs = self._dofs
-        tmap = coupling_map(len(dofs), self._follower_gradients())
+        gradients = self._follower_gradients()
+        tmap = coupling_map(len(dofs), gradients) if gradients else None
+        self._gravity_map = None if tmap is None else tmap[:, self._act_cols]
+        mass = full if len(dofs) == self.mj.nv else full[np.ix_(dofs, dofs)]
         self.least_inertia, self._gravity, reduced = servo_terms(
-            full[np.ix_(dofs, dofs)], self.data.qfrc_bias[dofs], tmap, self._act_cols,
-            self._passive_cols)
+            mass, self.data.qfrc_bias[dofs], tmap, self._act_cols, self._passive_cols)
         grounded = None
         if len(self._base_cols):
             jac = np.zeros((len(self._child_bodies), 6, self.mj.nv))
             for k, body in enumerate(self._child_bodies):
                 mujoco.mj_jacBody(self.mj, self.data, jac[k, :3], jac[k, 3:], int(body))
-            grounded = grounded_inertia(reduced, jac[:, :, dofs] @ tmap, self._base_cols,
-                                        self._act_cols)
+            jac = jac[:, :, dofs] if tmap is None else jac[:, :, dofs] @ tmap
+            grounded = grounded_inertia(reduced, jac, self._base_cols, self._act_cols)
         self.inertia = tuning_inertia(self.least_inertia, np.diag(reduced)[self._act_cols],
                                       grounded)
         self.kp, self.kv = servo_gains(self.inertia, self.options.servo_frequency,
@@ -349,6 +380,7 @@ class Simulation:
     def reset_state(self) -> None:
         """Initial positions, zero velocities, every joint holding its initial position."""
         self._place_initial()
+        self._tuned_q = None  # retuned at the next period
         n = len(self.actuated)
         self.data.qvel[self._da] = 0.0
         self._mode = np.full(n, -1)
@@ -514,8 +546,11 @@ class Simulation:
             for col, row in enumerate(rows):
                 self._runs[row] = (run, col)
 
-    def _desired_positions(self, t: float) -> tuple[np.ndarray, np.ndarray]:
-        """Position targets at time ``t`` [s] (trajectories sampled); which follow one."""
+    def _desired_positions(self, t: float) -> tuple[np.ndarray, np.ndarray | None]:
+        """Position targets at time ``t`` [s] (trajectories sampled); which follow one (None:
+        none does)."""
+        if not any(self._runs):
+            return np.minimum(np.maximum(self._target, self._lower), self._upper), None
         desired = self._target.copy()
         following = np.zeros(len(desired), dtype=bool)
         samples = {}
@@ -530,19 +565,24 @@ class Simulation:
             if run.finished(t):
                 self._target[row] = desired[row]
                 self._runs[row] = None
-        return np.clip(desired, self._lower, self._upper), following
+        return np.minimum(np.maximum(desired, self._lower), self._upper), following
 
     def begin_period(self) -> None:
-        """Apply the pending commands and set the servos for the coming period."""
+        """Apply the pending commands and set the servos for the coming period.
+
+        Runs every period: written with plain numpy operations on the servos' arrays (no
+        np.clip, whose Python wrapper costs more than the work on a few dozen joints).
+        """
         self._apply_pending()
         if not self.kinematic:
-            self._retune()
+            self._update_servos()
         period = self.period
         desired, following = self._desired_positions(self.time + period)
         q = self.data.qpos[self._qa]
-        position = self._mode == _POSITION
+        mode = self._mode
+        position = mode == _POSITION
         start = self._setpoints()
-        step = np.clip(desired - start, -self._vlim * period, self._vlim * period)
+        step = np.minimum(np.maximum(desired - start, -self._vstep), self._vstep)
         rate = np.where(position, step / period, 0.0)
         if self.kinematic:
             self._kinematic_period(q, rate)
@@ -550,21 +590,24 @@ class Simulation:
         self._rate = rate
         self.data.ctrl[self._act] = rate
         act = self.data.act
-        velocity = self._mode == _VELOCITY
-        v = np.clip(self._target, -self._vlim, self._vlim)
-        v[((q >= self._upper) & (v > 0)) | ((q <= self._lower) & (v < 0))] = 0.0
-        act[self._actadr[velocity]] = v[velocity]
-        effort = self._mode == _EFFORT
-        if np.any(effort):
+        velocity = mode == _VELOCITY
+        speed = np.abs(rate)
+        if velocity.any():
+            v = np.minimum(np.maximum(self._target, -self._vlim), self._vlim)
+            v[((q >= self._upper) & (v > 0)) | ((q <= self._lower) & (v < 0))] = 0.0
+            act[self._actadr[velocity]] = v[velocity]
+            speed = np.where(velocity, np.abs(v), speed)
+        effort = mode == _EFFORT
+        if effort.any():
             act[self._actadr[effort]] = self._limit_efforts(q)[effort]
-        bias = np.where(following & position, self.kv * rate, 0.0)
+        bias = np.zeros(len(rate)) if following is None else \
+            np.where(following & position, self.kv * rate, 0.0)
         if self._gravcomp:
             bias += np.where(effort, 0.0, self._gravity)
         self.mj.actuator_biasprm[self._act, 0] = bias
         # Servos that may reach their velocity limit this period: guarded at every step.
-        dq = self.data.qvel[self._da]
-        fast = np.maximum(np.abs(dq), np.where(velocity, np.abs(v), np.abs(rate)))
-        self._guarded = np.flatnonzero(~effort & (fast > _GUARD * self._vlim))
+        fast = np.maximum(np.abs(self.data.qvel[self._da]), speed)
+        self._guarded = np.flatnonzero(~effort & (fast > self._guard_speed))
 
     def _limit_efforts(self, q: np.ndarray) -> np.ndarray:
         """Effort targets, withheld where they push beyond a velocity limit or the range."""
@@ -653,7 +696,7 @@ class Simulation:
         parent, child = self._pairs[:, 0], self._pairs[:, 1]
         rp = d.xmat[parent].reshape(-1, 3, 3)
         pos = np.einsum('kji,kj->ki', rp, d.xpos[child] - d.xpos[parent])
-        quat = _quat_mul(_quat_conj(d.xquat[parent]), d.xquat[child])
+        quat = _relative_quats(d.xquat[parent], d.xquat[child])
         return pos, quat
 
     def body_pose(self, link: str) -> tuple[np.ndarray, np.ndarray]:
@@ -666,16 +709,27 @@ class Simulation:
         return self.world.warnings()
 
 
-def _quat_conj(q: np.ndarray) -> np.ndarray:
-    return q * np.array([1.0, -1.0, -1.0, -1.0])
+def _relative_product() -> np.ndarray:
+    """T (4, 16) such that conj(a) * b = ((a @ T).reshape(4, 4)) @ b for quaternions
+    (w, x, y, z): the Hamilton product as one bilinear form."""
+    def product(a, b):
+        aw, ax, ay, az = a
+        bw, bx, by, bz = b
+        return np.array([aw * bw - ax * bx - ay * by - az * bz,
+                         aw * bx + ax * bw + ay * bz - az * by,
+                         aw * by - ax * bz + ay * bw + az * bx,
+                         aw * bz + ax * by - ay * bx + az * bw])
+    tensor = np.zeros((4, 4, 4))
+    unit = np.eye(4)
+    for j in range(4):
+        for k in range(4):
+            tensor[j, :, k] = product(unit[j] * (1.0, -1.0, -1.0, -1.0), unit[k])
+    return tensor.reshape(4, 16)
 
 
-def _quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    aw, ax, ay, az = a[:, 0], a[:, 1], a[:, 2], a[:, 3]
-    bw, bx, by, bz = b[:, 0], b[:, 1], b[:, 2], b[:, 3]
-    return np.stack([
-        aw * bw - ax * bx - ay * by - az * bz,
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-    ], axis=1)
+_RELATIVE = _relative_product()
+
+
+def _relative_quats(parent: np.ndarray, child: np.ndarray) -> np.ndarray:
+    """conj(parent) * child for (k, 4) arrays of quaternions (w, x, y, z)."""
+    return np.matmul((parent @ _RELATIVE).reshape(-1, 4, 4), child[:, :, None])[:, :, 0]

@@ -1,0 +1,69 @@
+"""Profile of the stepping loop: where one control period of the bridge goes.
+
+    .venv/bin/python bench/profile.py [MODEL] [--seconds S] [--subscribed] [--html FILE]
+
+Runs the stepping loop of the bridge (``SimulationRunner.advance``, as the throughput figures
+do) on a model (default: SR1) for S simulated seconds under pyinstrument, with a subscriber
+in another process on every topic (``--subscribed``) or none, and prints the call tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from figures import isolate_dds
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('model', nargs='?', default='sr1',
+                        help='sr1, barrettwam, slider_crank, sample_arm, chainN or a file')
+    parser.add_argument('--seconds', type=float, default=3.0, help='simulated time [s]')
+    parser.add_argument('--subscribed', action='store_true', help='a subscriber listens')
+    parser.add_argument('--html', help='also write the profile as HTML')
+    args = parser.parse_args(argv)
+    isolate_dds()
+    import tempfile
+    from pathlib import Path
+
+    import rclpy
+    from chains import REAL_MODELS, model_path, write_chain
+    from listener import ListenerProcess
+    from pyinstrument import Profiler
+    from throughput import bridge_under_test
+
+    scratch = Path(tempfile.mkdtemp(prefix='body_bridge_profile_'))
+    if args.model in REAL_MODELS or args.model == 'sample_arm':
+        model = model_path(args.model)
+    elif args.model.startswith('chain') and args.model[5:].isdigit():
+        model = write_chain(scratch, int(args.model[5:]), imus=1, force_sensor=True)
+    else:
+        model = Path(args.model)
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    listener = ListenerProcess() if args.subscribed else None
+    try:
+        with bridge_under_test(context, model, '/bench_profile',
+                               {'mesh_directory': str(scratch)}) as bridge:
+            if listener is not None:
+                bridge.listen(listener)
+            periods = max(1, round(args.seconds / bridge.world.period))
+            bridge.bridge(10)
+            profiler = Profiler(interval=0.0002)
+            profiler.start()
+            cost = bridge.bridge(periods)
+            profiler.stop()
+    finally:
+        if listener is not None:
+            listener.close()
+        rclpy.shutdown(context=context)
+    print(f'{periods} periods, {1e6 * cost.wall / periods:.0f} us each (wall, profiled)')
+    print(profiler.output_text(unicode=False, color=False, show_all=False))
+    if args.html:
+        Path(args.html).write_text(profiler.output_html())
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,173 @@
+"""Physics overhead: the bridge's stepping thread against raw ``mj_step`` of the same model.
+
+The bridge side is one turn of the node's stepping loop per control period
+(``SimulationRunner.advance``: commands applied, servos set, the physics stepped, then
+``joint_states``, ``/tf``, ``/clock`` and every device that is due built and published),
+as fast as possible, without the pacing. The raw side is ``mujoco.mj_step`` on the same
+compiled model (the same actuators, as the bridge has set them), from the same state, for the
+same simulated time. The two run alternately; each side's median is taken.
+
+Throughput ratio = raw time / bridge time (1 means the bridge costs nothing; 0.5 that it
+costs as much again as the physics). Measured twice: with nobody listening (devices nobody
+subscribes to are not even read) and with a subscriber in another process on every topic but
+the cameras' (the realistic case: a controller and rviz are listening).
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import ExitStack, contextmanager
+
+import mujoco
+from figures import Cost, side_by_side, timed
+
+__all__ = ['BridgeUnderTest', 'bridge_under_test', 'overhead', 'run']
+
+
+class BridgeUnderTest:
+    """A bridge node and its runner in this process, stepped by the benchmark.
+
+    Args:
+        context: the rclpy context.
+        model: model file or bundled name.
+        namespace: the node's namespace.
+        parameters: more node parameters, name -> value.
+    """
+
+    def __init__(self, context, model: str, namespace: str, parameters: dict | None = None):
+        from rclpy.parameter import Parameter
+
+        from body_bridge.ros.node import BridgeNode
+        from body_bridge.ros.runner import SimulationRunner
+        overrides = [Parameter('model', value=str(model))]
+        overrides += [Parameter(k, value=v) for k, v in (parameters or {}).items()]
+        self.node = BridgeNode(shared=True, context=context, namespace=namespace,
+                               parameter_overrides=overrides)
+        self.runner = SimulationRunner([self.node])
+        self.world = self.runner.world
+        self.namespace = namespace
+        self._raw = mujoco.MjData(self.world.mj)
+
+    def publishers(self, cameras: bool = False) -> list:
+        """The node's per-period publishers (and its devices', cameras only if asked)."""
+        from body_bridge.sim.sensors import CameraSampler
+        node = self.node
+        pubs = [node._state_pub, node._tf_pub, node._clock_pub]
+        for output in node.sensors.outputs.values():
+            if cameras or not isinstance(output.sampler, CameraSampler):
+                pubs += output.publishers
+        return [p for p in pubs if p is not None]
+
+    def topics(self, cameras: bool = False) -> list[tuple[str, str, bool]]:
+        """(name, type, reliable) of every topic of :meth:`publishers`."""
+        from rclpy.qos import ReliabilityPolicy
+        out = []
+        for pub in self.publishers(cameras):
+            kind = pub.msg_type
+            package = kind.__module__.split('.')[0]
+            reliable = pub.qos_profile.reliability == ReliabilityPolicy.RELIABLE
+            out.append((pub.topic_name, f'{package}/msg/{kind.__name__}', reliable))
+        return out
+
+    def listen(self, listener, cameras: bool = False) -> None:
+        """Have the listener subscribe to every per-period topic; wait until it has."""
+        listener.send('add', ns=self.namespace, topics=self.topics(cameras))
+        self.wait_for_subscribers(True, cameras)
+
+    def forget(self, listener) -> None:
+        """Have the listener unsubscribe (not waited for: the node goes)."""
+        listener.send('drop', ns=self.namespace)
+
+    def wait_for_subscribers(self, present: bool, cameras: bool = False,
+                             timeout: float = 15.0) -> None:
+        """Until every publisher has a subscriber (``present``) or none has one."""
+        deadline = time.monotonic() + timeout
+        while True:
+            counts = [p.get_subscription_count() for p in self.publishers(cameras)]
+            if all(counts) if present else not any(counts):
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f'{self.namespace}: subscribers not '
+                                   f'{"matched" if present else "gone"}: {counts}')
+            time.sleep(0.05)
+
+    def bridge(self, periods: int) -> Cost:
+        """What ``periods`` turns of the stepping loop cost."""
+        advance = self.runner.advance
+
+        def turns():
+            for _ in range(periods):
+                advance()
+        return timed(turns)
+
+    def raw(self, periods: int) -> Cost:
+        """What raw mj_step costs over the same simulated time, from the bridge's current
+        state."""
+        mj, raw = self.world.mj, self._raw
+        mujoco.mj_copyData(raw, mj, self.world.data)
+        return timed(lambda: mujoco.mj_step(mj, raw, nstep=periods * self.world.substeps))
+
+    def close(self) -> None:
+        self.node.sensors.suite.close()
+        self.node.destroy_node()
+
+
+@contextmanager
+def bridge_under_test(context, model, namespace, parameters=None):
+    bridge = BridgeUnderTest(context, model, namespace, parameters)
+    try:
+        yield bridge
+    finally:
+        bridge.close()
+
+
+def overhead(bridge: BridgeUnderTest, seconds: float, repeats: int) -> dict[str, Cost]:
+    """Bridge and raw cost per control period, side by side (medians)."""
+    periods = max(1, round(seconds / bridge.world.period))
+    bridge.bridge(max(1, periods // 4))  # warm-up: first messages, caches
+    costs = side_by_side({'bridge': lambda: bridge.bridge(periods),
+                          'raw': lambda: bridge.raw(periods)}, repeats)
+    return {side: cost / periods for side, cost in costs.items()}
+
+
+def _report(figures, name: str, bridge: BridgeUnderTest, alone, heard, received) -> None:
+    period = bridge.world.period
+    prefix = f'throughput_{name}'
+    raw, ours = heard['raw'], heard['bridge']
+    figures.add(f'{prefix}_raw_period', 1e6 * raw.cpu, 'us')
+    figures.add(f'{prefix}_bridge_period', 1e6 * ours.cpu, 'us')
+    figures.add(f'{prefix}_ratio', raw.cpu / ours.cpu, 'x')
+    figures.add(f'{prefix}_ratio_wall', raw.wall / ours.wall, 'x')
+    figures.add(f'{prefix}_bridge_rtf_wall', period / ours.wall, 'x')
+    figures.add(f'{prefix}_bridge_period_unsubscribed', 1e6 * alone['bridge'].cpu, 'us')
+    figures.add(f'{prefix}_ratio_unsubscribed', alone['raw'].cpu / alone['bridge'].cpu, 'x')
+    figures.add(f'{prefix}_messages_received',
+                sum(n for topic, n in received.items() if topic.startswith(bridge.namespace)),
+                'count')
+
+
+def run(figures, context, listener, models: dict, quick: bool) -> None:
+    """Physics overhead of each model: name -> (model file, parameters).
+
+    Every model's node is created first and measured alone; then the listener subscribes to
+    all of them at once (matching takes up to seconds here) and each is measured again.
+    """
+    seconds, repeats = (0.2, 3) if quick else (1.0, 11)
+    with ExitStack() as stack:
+        bridges = {name: stack.enter_context(bridge_under_test(
+            context, model, f'/bench_{name}', parameters))
+            for name, (model, parameters) in models.items()}
+        alone = {}
+        for name, bridge in bridges.items():
+            bridge.wait_for_subscribers(False)
+            alone[name] = overhead(bridge, seconds, repeats)
+        for bridge in bridges.values():
+            listener.send('add', ns=bridge.namespace, topics=bridge.topics())
+        for name, bridge in bridges.items():
+            bridge.wait_for_subscribers(True)
+            listener.send('reset')
+            heard = overhead(bridge, seconds, repeats)
+            received = listener.send('report')['counts']
+            _report(figures, name, bridge, alone[name], heard, received)
+        for bridge in bridges.values():
+            listener.send('drop', ns=bridge.namespace)
