@@ -17,6 +17,14 @@ def where(path: str | os.PathLike | None, line: int | None = None) -> str:
     return f'{path}:{line}'
 
 
+def _printable(text: str) -> str:
+    """Control characters (a NUL or an escape sequence in a hostile file name) escaped, so
+    that the message stays one harmless line."""
+    if text.isprintable():
+        return text
+    return ''.join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
 class BodyBridgeError(Exception):
     """Base class of every error the project raises on purpose."""
 
@@ -33,8 +41,8 @@ class ModelError(BodyBridgeError):
     def __init__(self, path: str | os.PathLike | None, line: int | None, message: str):
         self.path = None if path is None else str(path)
         self.line = line
-        self.message = ' '.join(str(message).split())
-        super().__init__(f'{where(self.path, self.line)}: {self.message}')
+        self.message = _printable(' '.join(str(message).split()))
+        super().__init__(f'{_printable(where(self.path, self.line))}: {self.message}')
 
 
 class UnsupportedError(ModelError):

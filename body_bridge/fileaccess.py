@@ -48,6 +48,8 @@ def file_problem(path: str | os.PathLike) -> str | None:
         return 'no such file (a folder on its path is a file)'
     except OSError as err:
         return f'cannot be read ({err.strerror or err})'
+    except ValueError:  # a NUL character: no file system has such a name
+        return 'no such file (the name holds a NUL character)'
     kind = _kind(mode)
     return None if kind is None else f'is {kind}, not a regular file'
 
@@ -73,6 +75,9 @@ def read_regular(path: str | os.PathLike, limit: int = DEFAULT_LIMIT,
         fd = os.open(path, flags)
     except FileNotFoundError:
         raise ModelError(path, None, missing or f'{what} not found') from None
+    except ValueError:  # a NUL character in the name
+        raise ModelError(path.replace('\0', '\\0'), None, missing or f'{what} not found') \
+            from None
     except OSError as err:
         problem = file_problem(path)
         raise ModelError(path, None, f'{what} {problem}' if problem else

@@ -391,3 +391,35 @@ def test_a_missing_file_names_the_file_and_the_referring_line(tmp_path):
         '''))
     text = refused(path, "resource 'parts/nothere.stl' does not exist", line=7)
     assert str(tmp_path / 'parts' / 'nothere.stl') in text
+
+
+@pytest.mark.parametrize('fmt', ['body', 'kinbody', 'yaml'])
+def test_a_nul_or_an_escape_sequence_in_a_file_name_stays_one_harmless_line(tmp_path, fmt):
+    name = 'x\\u0000\\u001b[31mred.stl'  # YAML and XML escapes: a NUL, then a terminal colour
+    if fmt == 'body':
+        path = write(tmp_path, 'm.body', body(f'''
+            links:
+              - name: root
+                elements:
+                  - {{ type: Resource, uri: "{name}" }}
+            '''))
+        text = refused(path, 'does not exist', line=7)
+    elif fmt == 'kinbody':  # XML 1.0 has no such characters at all
+        path = write(tmp_path, 'm.kinbody.xml', '<KinBody file="x&#x1b;[31m.kinbody.xml"/>')
+        refused(path, 'not well-formed XML: reference to invalid character number', line=1)
+        return
+    else:
+        path = write(tmp_path, 'm.yaml', f'''
+            chrono-version: 10.0
+            model:
+              data_path: {{ type: RELATIVE, root: . }}
+              bodies:
+                - name: ground
+                  fixed: true
+                  location: [0, 0, 0]
+                  visualization:
+                    shapes:
+                      - {{ type: MESH, filename: "{name}" }}
+            ''')
+        text = refused(path, 'not found')
+    assert text.isprintable() and '\\x1b' in text, text
