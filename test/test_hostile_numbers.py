@@ -268,3 +268,15 @@ def test_the_numbers_check_repairs_with_a_warning():
     assert [w.split(': ', 1)[1].split(' ')[2] for w in model.warnings] == [
         'the', 'visual', 'visual', 'collision']
     _simulates(model)
+
+
+def test_two_loop_closures_of_one_name_are_refused():
+    # (found by bench/fuzz.py: a robot including one kinbody file three times made MuJoCo
+    # refuse the repeated name of a closure's virtual body, outside any one-line error)
+    from dataclasses import replace
+
+    from body_bridge.model import LoopClosure
+    closure = LoopClosure('S1', 'ball', 'base', 'arm', source='robot.kinbody.xml:25')
+    with pytest.raises(ModelError, match=r"^robot.kinbody.xml:25: loop closure 'S1' is "
+                                         r"defined twice$"):
+        check_model(replace(_model(), closures=(closure, closure)))

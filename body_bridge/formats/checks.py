@@ -30,6 +30,7 @@ collision mesh flat, straight or a point      repaired: the thinnest box around 
                                               volume)
 rotation matrix not a rotation                rejected
 time step not positive or above 1 s           rejected
+two loop closures (springs, ...) of one name  rejected
 ============================================  =========================================
 """
 
@@ -269,6 +270,11 @@ class _Checker:
                                  bound=False)
         for frame in model.frames:
             self.pose(frame.source, f'frame {frame.name!r}', frame.pose)
+        self.unique('loop closure', model.closures)
+        self.unique('spring', model.springs)
+        self.unique('bushing', model.bushings)
+        self.unique('motor', model.motors)
+        self.unique('load', model.loads)
         for closure in model.closures:
             what = f'loop closure {closure.name!r}'
             self.pose(closure.source, what, closure.pose1)
@@ -313,6 +319,14 @@ class _Checker:
             if np.any(values < 0):
                 raise self.fail(None, f'{what}: friction, restitution and radius must not be '
                                 'negative')
+
+    def unique(self, kind: str, items) -> None:
+        """Names the integrator gives its elements: each once."""
+        seen: set[str] = set()
+        for item in items:
+            if item.name in seen:
+                raise self.fail(item.source, f'{kind} {item.name!r} is defined twice')
+            seen.add(item.name)
 
     def function(self, source, what: str, function) -> None:
         self.numbers(source, f'{what} function', function.params)

@@ -81,24 +81,28 @@ class World:
         for model, options in entries:
             _check_placement(model, options)
         first_model, first = entries[0]
-        self.spec = build_spec(first_model, replace(first.build, contact_bit=0,
-                                                    kinematic=first.kinematic))
-        if not is_world_rooted(first_model):
-            root = self.spec.body(first_model.root)
-            _place(root, first.initial_pose @ first_model.link(first_model.root).pose)
-        add_servos(self.spec, first_model)
-        timestep = self.spec.option.timestep
-        for index, ((model, options), prefix) in enumerate(zip(entries, prefixes)):
-            if index == 0:
-                continue
-            child = build_spec(model, replace(options.build, ground_plane=False,
-                                              contact_bit=index, timestep=timestep,
-                                              kinematic=options.kinematic))
-            add_servos(child, model)
-            frame = self.spec.worldbody.add_frame()
-            _place(frame, options.initial_pose)
-            self.spec.attach(child, prefix=prefix, frame=frame)
-        self.spec.option.timestep = timestep
+        try:
+            self.spec = build_spec(first_model, replace(first.build, contact_bit=0,
+                                                        kinematic=first.kinematic))
+            if not is_world_rooted(first_model):
+                root = self.spec.body(first_model.root)
+                _place(root, first.initial_pose @ first_model.link(first_model.root).pose)
+            add_servos(self.spec, first_model)
+            timestep = self.spec.option.timestep
+            for index, ((model, options), prefix) in enumerate(zip(entries, prefixes)):
+                if index == 0:
+                    continue
+                child = build_spec(model, replace(options.build, ground_plane=False,
+                                                  contact_bit=index, timestep=timestep,
+                                                  kinematic=options.kinematic))
+                add_servos(child, model)
+                frame = self.spec.worldbody.add_frame()
+                _place(frame, options.initial_pose)
+                self.spec.attach(child, prefix=prefix, frame=frame)
+            self.spec.option.timestep = timestep
+        except ValueError as err:  # MuJoCo refuses an element (a name twice, a bad size)
+            raise ModelError(first_model.source, None,
+                             f'the integrator cannot build the model: {err}') from err
         try:
             self.mj = self.spec.compile()
         except ValueError as err:
