@@ -13,13 +13,13 @@ import struct
 
 import numpy as np
 
-from .model import Box, Capsule, Cone, Cylinder, Geometry, Mesh, Sphere
+from .model import Box, Capsule, Cone, Cylinder, Geometry, Mesh, Pose, Sphere
 
 __all__ = [
     'box_mesh', 'sphere_mesh', 'cylinder_mesh', 'capsule_mesh', 'cone_mesh', 'to_mesh',
     'mesh_volume', 'mesh_area', 'transform_mesh', 'write_stl', 'mesh_digest',
     'triangulate_polygon', 'face_set_mesh', 'extrusion_mesh', 'elevation_grid_mesh',
-    'merge_meshes',
+    'merge_meshes', 'bounds', 'principal_box',
 ]
 
 #: Segments around a circle when a round primitive becomes a mesh.
@@ -141,6 +141,36 @@ def transform_mesh(mesh: Mesh, linear, translation=(0, 0, 0), name: str | None =
     v = mesh.vertices @ lin.T + np.asarray(translation, dtype=float)
     f = mesh.faces if np.linalg.det(lin) >= 0 else mesh.faces[:, ::-1]
     return Mesh(v, f, name or mesh.name, mesh.source)
+
+
+def bounds(points) -> tuple[np.ndarray, np.ndarray]:
+    """Per-axis minimum and maximum of (N, 3) points, N >= 1.
+
+    Reduced over a contiguous copy of the columns: numpy's reductions along the first axis of
+    an (N, 3) array are more than ten times slower.
+    """
+    columns = np.ascontiguousarray(np.asarray(points, dtype=float).reshape(-1, 3).T)
+    return columns.min(axis=1), columns.max(axis=1)
+
+
+def principal_box(points) -> tuple[Pose, np.ndarray]:
+    """The box around (N, 3) points (N >= 1) along their principal axes.
+
+    Returns:
+        (pose, extents): the box's centre and axes (columns, largest spread first, a
+        right-handed frame) and its size along each axis. The axes are the eigenvectors of
+        the points' 3x3 scatter matrix, exact enough to find a flat or straight direction.
+    """
+    columns = np.ascontiguousarray(np.asarray(points, dtype=float).reshape(-1, 3).T)
+    centre = 0.5 * (columns.min(axis=1) + columns.max(axis=1))
+    offsets = columns - centre[:, None]
+    _, vectors = np.linalg.eigh(offsets @ offsets.T)
+    rot = np.ascontiguousarray(vectors[:, ::-1])
+    if np.linalg.det(rot) < 0:
+        rot[:, 2] *= -1.0
+    local = rot.T @ offsets
+    lo, hi = local.min(axis=1), local.max(axis=1)
+    return Pose(centre + rot @ (0.5 * (lo + hi)), rot), hi - lo
 
 
 def mesh_volume(mesh: Mesh) -> float:

@@ -33,6 +33,7 @@ __all__ = [
     'Pose', 'Box', 'Sphere', 'Cylinder', 'Capsule', 'Cone', 'Mesh', 'Geometry',
     'Material', 'Shape', 'Inertial', 'Link', 'JointType', 'Limits', 'Mimic', 'Joint',
     'DeviceKind', 'Device', 'Frame', 'LoopClosure', 'Manipulator', 'Model', 'freeze',
+    'is_rotation',
     'Repeat', 'FunctionKind', 'Function', 'SpringKind', 'Spring', 'Bushing', 'MotorKind',
     'Actuation', 'Motor', 'LoadKind', 'Load', 'BodyVelocity', 'ContactMaterial', 'ShapeContact',
 ]
@@ -125,6 +126,24 @@ class Pose:
 
     def __repr__(self) -> str:
         return f'Pose(pos={self.pos.tolist()}, quat={self.quat().round(6).tolist()})'
+
+
+def is_rotation(rot, tol: float = 1e-9) -> bool:
+    """Whether the 3x3 ``rot`` is orthonormal within ``tol`` and right-handed (no mirror).
+
+    Plain floats rather than numpy: loaders call this for every pose, and on 3x3 matrices
+    numpy's cost per call is most of the work. NaN and infinity are not rotations.
+    """
+    (a, b, c), (d, e, f), (g, h, i) = np.asarray(rot, dtype=float).tolist()
+    columns = ((a, d, g), (b, e, h), (c, f, i))
+    for j in range(3):
+        u = columns[j]
+        for k in range(j, 3):
+            v = columns[k]
+            dot = u[0] * v[0] + u[1] * v[1] + u[2] * v[2]
+            if not abs(dot - (1.0 if j == k else 0.0)) <= tol:
+                return False
+    return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) > 0
 
 
 def _frozen(arr: np.ndarray) -> np.ndarray:

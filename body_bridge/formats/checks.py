@@ -38,11 +38,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import sys
 
 import numpy as np
 
 from ..errors import ModelError
-from ..model import Box, Capsule, Cone, Cylinder, Inertial, Mesh, Model, Pose, Shape, Sphere
+from ..geometry import principal_box
+from ..model import (Box, Capsule, Cone, Cylinder, Inertial, Mesh, Model, Pose, Shape, Sphere,
+                     is_rotation)
 
 __all__ = ['check_model', 'MAX_MAGNITUDE', 'INERTIA_TOL', 'MIN_SIZE', 'MIN_AREA', 'FLAT']
 
@@ -57,6 +60,9 @@ MIN_SIZE = 1e-6
 MIN_AREA = 1e-12
 #: A collision mesh thinner than this fraction of its size (or than MIN_SIZE) is flat.
 FLAT = 1e-6
+#: Arrays up to this size are checked with plain floats (numpy's cost per call is larger).
+_FEW = 16
+_LARGEST = sys.float_info.max
 
 _LOCATION = re.compile(r'^(?P<path>.*):(?P<line>\d+)$')
 
@@ -76,6 +82,7 @@ class _Checker:
         self.model = model
         self.warnings: list[str] = []
         self.repaired: dict[int, Shape] = {}  # a shape both visual and collision: one repair
+        self.areas: dict[int, tuple] = {}  # id -> (mesh, checked vertices, area)
 
     # --- reporting ------------------------------------------------------------------------
 
@@ -94,6 +101,10 @@ class _Checker:
             arr = np.asarray(values, dtype=float)
         except (TypeError, ValueError):
             raise self.fail(source, f'{what}: not numbers') from None
+        if arr.size <= _FEW:  # most values are poses and vectors: plain floats are cheaper
+            limit = MAX_MAGNITUDE if bound else _LARGEST
+            if all(-limit <= v <= limit for v in arr.ravel().tolist()):  # NaN is not
+                return arr
         if not np.all(np.isfinite(arr)):
             raise self.fail(source, f'{what} is not finite ({_show(arr)})')
         if bound and arr.size and float(np.max(np.abs(arr))) > MAX_MAGNITUDE:
@@ -104,7 +115,7 @@ class _Checker:
     def pose(self, source, what: str, pose: Pose) -> None:
         self.numbers(source, f'{what} position', pose.pos)
         rot = self.numbers(source, f'{what} rotation', pose.rot)
-        if np.abs(rot.T @ rot - np.eye(3)).max() > 1e-6 or np.linalg.det(rot) < 0:
+        if not is_rotation(rot, 1e-6):
             raise self.fail(source, f'{what} rotation is not a rotation matrix')
 
     # --- the model ------------------------------------------------------------------------
@@ -187,9 +198,10 @@ class _Checker:
         changes = {}
         for field in names:
             values = self.numbers(src, f'{what} {field}', getattr(g, field))
-            if np.any(values < 0):
+            flat = values.ravel().tolist()
+            if min(flat) < 0:
                 raise self.fail(src, f'{what}: {field} {_show(values)} is negative')
-            if np.any(values == 0) and not (isinstance(g, Capsule) and field == 'length'):
+            if 0.0 in flat and not (isinstance(g, Capsule) and field == 'length'):
                 fixed = np.where(values == 0, MIN_SIZE, values)
                 changes[field] = tuple(float(v) for v in fixed) if fixed.ndim else float(fixed)
                 self.warn(src, f'{what}: {field} {_show(values)} has a zero; made {MIN_SIZE:g} m')
@@ -197,8 +209,12 @@ class _Checker:
             return shape
         return dataclasses.replace(shape, geometry=dataclasses.replace(g, **changes))
 
-    def mesh(self, src, what: str, shape: Shape, kind: str) -> Shape | None:
-        g = shape.geometry
+    def mesh_area(self, src, what: str, g: Mesh) -> tuple[np.ndarray, float]:
+        """The vertices (checked) and the area of a mesh; once per mesh (visual and collision
+        shapes often share one)."""
+        known = self.areas.get(id(g))
+        if known is not None and known[0] is g:
+            return known[1], known[2]
         vertices = self.numbers(src, f'{what} vertices', g.vertices)
         if g.faces.size and (g.faces.min() < 0 or g.faces.max() >= len(vertices)):
             raise self.fail(src, f'{what}: a face index is out of range')
@@ -206,26 +222,29 @@ class _Checker:
         area = 0.5 * float(np.linalg.norm(np.cross(corners[:, 1] - corners[:, 0],
                                                    corners[:, 2] - corners[:, 0]),
                                           axis=1).sum()) if len(corners) else 0.0
+        self.areas[id(g)] = (g, vertices, area)
+        return vertices, area
+
+    def mesh(self, src, what: str, shape: Shape, kind: str) -> Shape | None:
+        g = shape.geometry
+        vertices, area = self.mesh_area(src, what, g)
         if kind == 'visual':
             if area >= MIN_AREA:
                 return shape
             self.warn(src, f'{what} {g.name!r}: its triangles cover no area; not shown')
             return None
-        used = vertices[np.unique(g.faces)] if g.faces.size else vertices
+        if g.faces.size:
+            in_faces = np.zeros(len(vertices), dtype=bool)
+            in_faces[g.faces.ravel()] = True
+            used = vertices[in_faces]
+        else:
+            used = vertices
         if len(used) == 0:
             used = np.zeros((1, 3))
-        centre = 0.5 * (used.min(axis=0) + used.max(axis=0))
-        _, _, axes = np.linalg.svd(used - centre, full_matrices=False)
-        axes = axes if len(axes) == 3 else np.eye(3)
-        if np.linalg.det(axes) < 0:
-            axes = axes * np.array([[1.0], [1.0], [-1.0]])
-        local = (used - centre) @ axes.T
-        lo, hi = local.min(axis=0), local.max(axis=0)
-        extent = hi - lo
+        frame, extent = principal_box(used)
         if area >= MIN_AREA and extent.min() > max(FLAT * extent.max(), MIN_SIZE):
             return shape
         size = tuple(float(max(e, MIN_SIZE)) for e in extent)
-        frame = Pose(centre + axes.T @ (0.5 * (lo + hi)), axes.T)
         self.warn(src, f'{what} {g.name!r} is flat, straight or a point (its extents are '
                   f'{_show(extent)} m): a convex hull needs volume, so the thinnest box around '
                   'it (at least 1 um thick) is its collision shape')

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ModelError, where
-from ..model import Pose, axis_angle_matrix
+from ..model import Pose, axis_angle_matrix, is_rotation
 from .yamlsource import line_of
 
 __all__ = ['snake', 'kind', 'key_text', 'Node', 'Context', 'Session', 'Frame', 'plain',
@@ -363,7 +363,7 @@ class Frame:
         if scale.min() <= 0:
             return None
         rot = self.linear / scale
-        if np.abs(rot.T @ rot - np.eye(3)).max() > 1e-9 or np.linalg.det(rot) < 0:
+        if not is_rotation(rot):
             return None
         return Pose(self.translation, rot), scale
 

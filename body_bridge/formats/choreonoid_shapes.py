@@ -243,9 +243,14 @@ def place(geometry, local: np.ndarray, frame: Frame, name: str):
         Pose(frame.translation, np.eye(3))
 
 
+def _unit(scale: np.ndarray) -> bool:
+    """Whether every factor is 1 (as ``np.allclose``; plain floats, called for every shape)."""
+    return all(abs(s - 1.0) <= 1.00001e-5 for s in scale.tolist())
+
+
 def _fits(geometry, local: np.ndarray, scale: np.ndarray) -> bool:
     """Whether the primitive stays a primitive under a per-axis scale of its parent frame."""
-    if np.allclose(scale, 1.0):
+    if _unit(scale):
         return True
     if isinstance(geometry, Box):
         # Scaling along the parent's axes must be along the box's axes.
@@ -258,7 +263,7 @@ def _fits(geometry, local: np.ndarray, scale: np.ndarray) -> bool:
 
 
 def _scaled(geometry, local: np.ndarray, scale: np.ndarray):
-    if np.allclose(scale, 1.0):
+    if _unit(scale):
         return geometry
     if isinstance(geometry, Box):
         s = np.abs(local.T) @ scale  # scale along the box's own axes

@@ -298,6 +298,7 @@ class MeshCache:
     def __init__(self, warn=None):
         self._warn = warn
         self._parts: dict[str, list[tuple[Mesh, Material | None]] | ModelError] = {}
+        self._scaled: dict[tuple, list[tuple[Mesh, Material | None]]] = {}
 
     def parts(self, path: str) -> list[tuple[Mesh, Material | None]]:
         """The meshes of a file, in the file's units with its own transforms applied.
@@ -315,6 +316,16 @@ class MeshCache:
         if isinstance(result, ModelError):
             raise result
         return result
+
+    def scaled_parts(self, path: str, scale, name: str) -> list[tuple[Mesh, Material | None]]:
+        """``parts`` with small ones merged, scaled and named; the same mesh objects for the
+        same file, scale and name (a geometry's render and collision meshes are often one)."""
+        key = (path, tuple(float(s) for s in scale), name)
+        if key not in self._scaled:
+            self._scaled[key] = [
+                (geo.transform_mesh(mesh, np.diag(scale), name=f'{name}_{index}'), material)
+                for index, (mesh, material) in enumerate(_merge_small(self.parts(path)))]
+        return self._scaled[key]
 
 
 def _material(geom: RawGeom, file_material: Material | None) -> Material | None:
@@ -360,14 +371,11 @@ def _scaled_parts(geom, file_and_scale, cache: MeshCache, warn, name: str):
     """Shapes of a mesh file in the geometry frame, or None (with a warning) if unreadable."""
     path, scale = file_and_scale
     try:
-        parts = cache.parts(path)
+        parts = cache.scaled_parts(path, scale, name)
     except ModelError as err:
         warn(geom.element, f'mesh {os.path.basename(path)} cannot be read ({err.message})')
         return None
-    shapes = []
-    for index, (mesh, material) in enumerate(_merge_small(parts)):
-        scaled = geo.transform_mesh(mesh, np.diag(scale), name=f'{name}_{index}')
-        shapes.append((scaled, Pose(), _material(geom, material)))
+    shapes = [(mesh, Pose(), _material(geom, material)) for mesh, material in parts]
     if not shapes:
         warn(geom.element, f'mesh {os.path.basename(path)} has no triangles')
         return None
@@ -383,7 +391,7 @@ def _stand_in(geom, file_and_scale, name: str, warn):
                            'read, not even its coordinates')
         return None
     points = points * scale
-    lo, hi = points.min(axis=0), points.max(axis=0)
+    lo, hi = geo.bounds(points)
     size = np.maximum(hi - lo, 1e-4)
     warn(geom.element, f'{os.path.basename(path)}: a bounding box of its coordinates '
                        f'({size[0]:.3g} x {size[1]:.3g} x {size[2]:.3g} m) stands in for it')
@@ -434,18 +442,12 @@ def _solid(items, geom: RawGeom, warn):
     out, changed = [], False
     for geometry, pose, material in items:
         if isinstance(geometry, Mesh) and len(geometry.vertices):
-            centre = geometry.vertices.mean(axis=0)
-            _, sizes, axes = np.linalg.svd(geometry.vertices - centre, full_matrices=False)
-            if len(sizes) < 3 or sizes[2] <= 1e-6 * max(sizes[0], 1e-12):
-                rot = axes.T if np.linalg.det(axes) > 0 else axes.T * np.array([1, 1, -1])
-                local = (geometry.vertices - centre) @ rot
-                lo, hi = local.min(axis=0), local.max(axis=0)
-                size = np.maximum(hi - lo, 2 * THIN)
-                mid = centre + rot @ (0.5 * (lo + hi))
+            frame, extent = geo.principal_box(geometry.vertices)
+            if extent[2] <= 1e-6 * max(extent[0], 1e-12):
+                size = np.maximum(extent, 2 * THIN)
                 warn(geom.element, f'mesh part {geometry.name!r} is flat; it collides as a '
                                    f'{size[0]:.3g} x {size[1]:.3g} x {size[2]:.3g} m box')
-                out.append((Box(tuple(float(x) for x in size)), pose @ Pose(mid, rot),
-                            material))
+                out.append((Box(tuple(float(x) for x in size)), pose @ frame, material))
                 changed = True
                 continue
         out.append((geometry, pose, material))

@@ -126,6 +126,7 @@ class _Builder:
         get_event = self.parser.get_event
         scalar_event, end_events = yaml.ScalarEvent, (yaml.SequenceEndEvent, yaml.MappingEndEvent)
         fast = _FAST_NUMBER.fullmatch
+        plain_tags: dict[str, str] = {}  # plain scalar -> resolved tag
         count = self.count
         while True:
             event = get_event()
@@ -140,13 +141,21 @@ class _Builder:
                     raise self.error(event, f'more than {MAX_VALUES} values (numbers, strings, '
                                      'lists, mappings); refused: a mesh this large belongs in '
                                      'a mesh file')
-                match = None
+                match = tag = None
                 if (event.__class__ is scalar_event and event.tag is None and event.anchor is None
                         and event.implicit[0]):
-                    match = fast(event.value)
+                    text = event.value
+                    match = fast(text)
+                    if match is None:
+                        tag = plain_tags.get(text)
+                        if tag is None and len(text) <= 64:  # names and keys: few, repeated
+                            tag = plain_tags[text] = self.resolver.resolve(
+                                yaml.ScalarNode, text, (True, False))
                 if match is not None:
                     value, tag = (int(event.value) if match.group('int') is not None
                                   else float(event.value)), None
+                elif tag == _STR:
+                    value = event.value
                 else:
                     value, tag, opened = self._value(event)
                     if opened is not None:
