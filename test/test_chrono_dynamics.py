@@ -12,7 +12,8 @@ from test_chrono_load import OWN, REAL_MBS
 from body_bridge.formats import load_model
 from body_bridge.sim.build import BuildOptions
 from body_bridge.sim.closures import closure_gaps
-from body_bridge.sim.simulation import Mode, SimOptions, Simulation
+from body_bridge.model import Pose
+from body_bridge.sim.simulation import Mode, SimOptions, Simulation, simulate_together
 
 DATA = Path(__file__).parent / 'data' / 'chrono'
 G = 9.8  # Chrono YAML's gravity
@@ -477,3 +478,27 @@ def test_ten_seconds_without_warnings_or_loop_drift(name):
     framed = {model.root} | {child for _, child in sim.moving_frames}
     framed |= {j.child for j in model.joints if j.type.value == 'fixed'}
     assert framed >= {link.name for link in model.links}
+
+
+@pytest.mark.parametrize('name', ['motors', 'springs', 'four_bar', 'bushing',
+                                  'initial_velocity', 'loads'])
+def test_a_model_second_in_a_world_moves_as_it_does_alone(name):
+    """Motors, springs, bushings, loop closures, loads and initial velocities find their
+    MuJoCo elements under the model's prefix when another model comes first in the world."""
+    path = DATA / f'{name}.yaml'
+    alone = Simulation(load_model(path), SimOptions())
+    model = load_model(path)
+    first, second = simulate_together(
+        [(load_model(DATA / 'springs.yaml'), SimOptions(initial_pose=Pose((50.0, 0.0, 0.0)))),
+         (model, SimOptions())], ['', 'second/'])
+    start = {link.name: alone.body_pose(link.name)[0] for link in model.links}
+    for _ in range(50):  # 0.5 s
+        alone.step_period()
+        first.world.step_period()
+    moved = 0.0
+    for link in model.links:
+        position = alone.body_pose(link.name)[0]
+        moved = max(moved, float(np.abs(position - start[link.name]).max()))
+        assert second.body_pose(link.name)[0] == pytest.approx(position, abs=1e-9), link.name
+    assert moved > 1e-3  # something moved
+    assert second.joint_positions() == pytest.approx(alone.joint_positions(), abs=1e-9)

@@ -191,16 +191,17 @@ def closure_gaps(mj: mujoco.MjModel, data: mujoco.MjData) -> dict[str, float]:
     return gaps
 
 
-def weigh_virtual_bodies(mj: mujoco.MjModel, model) -> None:
+def weigh_virtual_bodies(mj: mujoco.MjModel, model, prefix: str = '') -> None:
     """Make MuJoCo treat each closure's tie as if it joined link1 and link2 directly.
 
     MuJoCo softens a constraint by its estimate of the inverse inertia it acts on (from the
     bodies' ``body_invweight0``); for the light virtual bodies that estimate is huge, so the
     rotation of a weld at the end of a chain would hardly be held. Each virtual body gets the
     estimate of the link its chain hangs from instead (the motion itself is unchanged).
+    ``prefix`` is the model's MuJoCo name prefix in a world of several models.
     """
     for closure in model.closures:
-        base = mj.body(closure.link1).id
+        base = mj.body(prefix + closure.link1).id
         for index in range(len(_CHAINS[closure.type][0])):
-            body = mj.body(f'{closure.name}:virtual{index}').id
+            body = mj.body(f'{prefix}{closure.name}:virtual{index}').id
             mj.body_invweight0[body] = mj.body_invweight0[base]

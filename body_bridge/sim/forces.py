@@ -217,5 +217,5 @@ def install_forces(sim):
     loop closures as firmly as direct joints would be."""
     from .closures import weigh_virtual_bodies
     from .forces_runtime import ForceSystem
-    weigh_virtual_bodies(sim.mj, sim.model)
+    weigh_virtual_bodies(sim.mj, sim.model, sim.prefix)
     return ForceSystem.install(sim)

@@ -73,20 +73,20 @@ class ForceSystem:
     def _body(self, link: str) -> int:
         body = self._bodies.get(link)
         if body is None:
-            body = self._bodies[link] = self.mj.body(link).id
+            body = self._bodies[link] = self.mj.body(self.sim.mj_name(link)).id
         return body
 
     def _prepare_motors(self) -> None:
-        m = self.mj
+        m, name = self.mj, self.sim.mj_name
         self.motors = []
         for motor in self.model.motors:
-            joint = m.joint(motor_joint(self.model, motor))
+            joint = m.joint(name(motor_joint(self.model, motor)))
             entry = {'motor': motor, 'joint': joint.id, 'name': motor.name,
                      'model_joint': motor.joint, 'integral': 0.0}
             if motor.actuation != Actuation.FORCE:
-                driver = m.joint(motor.name + DRIVER_SUFFIX)
+                driver = m.joint(name(motor.name + DRIVER_SUFFIX))
                 entry.update(qadr=int(driver.qposadr[0]), dadr=int(driver.dofadr[0]),
-                             eq=m.eq(motor.name + DRIVE_SUFFIX).id)
+                             eq=m.eq(name(motor.name + DRIVE_SUFFIX)).id)
             if motor.function.kind == FunctionKind.CONTROLLER:
                 self._inputs['motor', motor.name] = np.zeros(1)
             self.motors.append(entry)
@@ -114,7 +114,7 @@ class ForceSystem:
                                     d.efc_J_colind)
         else:
             jac[:] = d.efc_J[:d.nefc * m.nv].reshape(d.nefc, m.nv)
-        closures = {m.eq(c.name).id for c in self.model.closures}
+        closures = {m.eq(self.sim.mj_name(c.name)).id for c in self.model.closures}
         rows = [i for i in range(d.nefc)
                 if d.efc_type[i] == mujoco.mjtConstraint.mjCNSTR_EQUALITY
                 and int(d.efc_id[i]) in closures]
@@ -326,7 +326,7 @@ class ForceSystem:
             self._joint_spring(spring)
 
     def _joint_spring(self, spring) -> None:
-        j = self.mj.joint(spring.joint)
+        j = self.mj.joint(self.sim.mj_name(spring.joint))
         q, v = float(self.data.qpos[j.qposadr[0]]), float(self.data.qvel[j.dofadr[0]])
         self._joint_effort(j.id, spring_force(spring, q, v))
 
