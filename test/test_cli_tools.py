@@ -10,7 +10,8 @@ import yaml
 from conftest import SAMPLE_ARM, shared_model
 from test_cli import cli
 
-TANK = 'choreonoid/share/model/Tank/TankBody.body'  # a DUAL_FISHEYE camera the bridge refuses
+TANK = 'choreonoid/share/model/Tank/TankBody.body'  # a DUAL_FISHEYE camera and a light
+PA10 = 'choreonoid/share/model/PA10/PA10.body'  # a Holder device: a TF frame only
 ARM_POSE = ['--position', 'shoulder_pitch=0.3', '--position', 'elbow_pitch=1.5',
             '--position', 'wrist_pitch=1.75']
 
@@ -73,9 +74,12 @@ def test_info_is_a_tree_of_links_with_joints_limits_and_device_topics():
 def test_info_names_devices_that_do_not_publish_and_mimic_formulas():
     proc = cli('info', shared_model(TANK))
     assert proc.returncode == 0, proc.stderr
-    assert 'device Theta: camera (Camera), not simulated: lens_type DUAL_FISHEYE is not ' \
-           'supported' in proc.stdout
+    assert 'device Theta: camera (Camera) -> Theta/image_raw, Theta/camera_info, 30 Hz' \
+           in proc.stdout
     assert 'device VLP-16: range (RangeSensor) -> VLP_16/points, 5 Hz' in proc.stdout
+    assert 'device Light: light (SpotLight), lights the rendered scene' in proc.stdout
+    pa10 = cli('info', shared_model(PA10))
+    assert 'device Gripper: other (Holder), not simulated (a TF frame only)' in pa10.stdout
     wam = cli('info', shared_model('openrave/src/robots/barrettwam.robot.xml'))
     assert 'revolute joint JF3mimic about z' in wam.stdout
     assert '= 0.3333 JF3 + 0.8727' in wam.stdout
@@ -112,7 +116,8 @@ def test_check_reports_every_problem_of_every_model(tmp_path):
     odd.write_text('format: ChoreonoidBody\nangle_unit: degree\ncolour: red\nlinks:\n'
                    '  - name: base\n    joint_type: fixed\n    mass: 1.0\n'
                    '    inertia: [ 0.01, 0, 0, 0.01, 0, 0.01 ]\n    elements:\n'
-                   '      - { type: Camera, name: eye, lens_type: DUAL_FISHEYE }\n'
+                   '      - { type: Camera, name: eye, near_clip_distance: 5, '
+                   'far_clip_distance: 1 }\n'
                    '      - { type: Camera, name: wide, field_of_view: 200 }\n')
     proc = cli('check', bad, odd, shared_model(TANK))
     assert proc.returncode == 2
@@ -121,7 +126,7 @@ def test_check_reports_every_problem_of_every_model(tmp_path):
     assert f'{bad}: FAILED: 1 error, 0 warnings' in lines
     warnings = [line for line in lines if line.startswith(f'warning: {odd}')]
     assert any("'colour'" in line for line in warnings)
-    assert any("device 'eye'" in line and 'DUAL_FISHEYE' in line for line in warnings)
+    assert any("device 'eye'" in line and 'it does not publish' in line for line in warnings)
     assert any("device 'wide'" in line and 'field_of_view 200' in line for line in warnings)
     assert f'{odd}: ok: 0 errors, {len(warnings)} warnings' in lines
     assert any(line.startswith(f'{shared_model(TANK)}: ok: 0 errors, ') for line in lines)
@@ -187,6 +192,7 @@ def test_rviz_config_of_a_model_has_a_display_per_sensor_topic():
                if d['Enabled'] and 'Topic' in d}
     assert enabled == {('rviz_default_plugins/Image', 'Kinect/image_raw'),
                        ('rviz_default_plugins/Image', 'Kinect/depth/image'),
+                       ('rviz_default_plugins/Image', 'Theta/image_raw'),
                        ('rviz_default_plugins/PointCloud2', 'VLP_16/points')}
     assert config['Visualization Manager']['Global Options']['Fixed Frame'] == 'world'
 

@@ -43,7 +43,10 @@ def test_predicted_device_topics_are_the_published_ones(ros, tmp_path, path):
 def test_devices_without_topics_say_why():
     entries = {e.device.name: e for e in device_topics(load_model(
         shared_model('choreonoid/share/model/Tank/TankBody.body')))}
-    assert entries['Theta'].topics == () and 'DUAL_FISHEYE' in entries['Theta'].note
+    assert [t.name for t in entries['Theta'].topics] == ['Theta/image_raw', 'Theta/camera_info']
+    gripper = next(e for e in device_topics(load_model(
+        shared_model('choreonoid/share/model/PA10/PA10.body'))) if e.device.name == 'Gripper')
+    assert gripper.topics == () and gripper.note == 'not simulated (a TF frame only)'
     assert entries['Light'].note == 'lights the rendered scene'
     assert [t.name for t in entries['VLP-16'].topics] == ['VLP_16/points']  # '-' is not allowed
     aizu = {e.device.name: e for e in device_topics(load_model(

@@ -40,6 +40,9 @@ def test_camera_info_k_and_p_are_the_pinhole_of_the_image():
                                np.hstack([k.matrix(), np.zeros((3, 1))]))
     np.testing.assert_allclose(np.reshape(msg.r, (3, 3)), np.eye(3))
     assert msg.distortion_model == 'plumb_bob' and list(msg.d) == [0.0] * 5
+    for model in ('equidistant', 'dual_equidistant'):  # fisheye models: four coefficients
+        msg = camera_info(k, 'cam_optical_frame', model)
+        assert msg.distortion_model == model and list(msg.d) == [0.0] * 4
 
 
 def test_camera_points_back_project_the_depth_through_k():

@@ -449,16 +449,50 @@ def test_fisheye_camera_draws_what_the_equidistant_model_predicts(tmp_path):
     assert not rgb[0, 0].any() and not rgb[-1, -1].any()  # outside the circle: black
 
 
-def test_dual_fisheye_is_refused_and_fisheye_depth_cameras_are_pinholes(tmp_path):
-    sim, suite = start(fisheye_scene(tmp_path, lens='DUAL_FISHEYE'))
-    assert 'cam' not in suite.samplers
-    lines = open(sim.model.source).read().splitlines()
-    line = next(i for i, text in enumerate(lines, 1) if 'type: Camera' in text)
-    assert suite.warnings == [
-        f"{sim.model.source}:{line}: device 'cam' (Camera): lens_type DUAL_FISHEYE is not "
-        'supported: no ROS camera model describes two fisheye circles in one image; it does not '
-        'publish']
-    sim, suite = start(fisheye_scene(tmp_path / '..', lens='FISHEYE', fmt='DEPTH'))
+def test_dual_fisheye_draws_the_front_and_the_back_hemispheres_side_by_side(tmp_path):
+    # Choreonoid's DUAL_FISHEYE: width x width/2, the front hemisphere in the left square,
+    # the back one (the camera turned half a turn about its vertical axis) in the right.
+    path = fisheye_scene(tmp_path, lens='DUAL_FISHEYE')
+    path.write_text(path.read_text() + textwrap.indent(textwrap.dedent("""
+        - name: behind
+          parent: base
+          joint_type: fixed
+          translation: [ -2.0, -0.3, 0.6 ]
+          elements:
+            - type: Shape
+              geometry: { type: Box, size: [ 0.2, 0.2, 0.2 ] }
+              appearance: { material: { diffuse: [ 0, 0, 1 ] } }
+    """), '  '))
+    sim, suite = start(path)
+    run(sim, 0.1)
+    cam = suite.samplers['cam']
+    assert cam.distortion_model == 'dual_equidistant' and suite.warnings == []
+    k = cam.intrinsics
+    assert (k.width, k.height) == (320, 160)
+    assert k.fx == k.fy == pytest.approx(160 / math.pi)
+    assert k.cx == k.cy == pytest.approx(79.5)
+    rgb = cam.read().rgb
+    assert rgb.shape == (160, 320, 3)
+    u, v = project_equidistant(k, (2.0, 0.3, 0.6))  # the red cube ahead: left square
+    assert u < 160 and is_red(rgb[round(v), round(u)])
+    # the blue cube behind: in the back camera's optical frame (x, y, z) -> (-x, y, -z)
+    p = np.array([-2.0, -0.3, 0.6]) - (0.0, 0.0, 0.5)
+    x, y, z = p[1], -p[2], -p[0]
+    theta, phi = math.atan2(math.hypot(x, y), z), math.atan2(y, x)
+    u = 160 + k.cx + k.fx * theta * math.cos(phi)
+    v = k.cy + k.fy * theta * math.sin(phi)
+    assert u < 160 + k.cx  # world -y is on the left when looking along -x
+    r, g, b = (int(c) for c in rgb[round(v), round(u)])
+    assert b > 100 and r < b / 3 and g < b / 3
+    u, v = project_equidistant(k, (0.5, 1.35, 0.5))  # the green cube, 70 degrees to the left
+    r, g, b = (int(c) for c in rgb[round(v), round(u)])
+    assert g > 30 and r < g / 3 and b < g / 3
+    for row, col in ((0, 0), (0, 159), (0, 160), (159, 319)):  # outside both circles
+        assert not rgb[row, col].any()
+
+
+def test_fisheye_depth_cameras_are_pinholes(tmp_path):
+    sim, suite = start(fisheye_scene(tmp_path, lens='FISHEYE', fmt='DEPTH'))
     assert suite.samplers['cam'].distortion_model == 'plumb_bob'
     assert suite.warnings[0].endswith("device 'cam': lens_type FISHEYE applies to COLOR "
                                       'cameras only (as in Choreonoid); this DEPTH camera is '

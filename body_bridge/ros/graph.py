@@ -110,8 +110,6 @@ def _camera_topics(p, base: str, control_rate: float) -> list[Topic]:
     if fmt not in CAMERA_FORMATS:
         raise DeviceRefused(f'format {fmt} is not one of {", ".join(CAMERA_FORMATS)}')
     lens = str(p.get('lens_type', 'NORMAL')).upper()
-    if fmt == 'COLOR' and lens == 'DUAL_FISHEYE':
-        raise DeviceRefused('lens_type DUAL_FISHEYE is not supported')
     if lens == 'NORMAL' or fmt != 'COLOR':
         camera_intrinsics(p)
     rate = float(p['frame_rate']) if p.get('frame_rate') else control_rate

@@ -82,14 +82,15 @@ def _covariance(sigma: float | None) -> list[float]:
 def camera_info(k: Intrinsics, frame_id: str, model: str = 'plumb_bob') -> CameraInfo:
     """CameraInfo of an image without distortion: K, P = [K | 0], R = I, D = 0.
 
-    ``model`` is ``plumb_bob`` (a pinhole image) or ``equidistant`` (a fisheye image whose
-    pixel distance from (cx, cy) is fx times the angle from the optical axis).
+    ``model`` is ``plumb_bob`` (a pinhole image), ``equidistant`` (a fisheye image whose
+    pixel distance from (cx, cy) is fx times the angle from the optical axis) or
+    ``dual_equidistant`` (two such circles side by side, K the left one's: sim/fisheye.py).
     """
     msg = CameraInfo()
     msg.header.frame_id = frame_id
     msg.width, msg.height = k.width, k.height
     msg.distortion_model = model
-    msg.d = [0.0] * (4 if model == 'equidistant' else 5)
+    msg.d = [0.0] * (4 if model.endswith('equidistant') else 5)
     msg.k = [k.fx, 0.0, k.cx, 0.0, k.fy, k.cy, 0.0, 0.0, 1.0]
     msg.r = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
     msg.p = [k.fx, 0.0, k.cx, 0.0, 0.0, k.fy, k.cy, 0.0, 0.0, 0.0, 1.0, 0.0]

@@ -14,7 +14,7 @@ import mujoco
 import numpy as np
 
 from ..urdf import OPTICAL
-from .fisheye import FisheyeLens, face_size
+from .fisheye import DUAL_MODEL, FisheyeLens, face_size
 from .render import Intrinsics
 from .samplers import DeviceRefused, DeviceSampler, ImageReading, RangeReading
 
@@ -207,6 +207,9 @@ def camera_render_size(params) -> tuple[int, int]:
     """The largest image [pixels] a camera renders (a fisheye renders cube faces)."""
     width = min(int(params.get('width', 640)), MAX_IMAGE_SIZE)
     height = min(int(params.get('height', 480)), MAX_IMAGE_SIZE)
+    if _lens(params) == 'DUAL_FISHEYE' and width > 1:
+        side = face_size(width // 2, math.pi, MAX_IMAGE_SIZE)
+        return max(width, side), max(width // 2, side)
     if _lens(params) == 'FISHEYE' and width > 0:
         try:
             side = face_size(width, _fisheye_fov(params), MAX_IMAGE_SIZE)
@@ -221,7 +224,8 @@ class CameraSampler(DeviceSampler):
 
     Attributes:
         intrinsics: the camera model (K) of the published images.
-        distortion_model: ``plumb_bob`` (a pinhole, no distortion) or ``equidistant`` (FISHEYE).
+        distortion_model: ``plumb_bob`` (a pinhole, no distortion), ``equidistant`` (FISHEYE)
+            or ``dual_equidistant`` (DUAL_FISHEYE, see sim/fisheye.py).
         color, depth: which images the camera's format produces.
         points: whether it produces a point cloud (POINT_CLOUD, COLOR_POINT_CLOUD).
     """
@@ -244,27 +248,28 @@ class CameraSampler(DeviceSampler):
             self.warnings.append(f'lens_type {lens} applies to COLOR cameras only (as in '
                                  f'Choreonoid); this {fmt} camera is a pinhole camera')
         elif lens == 'DUAL_FISHEYE':
-            raise DeviceRefused('lens_type DUAL_FISHEYE is not supported: no ROS camera model '
-                                'describes two fisheye circles in one image')
+            self._fisheye = self._fisheye_lens(p, dual=True)
+            self.distortion_model = DUAL_MODEL
         elif lens == 'FISHEYE':
             self._fisheye = self._fisheye_lens(p)
             self.distortion_model = 'equidistant'
         self.intrinsics = self._fisheye.intrinsics if self._fisheye else camera_intrinsics(p)
         self._renderer = renderer
 
-    def _fisheye_lens(self, p) -> FisheyeLens:
+    def _fisheye_lens(self, p, dual: bool = False) -> FisheyeLens:
         width = int(p.get('width', 640))
-        if not 0 < width <= MAX_IMAGE_SIZE:
-            raise DeviceRefused(f'image width {width} is not within 1..{MAX_IMAGE_SIZE} pixels')
-        fov = _fisheye_fov(p)
-        if float(p.get('field_of_view', fov)) > math.pi:
+        if not (2 if dual else 1) <= width <= MAX_IMAGE_SIZE:
+            raise DeviceRefused(f'image width {width} is not within {2 if dual else 1}..'
+                                f'{MAX_IMAGE_SIZE} pixels')
+        fov = math.pi if dual else _fisheye_fov(p)  # a dual lens: 180 degrees per half
+        if not dual and float(p.get('field_of_view', fov)) > math.pi:
             self.warnings.append('a fisheye sees at most 180 degrees: field_of_view '
                                  f'{math.degrees(float(p["field_of_view"])):g} degrees is 180')
         near = float(p.get('near_clip_distance', 0.04))
         far = float(p.get('far_clip_distance', 200.0))
         if not 0.0 < near < far:
             raise DeviceRefused(f'clip distances {near}..{far} m are not 0 < near < far')
-        return FisheyeLens(width, fov, near, far, MAX_IMAGE_SIZE)
+        return FisheyeLens(width, fov, near, far, MAX_IMAGE_SIZE, dual)
 
     def _native_rate(self) -> float | None:
         rate = self.device.params.get('frame_rate')
