@@ -23,6 +23,7 @@ import numpy as np
 
 from ..errors import ModelError, where
 from ..model import Pose, axis_angle_matrix, is_rotation
+from .yamlsource import kind_of as kind
 from .yamlsource import line_of
 
 __all__ = ['snake', 'kind', 'key_text', 'Node', 'Context', 'Session', 'Frame', 'plain',
@@ -50,17 +51,6 @@ def key_text(key, ctx: Context, line: int | None) -> str:
     if isinstance(key, (int, float)):
         return str(key)
     raise ModelError(ctx.path, line, f'mapping key {key!r} is not a string')
-
-
-def kind(value) -> str:
-    """A short description of a YAML value for error messages."""
-    if isinstance(value, dict):
-        return 'a mapping'
-    if isinstance(value, list):
-        return 'a list'
-    if value is None:
-        return 'nothing'
-    return f'{type(value).__name__} {value!r}'
 
 
 #: Most values one device parameter may hold once its aliases are expanded.

@@ -22,23 +22,12 @@ import numpy as np
 
 from ..errors import ModelError, UnsupportedError, where
 from ..model import Function, FunctionKind, Repeat, axis_angle_matrix, quat_matrix
-from .yamlsource import line_of
+from .yamlsource import kind_of, line_of
 
 __all__ = ['Context', 'Node', 'kind_of', 'read_function']
 
 #: A number in YAML 1.2's notation (the float forms YAML 1.1 leaves as text, such as 1e5).
 _NUMBER = re.compile(r'[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?')
-
-
-def kind_of(value) -> str:
-    """A short description of a YAML value for messages."""
-    if isinstance(value, dict):
-        return 'a mapping'
-    if isinstance(value, list):
-        return 'a list'
-    if value is None:
-        return 'nothing'
-    return f'{type(value).__name__} {value!r}'
 
 
 @dataclass

@@ -23,8 +23,8 @@ import yaml
 from ..errors import ModelError
 from ..fileaccess import read_regular
 
-__all__ = ['LineDict', 'LineList', 'load_yaml', 'load_yaml_anchors', 'line_of', 'MAX_BYTES',
-           'MAX_VALUES', 'MAX_DEPTH']
+__all__ = ['LineDict', 'LineList', 'load_yaml', 'load_yaml_anchors', 'line_of', 'kind_of',
+           'MAX_BYTES', 'MAX_VALUES', 'MAX_DEPTH']
 
 #: Upper bound of the size of one YAML file [bytes].
 MAX_BYTES = 64 * 1024 * 1024
@@ -74,6 +74,17 @@ class LineList(list):
 def line_of(obj, default: int | None = None) -> int | None:
     """The line where a loaded mapping or sequence starts, or ``default``."""
     return getattr(obj, 'line', default)
+
+
+def kind_of(value) -> str:
+    """A short description of a loaded YAML value for error messages."""
+    if isinstance(value, dict):
+        return 'a mapping'
+    if isinstance(value, list):
+        return 'a list'
+    if value is None:
+        return 'nothing'
+    return f'{type(value).__name__} {value!r}'
 
 
 class _Open:

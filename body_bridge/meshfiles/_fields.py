@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ModelError
+from ..model import axis_angle_matrix
 from . import _common
 from ._scenetext import Node, Word
 
@@ -70,3 +71,25 @@ def flag(node: Node, name: str, default: bool) -> bool:
     if isinstance(value, Word):
         return value.upper() == 'TRUE'
     return default
+
+
+def rotation(path: str, node: Node, name: str) -> np.ndarray:
+    """A SFRotation field (axis x y z, angle [rad]) as a matrix; identity when it is zero."""
+    value = vector(path, node, name, (0, 0, 1, 0), 4)
+    if value[3] == 0.0 or not np.any(value[:3]):
+        return np.eye(3)
+    return axis_angle_matrix(value[:3], float(value[3]))
+
+
+def transform(path: str, node: Node, scale: str) -> np.ndarray:
+    """The 4x4 matrix of a VRML Transform or an Inventor Transform (its scale field is
+    ``scale``): T C R SR S -SR -C."""
+    t = vector(path, node, 'translation', (0, 0, 0), 3)
+    c = vector(path, node, 'center', (0, 0, 0), 3)
+    r = rotation(path, node, 'rotation')
+    sr = rotation(path, node, 'scaleOrientation')
+    linear = r @ sr @ np.diag(vector(path, node, scale, (1, 1, 1), 3)) @ sr.T
+    m = np.eye(4)
+    m[:3, :3] = linear
+    m[:3, 3] = t + c - linear @ c
+    return m

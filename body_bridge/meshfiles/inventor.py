@@ -235,17 +235,7 @@ def _then(state: _State, local: np.ndarray) -> _State:
 
 
 def _transform(scene: _Scene, node: Node, state: _State) -> _State:
-    path = scene.path
-    t = fields.vector(path, node, 'translation', (0, 0, 0), 3)
-    c = fields.vector(path, node, 'center', (0, 0, 0), 3)
-    r = _rotation(path, node, 'rotation')
-    so = _rotation(path, node, 'scaleOrientation')
-    s = fields.vector(path, node, 'scaleFactor', (1, 1, 1), 3)
-    linear = r @ so @ np.diag(s) @ so.T
-    m = np.eye(4)
-    m[:3, :3] = linear
-    m[:3, 3] = t + c - linear @ c
-    return _then(state, m)
+    return _then(state, fields.transform(scene.path, node, 'scaleFactor'))
 
 
 def _translation(scene: _Scene, node: Node, state: _State) -> _State:
@@ -256,7 +246,7 @@ def _translation(scene: _Scene, node: Node, state: _State) -> _State:
 
 def _rotation_node(scene: _Scene, node: Node, state: _State) -> _State:
     m = np.eye(4)
-    m[:3, :3] = _rotation(scene.path, node, 'rotation')
+    m[:3, :3] = fields.rotation(scene.path, node, 'rotation')
     return _then(state, m)
 
 
@@ -339,13 +329,6 @@ def _texture2(scene: _Scene, node: Node, state: _State) -> _State:
             scene.warn(scene.path, node.line, f'texture {names[0]!r} not found')
         return replace(state, texture=texture)
     return replace(state, texture=None)
-
-
-def _rotation(path: str, node: Node, name: str) -> np.ndarray:
-    value = fields.vector(path, node, name, (0, 0, 1, 0), 4)
-    if value[3] == 0.0 or not np.any(value[:3]):
-        return np.eye(3)
-    return axis_angle_matrix(value[:3], float(value[3]))
 
 
 _PROPERTIES = {

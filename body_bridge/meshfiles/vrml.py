@@ -84,7 +84,7 @@ class _Scene:
         target, matrix = found
         matrix = matrix.copy()
         if target.type == 'Transform':
-            matrix = matrix @ _transform(self.path, target)
+            matrix = matrix @ fields.transform(self.path, target, 'scale')
             matrix[:3, 3] = 0.0
             self.walk_children(target, matrix, 1)
         else:
@@ -104,7 +104,7 @@ class _Scene:
             self.warn(self.path, node.line, f'"DEF {node.name} {{" has no node type; read as a '
                       f'{kind} node (as Choreonoid does)')
         if kind == 'Transform':
-            self.walk_children(node, matrix @ _transform(self.path, node), depth)
+            self.walk_children(node, matrix @ fields.transform(self.path, node, 'scale'), depth)
         elif kind in _GROUPS:
             self.walk_children(node, matrix, depth)
         elif kind == 'Switch':
@@ -309,27 +309,6 @@ def _elevation_grid(path: str, node: Node):
     return vertices, faces, None
 
 
-def _transform(path: str, node: Node) -> np.ndarray:
-    """The matrix of a VRML Transform: T C R SR S -SR -C."""
-    t = fields.vector(path, node, 'translation', (0, 0, 0), 3)
-    c = fields.vector(path, node, 'center', (0, 0, 0), 3)
-    r = _rotation(path, node, 'rotation')
-    sr = _rotation(path, node, 'scaleOrientation')
-    s = fields.vector(path, node, 'scale', (1, 1, 1), 3)
-    linear = r @ sr @ np.diag(s) @ sr.T
-    m = np.eye(4)
-    m[:3, :3] = linear
-    m[:3, 3] = t + c - linear @ c
-    return m
-
-
-def _rotation(path: str, node: Node, name: str) -> np.ndarray:
-    value = fields.vector(path, node, name, (0, 0, 1, 0), 4)
-    if value[3] == 0.0 or not np.any(value[:3]):
-        return np.eye(3)
-    return axis_angle_matrix(value[:3], float(value[3]))
-
-
 # --- named nodes ----------------------------------------------------------------------------
 
 
@@ -354,7 +333,9 @@ def _find(path: str, nodes: list[Node], name: str, matrix: np.ndarray, depth: in
         budget.visit(node.line)
         if node.name == name:
             return node, matrix
-        inner = matrix @ _transform(path, node) if node.type == 'Transform' else matrix
+        inner = matrix
+        if node.type == 'Transform':
+            inner = matrix @ fields.transform(path, node, 'scale')
         found = _find(path, _children_for_search(node), name, inner, depth + 1, budget)
         if found is not None:
             return found

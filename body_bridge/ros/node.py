@@ -253,9 +253,7 @@ class BridgeNode(Node):
     def publish_clock(self) -> None:
         """Publish the simulated time on /clock (if this node is the world's clock)."""
         if self._clock_pub is not None:
-            sec, nanosec = wire.stamp_parts(self.sim.time)
-            self._clock_msg.set('sec', sec)
-            self._clock_msg.set('nanosec', nanosec)
+            self._clock_msg.set_stamp(*wire.stamp_parts(self.sim.time))
             self._clock_pub.publish(self._clock_msg.payload())
 
     def _publish_state(self) -> Time:
@@ -263,8 +261,7 @@ class BridgeNode(Node):
         sec, nanosec = wire.stamp_parts(sim.time)
         self.publish_clock()
         msg = self._state_msg
-        msg.set('sec', sec)
-        msg.set('nanosec', nanosec)
+        msg.set_stamp(sec, nanosec)
         msg.set('position', sim.joint_positions())
         msg.set('velocity', sim.joint_velocities())
         msg.set('effort', sim.joint_efforts())
@@ -272,8 +269,7 @@ class BridgeNode(Node):
         if self._tf_msg is not None:
             pos, quat = sim.moving_transforms()
             tf = self._tf_msg
-            tf.set('sec', sec)
-            tf.set('nanosec', nanosec)
+            tf.set_stamp(sec, nanosec)
             tf.set('translation', pos)
             tf.set('rotation', quat)
             self._tf_pub.publish(tf.payload())

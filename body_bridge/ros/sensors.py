@@ -194,8 +194,7 @@ class ImuPublisher(DevicePublisher):
         def build(marks: wire.Marks) -> Imu:
             msg = Imu()
             msg.header.frame_id = frame_id
-            msg.header.stamp.sec = marks.int32('sec')
-            msg.header.stamp.nanosec = marks.uint32('nanosec')
+            wire.mark_stamp(marks, msg.header.stamp)
             for field, reported in self.reports.items():
                 setattr(msg, f'{field}_covariance',
                         _covariance(noise.get(field, 0.0) if reported else None))
@@ -214,9 +213,7 @@ class ImuPublisher(DevicePublisher):
             return
         r = self.sampler.read()
         msg = self.msg
-        sec, nanosec = wire.stamp_parts(r.time)
-        msg.set('sec', sec)
-        msg.set('nanosec', nanosec)
+        msg.set_stamp(*wire.stamp_parts(r.time))
         for field in ('orientation', 'angular_velocity', 'linear_acceleration'):
             value = getattr(r, field)
             if value is not None and self.reports[field]:
@@ -234,8 +231,7 @@ class WrenchPublisher(DevicePublisher):
         def build(marks: wire.Marks) -> WrenchStamped:
             msg = WrenchStamped()
             msg.header.frame_id = frame_id
-            msg.header.stamp.sec = marks.int32('sec')
-            msg.header.stamp.nanosec = marks.uint32('nanosec')
+            wire.mark_stamp(marks, msg.header.stamp)
             for field in ('force', 'torque'):
                 vector = getattr(msg.wrench, field)
                 vector.x, vector.y, vector.z = (marks.float64(field) for _ in range(3))
@@ -247,9 +243,7 @@ class WrenchPublisher(DevicePublisher):
             return
         r = self.sampler.read()
         msg = self.msg
-        sec, nanosec = wire.stamp_parts(r.time)
-        msg.set('sec', sec)
-        msg.set('nanosec', nanosec)
+        msg.set_stamp(*wire.stamp_parts(r.time))
         msg.set('force', r.force)
         msg.set('torque', r.torque)
         self.pub.publish(msg.payload())

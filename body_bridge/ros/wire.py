@@ -22,8 +22,8 @@ from collections.abc import Callable
 import numpy as np
 from rclpy.serialization import deserialize_message, serialize_message
 
-__all__ = ['Marks', 'PackedMessage', 'stamp_parts', 'joint_state_message', 'tf_message',
-           'clock_message']
+__all__ = ['Marks', 'PackedMessage', 'stamp_parts', 'mark_stamp', 'joint_state_message',
+           'tf_message', 'clock_message']
 
 _KINDS = {'float64': np.dtype('=f8'), 'int32': np.dtype('=i4'), 'uint32': np.dtype('=u4')}
 
@@ -143,6 +143,11 @@ class PackedMessage:
             typed = np.broadcast_to(np.asarray(values, dtype=dtype), (len(index),))
             view[index] = np.ascontiguousarray(typed).view(np.uint8).reshape(index.shape)
 
+    def set_stamp(self, sec: int, nanosec: int) -> None:
+        """Write the stamp a build marked with ``mark_stamp``."""
+        self.set('sec', sec)
+        self.set('nanosec', nanosec)
+
     def payload(self) -> bytes:
         """The serialized message, to publish."""
         return bytes(self._buffer)
@@ -157,8 +162,9 @@ def stamp_parts(seconds: float) -> tuple[int, int]:
     return int(sec), min(int(round((seconds - sec) * 1e9)), 999_999_999)
 
 
-def _stamp(marks: Marks, msg) -> None:
-    msg.sec, msg.nanosec = marks.int32('sec'), marks.uint32('nanosec')
+def mark_stamp(marks: Marks, stamp) -> None:
+    """Mark a builtin_interfaces/Time of a build (``PackedMessage.set_stamp`` writes it)."""
+    stamp.sec, stamp.nanosec = marks.int32('sec'), marks.uint32('nanosec')
 
 
 def joint_state_message(names: list[str]) -> PackedMessage:
@@ -168,7 +174,7 @@ def joint_state_message(names: list[str]) -> PackedMessage:
 
     def build(marks: Marks) -> JointState:
         msg = JointState(name=list(names))
-        _stamp(marks, msg.header.stamp)
+        mark_stamp(marks, msg.header.stamp)
         for field in ('position', 'velocity', 'effort'):
             setattr(msg, field, [marks.float64(field) for _ in names])
         return msg
@@ -186,7 +192,7 @@ def tf_message(frames: list[tuple[str, str]]) -> PackedMessage:
         for parent, child in frames:
             t = TransformStamped()
             t.header.frame_id, t.child_frame_id = parent, child
-            _stamp(marks, t.header.stamp)
+            mark_stamp(marks, t.header.stamp)
             tr, rot = t.transform.translation, t.transform.rotation
             tr.x, tr.y, tr.z = (marks.float64('translation') for _ in range(3))
             rot.w, rot.x, rot.y, rot.z = (marks.float64('rotation') for _ in range(4))
@@ -201,6 +207,6 @@ def clock_message() -> PackedMessage:
 
     def build(marks: Marks) -> Clock:
         msg = Clock()
-        _stamp(marks, msg.clock)
+        mark_stamp(marks, msg.clock)
         return msg
     return PackedMessage(build)
