@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import random
 import shutil
@@ -16,12 +17,29 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_MODELS = REPO.parent / 'shared' / 'models'
 SAMPLE_ARM = REPO / 'models' / 'sample_arm' / 'sample_arm.body'
 
+#: Whether ROS 2 (rclpy and the message packages) is here; the Humble environment
+#: (tools/setup.sh humble) has none: there are no Humble wheels.
+HAVE_ROS = importlib.util.find_spec('rclpy') is not None
+ROS_MISSING = ('needs ROS 2: rclpy is not importable in this environment (the Humble '
+               'environment has no ROS wheels)')
+
 # Each test run talks on its own DDS domain, discovering only this machine, so parallel runs
 # never cross-talk. Set before anything imports rclpy.
 os.environ.setdefault('ROS_DOMAIN_ID', str(random.Random(os.getpid() ^ int(time.time())).randint(1, 100)))
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
 os.environ.pop('ROS_LOCALHOST_ONLY', None)
 os.environ.setdefault('MUJOCO_GL', 'egl')
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``ros`` are skipped, with the reason, where ROS 2 is missing (modules that
+    import ROS packages skip themselves with ``pytest.importorskip``)."""
+    if HAVE_ROS:
+        return
+    skip = pytest.mark.skip(reason=ROS_MISSING)
+    for item in items:
+        if 'ros' in item.keywords:
+            item.add_marker(skip)
 
 
 def shared_model(relative: str) -> Path:

@@ -6,6 +6,11 @@ import sys
 import numpy as np
 import pytest
 
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 from body_bridge.errors import ParameterError
 from body_bridge.formats import load_model
 from body_bridge.ros.commands import read_controllers

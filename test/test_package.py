@@ -11,6 +11,11 @@ import xml.etree.ElementTree as ET
 import pytest
 import yaml
 
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 from body_bridge.ros.node import PARAMETERS
 
 from conftest import REPO

@@ -8,6 +8,11 @@ import time
 
 import numpy as np
 import pytest
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 from geometry_msgs.msg import WrenchStamped
 from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
@@ -267,7 +272,9 @@ def test_the_node_uses_the_bundled_fastdds_profile_unless_told_otherwise():
     from body_bridge.ros.transport import use_bundled_fastdds_profile
     environ = {}
     path = use_bundled_fastdds_profile(environ)
-    assert environ == {'FASTDDS_DEFAULT_PROFILES_FILE': path}
+    # Fast DDS 3.x (Kilted) reads the first name, 2.x (Humble, Jazzy) the second
+    assert environ == {'FASTDDS_DEFAULT_PROFILES_FILE': path,
+                       'FASTRTPS_DEFAULT_PROFILES_FILE': path}
     ns = {'p': 'http://www.eprosima.com/XMLSchemas/fastRTPS_Profiles'}
     root = ET.parse(path).getroot()
     segment = int(root.find('.//p:transport_descriptor[p:type="SHM"]/p:segment_size', ns).text)

@@ -13,13 +13,17 @@ __all__ = ['use_bundled_fastdds_profile', 'FASTDDS_PROFILE']
 FASTDDS_PROFILE = os.path.join('config', 'fastdds.xml')
 
 _FASTDDS_RMWS = ('', 'rmw_fastrtps_cpp', 'rmw_fastrtps_dynamic_cpp')
+#: Where Fast DDS looks for a profile file: 3.x (Kilted) reads the first, 2.x (Humble, Jazzy)
+#: the second.
 _PROFILE_VARIABLES = ('FASTDDS_DEFAULT_PROFILES_FILE', 'FASTRTPS_DEFAULT_PROFILES_FILE')
 
 
 def use_bundled_fastdds_profile(environ=os.environ) -> str | None:
     """Point Fast DDS at the bundled profile (a large shared-memory segment) before rclpy.init.
 
-    Nothing changes when another RMW is chosen or the user names a profile of their own.
+    Both variables are set, the one of Fast DDS 3.x and the one of 2.x, so the profile applies
+    whichever version rmw_fastrtps_cpp was built with. Nothing changes when another RMW is
+    chosen or the user names a profile of their own (in either variable).
 
     Returns:
         The profile now in use, or None.
@@ -34,5 +38,6 @@ def use_bundled_fastdds_profile(environ=os.environ) -> str | None:
         return None
     if not os.path.isfile(path):
         return None
-    environ['FASTDDS_DEFAULT_PROFILES_FILE'] = path
+    for name in _PROFILE_VARIABLES:
+        environ[name] = path
     return path
