@@ -260,7 +260,8 @@ def test_the_bridge_accepts_what_the_launch_file_passes(launch, tmp_path):
     [bridge] = launch.nodes(real_time_factor='2.0', log_level='warn')
     args = _launched(bridge, tmp_path)
     args[args.index(launch.arguments['params_file'])] = str(REPO / 'config' / 'body_bridge.yaml')
-    script = 'import sys; from body_bridge.ros.node import main; sys.argv[0] = "bridge"; main()'
+    script = ('import sys; from body_bridge.ros.launcher import main; sys.argv[0] = "bridge"; '
+              'main()')
     proc = subprocess.Popen([sys.executable, '-c', script, *args, '-p', 'start_paused:=true'],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True)
