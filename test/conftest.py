@@ -31,14 +31,20 @@ os.environ.pop('ROS_LOCALHOST_ONLY', None)
 os.environ.setdefault('MUJOCO_GL', 'egl')
 
 
+#: Fixtures that need ROS 2: a test that uses one is marked ``ros`` too.
+ROS_FIXTURES = {'ros', 'bridge'}
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` selects by marker
 def pytest_collection_modifyitems(config, items):
-    """Tests marked ``ros`` are skipped, with the reason, where ROS 2 is missing (modules that
-    import ROS packages skip themselves with ``pytest.importorskip``)."""
-    if HAVE_ROS:
-        return
+    """Tests marked ``ros`` (or using a ROS fixture) are skipped, with the reason, where ROS 2
+    is missing (modules that import ROS packages skip themselves with
+    ``pytest.importorskip``)."""
     skip = pytest.mark.skip(reason=ROS_MISSING)
     for item in items:
-        if 'ros' in item.keywords:
+        if ROS_FIXTURES & set(getattr(item, 'fixturenames', ())):
+            item.add_marker(pytest.mark.ros)
+        if not HAVE_ROS and 'ros' in item.keywords:
             item.add_marker(skip)
 
 

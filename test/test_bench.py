@@ -9,6 +9,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from conftest import REPO
 
 REAL = ('sr1', 'barrettwam', 'slider_crank')
@@ -37,6 +39,7 @@ EXPECTED = (
     ['machine_load_average_start', 'machine_load_average_end', 'bench_wall_time'])
 
 
+@pytest.mark.ros  # the benchmarks run the node
 def test_quick_run_prints_and_writes_every_figure(tmp_path):
     out = tmp_path / 'figures.json'
     proc = subprocess.run([sys.executable, str(REPO / 'bench' / 'run.py'), '--quick',

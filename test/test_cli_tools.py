@@ -5,6 +5,7 @@ import struct
 import zlib
 
 import numpy as np
+import pytest
 import yaml
 
 from conftest import SAMPLE_ARM, shared_model
@@ -45,6 +46,7 @@ def tree_depth(line: str) -> int:
     return re.match(r'^[│ ├└─]*', line).end() // 4
 
 
+@pytest.mark.ros  # info, rviz and params read the node's topics and parameters
 def test_info_is_a_tree_of_links_with_joints_limits_and_device_topics():
     proc = cli('info', 'sample_arm')
     assert proc.returncode == 0, proc.stderr
@@ -71,6 +73,7 @@ def test_info_is_a_tree_of_links_with_joints_limits_and_device_topics():
                for line in lines)
 
 
+@pytest.mark.ros  # info, rviz and params read the node's topics and parameters
 def test_info_names_devices_that_do_not_publish_and_mimic_formulas():
     proc = cli('info', shared_model(TANK))
     assert proc.returncode == 0, proc.stderr
@@ -85,6 +88,7 @@ def test_info_names_devices_that_do_not_publish_and_mimic_formulas():
     assert '= 0.3333 JF3 + 0.8727' in wam.stdout
 
 
+@pytest.mark.ros  # info, rviz and params read the node's topics and parameters
 def test_info_json_lists_device_topics():
     import json
     data = json.loads(cli('info', 'sample_arm', '--json').stdout)
@@ -183,6 +187,7 @@ def test_snapshot_of_an_unknown_camera_is_one_line(tmp_path):
 
 # --- rviz, params --------------------------------------------------------------------------
 
+@pytest.mark.ros  # info, rviz and params read the node's topics and parameters
 def test_rviz_config_of_a_model_has_a_display_per_sensor_topic():
     proc = cli('rviz', shared_model(TANK))
     assert proc.returncode == 0, proc.stderr
@@ -197,6 +202,7 @@ def test_rviz_config_of_a_model_has_a_display_per_sensor_topic():
     assert config['Visualization Manager']['Global Options']['Fixed Frame'] == 'world'
 
 
+@pytest.mark.ros  # info, rviz and params read the node's topics and parameters
 def test_params_prints_every_declared_parameter():
     from body_bridge.ros.params import PARAMETERS
     proc = cli('params')
@@ -208,6 +214,7 @@ def test_params_prints_every_declared_parameter():
     assert '| `ground_plane` | string | `auto` |' in markdown
 
 
+@pytest.mark.ros  # info, rviz and params read the node's topics and parameters
 def test_params_write_replaces_only_the_generated_block(tmp_path):
     from body_bridge.ros.params_doc import BEGIN, END, markdown
     doc = tmp_path / 'doc.md'

@@ -15,7 +15,7 @@ import time
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import TransformStamped
-from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
@@ -34,6 +34,7 @@ from . import params as P
 from . import qos, wire
 from .commands import CommandTopics, read_controllers
 from .params import PARAMETERS
+from .settable import on_set_parameters
 
 __all__ = ['BridgeNode', 'PARAMETERS', 'problem_of']
 
@@ -304,7 +305,7 @@ class BridgeNode(Node):
         self.restart_request: str | None = None
         self.restart_after = 0.0
         self._reload_service = self.create_service(Trigger, '~/reload', self._on_reload)
-        self.add_on_set_parameters_callback(self._on_set_parameters)
+        self.add_on_set_parameters_callback(lambda given: on_set_parameters(self, given))
 
     def check_reload(self, spec: str) -> str | None:
         """Everything a restart with model ``spec`` would do that can fail, done aside: the
@@ -328,7 +329,7 @@ class BridgeNode(Node):
             return f'{spec}: the model cannot be loaded ({type(err).__name__}: {err})'
         return None
 
-    def _request_restart(self, spec: str) -> None:
+    def request_restart(self, spec: str) -> None:
         self.restart_request = spec
         self.restart_after = time.monotonic() + 0.5
         self.get_logger().info(f'reload: {spec} is good; the bridge restarts with it')
@@ -338,57 +339,12 @@ class BridgeNode(Node):
         problem = self.check_reload(spec)
         response.success = problem is None
         if problem is None:
-            self._request_restart(spec)
+            self.request_restart(spec)
             response.message = f'{spec}: loaded; the bridge restarts with it'
         else:
             response.message = f'reload failed, the running model goes on: {problem}'
             self.warn_throttled(response.message)
         return response
-
-    def _on_set_parameters(self, parameters) -> SetParametersResult:
-        """``ros2 param set``: ``model`` reloads, ``real_time_factor`` paces the world; the
-        parameter groups are refused (the fixed parameters are read-only by descriptor)."""
-        for parameter in parameters:
-            group = parameter.name.split('.')[0]
-            if group in P.GROUP_READ_ONLY and '.' in parameter.name:
-                return SetParametersResult(
-                    successful=False, reason=f'{parameter.name} is read-only: '
-                    f'{P.GROUP_READ_ONLY[group]}')
-            if parameter.name == 'real_time_factor':
-                problem = self._set_real_time_factor(parameter.value)
-                if problem is not None:
-                    return SetParametersResult(successful=False, reason=problem)
-            elif parameter.name == 'model':
-                problem = self._set_model(parameter.value)
-                if problem is not None:
-                    return SetParametersResult(successful=False, reason=problem)
-        return SetParametersResult(successful=True)
-
-    def _set_model(self, value) -> str | None:
-        if not isinstance(value, str) or not value:
-            return 'model must be a file or a bundled model name'
-        problem = self.check_reload(value)
-        if problem is not None:
-            self.warn_throttled(f'parameter model: {value} refused, the running model goes '
-                                f'on: {problem}')
-            return problem
-        self._request_restart(value)
-        return None
-
-    def _set_real_time_factor(self, value) -> str | None:
-        """The world's new pace, or why not."""
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-                not math.isfinite(value) or value < 0:
-            return f'real_time_factor must be 0 or a positive number, not {value!r}'
-        runner = self.runner
-        if runner is None:
-            return 'real_time_factor: nothing to pace, the node does not simulate'
-        if runner.nodes[0] is not self:
-            return (f'real_time_factor is the world\'s: set it on '
-                    f'{runner.nodes[0].get_fully_qualified_name()}')
-        runner.real_time_factor = float(value)
-        self.params['real_time_factor'] = float(value)
-        return None
 
     # --- services -----------------------------------------------------------------------------
 
