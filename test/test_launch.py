@@ -134,7 +134,8 @@ def test_arguments_and_defaults_match_the_node(launch):
 
 def test_show_args_prints_one_default_per_argument(launch):
     for argument in launch.declared:
-        shown = f"{argument.kwargs['description']}\n(default: '{argument.kwargs['default_value']}')"
+        kw = argument.kwargs
+        shown = f"{kw['description']}\n(default: '{kw['default_value']}')"
         assert shown.lower().count('default') == 1, shown
 
 

@@ -23,8 +23,9 @@ from rcl_interfaces.msg import ParameterDescriptor, ParameterType
 from ..errors import ParameterError
 from ..model import Model, Pose
 
-__all__ = ['PARAMETERS', 'SETTABLE', 'READ_ONLY', 'GROUPS', 'GROUP_READ_ONLY', 'declare_parameters', 'group', 'read_gains',
-           'read_initial_positions', 'initial_pose', 'unused_parameters']
+__all__ = ['PARAMETERS', 'SETTABLE', 'READ_ONLY', 'GROUPS', 'GROUP_READ_ONLY',
+           'declare_parameters', 'group', 'read_gains', 'read_initial_positions', 'initial_pose',
+           'unused_parameters']
 
 _D, _B, _S = ParameterType.PARAMETER_DOUBLE, ParameterType.PARAMETER_BOOL, \
     ParameterType.PARAMETER_STRING

@@ -73,8 +73,9 @@ class OffscreenRenderer:
     """Renders colour and depth images of a MuJoCo model from arbitrary camera poses.
 
     Use from one thread at a time. With EGL the GL context is current only while a call
-    renders (with MuJoCo 3 and 4 alike), so the next call may come from another thread (the node renders in its
-    simulation thread, and in the executor's when a service steps or resets the world).
+    renders (with MuJoCo 3 and 4 alike), so the next call may come from another thread (the
+    node renders in its simulation thread, and in the executor's when a service steps or
+    resets the world).
     """
 
     def __init__(self, mj: mujoco.MjModel, max_width: int, max_height: int):
