@@ -210,8 +210,9 @@ def test_params_prints_every_declared_parameter():
     for name, (_, _, description) in PARAMETERS.items():
         assert f'{name} (' in proc.stdout and description in proc.stdout
     markdown = cli('params', '--markdown').stdout
-    assert markdown.splitlines()[0] == '| parameter | type | default | meaning |'
-    assert '| `ground_plane` | string | `auto` |' in markdown
+    assert markdown.splitlines()[0] == '| parameter | type | default | at run time | meaning |'
+    assert '| `ground_plane` | string | `auto` | read-only: ' in markdown
+    assert '| `real_time_factor` | double | `1.0` | settable: ' in markdown
 
 
 @pytest.mark.ros  # info, rviz and params read the node's topics and parameters

@@ -171,11 +171,13 @@ def test_launch_file_starts_the_bridge_with_every_model(monkeypatch):
         made[name] = []
     module('launch', LaunchDescription=type('LaunchDescription', (Recorder,), {}))
     module('launch.actions', DeclareLaunchArgument=type('DeclareLaunchArgument', (Recorder,), {}),
-           OpaqueFunction=type('OpaqueFunction', (Recorder,), {}))
+           OpaqueFunction=type('OpaqueFunction', (Recorder,), {}),
+           Shutdown=type('Shutdown', (Recorder,), {}))
     module('launch.substitutions', LaunchConfiguration=LaunchConfiguration)
     module('launch_ros'), module('launch_ros.actions', Node=type('Node', (Recorder,), {}))
     module('ament_index_python'), module('ament_index_python.packages',
-                                         get_package_share_directory=lambda name: '/share')
+                                         get_package_share_directory=lambda name: '/share',
+                                         PackageNotFoundError=KeyError)
     namespace = {}
     exec(compile((REPO / 'launch' / 'sim.launch.py').read_text(), 'sim.launch.py', 'exec'),
          namespace)
@@ -188,7 +190,9 @@ def test_launch_file_starts_the_bridge_with_every_model(monkeypatch):
                                         '--log-level', 'info']
     assert node.kwargs['namespace'] == 'sim'
     assert node.kwargs['parameters'][0] == '/p.yaml'
-    assert node.kwargs['parameters'][1] == {'use_sim_time': True}
+    # values given (even the node's defaults) override the parameter file
+    assert node.kwargs['parameters'][1] == {'use_sim_time': True, 'real_time_factor': 1.0,
+                                            'simulate': True}
     declared = {a.args[0] for a in made['DeclareLaunchArgument']}
     assert declared >= {'model', 'namespace', 'params_file', 'use_sim_time'}  # test_launch.py
 
