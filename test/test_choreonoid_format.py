@@ -111,6 +111,7 @@ def test_joint_parameters(tmp_path):
     assert any('not a unit vector' in w for w in model.warnings)
 
 
+@pytest.mark.corpus
 def test_pseudo_continuous_track_is_a_fixed_joint_with_a_warning():
     model = load_model(shared_model('choreonoid/share/model/misc/conveyor.body'))
     joint = model.joint('TRACK')
@@ -121,6 +122,7 @@ def test_pseudo_continuous_track_is_a_fixed_joint_with_a_warning():
                for w in model.warnings)
 
 
+@pytest.mark.corpus
 def test_free_joints_below_the_root_are_independent_bodies():
     model = load_model(shared_model('choreonoid/share/model/misc/pyramid.body'))
     assert [j.type for j in model.joints] == [JointType.FREE, JointType.FREE]
@@ -173,6 +175,7 @@ def test_import_adds_keys_and_the_links_own_win(tmp_path):
     assert any("'friction_model'" in w for w in model.warnings)
 
 
+@pytest.mark.corpus
 def test_real_imports_are_read_and_their_unknown_keys_named():
     model = load_model(shared_model('choreonoid/historical/89196252/sample/TrackedVehicle/'
                                     'TrackedVehicle.body'))
@@ -235,6 +238,7 @@ def test_visual_inside_collision_is_an_error(tmp_path):
         """, 'a Visual node is inside a Collision node', 8)
 
 
+@pytest.mark.corpus
 def test_real_model_separates_visual_meshes_from_collision_primitives():
     model = load_model(shared_model('choreonoid/share/model/PA10/PA10.body'))
     base = model.link('BASE')
@@ -294,6 +298,7 @@ def test_yaml_scene_resource_by_anchor(tmp_path):
     assert shape.source.startswith(str(tmp_path / 'parts.yaml'))
 
 
+@pytest.mark.corpus
 def test_real_yaml_resource_places_visual_and_collision():
     model = load_model(shared_model('choreonoid/share/model/AizuWheel/AizuWheel.body'))
     chassis = model.link('CHASSIS')
@@ -360,6 +365,7 @@ def look(model, device):
     return world.rot[:, 0], world.rot[:, 2]
 
 
+@pytest.mark.corpus
 def test_camera_parameters_and_defaults():
     model = load_model(shared_model('choreonoid/share/model/misc/FourWheelCar.body'))
     (camera,) = model.devices
@@ -374,6 +380,7 @@ def test_camera_parameters_and_defaults():
     np.testing.assert_allclose(up, (0, 1, 0), atol=1e-12)
 
 
+@pytest.mark.corpus
 def test_optical_frame_rotation_of_a_real_camera():
     model = load_model(shared_model('choreonoid/share/model/Tank/TankBody.body'))
     kinect = next(d for d in model.devices if d.name == 'Kinect')
@@ -439,6 +446,7 @@ def test_sensor_kinds_and_units(tmp_path):
     assert 'direction' not in devices['lamp'].params
 
 
+@pytest.mark.corpus
 def test_plug_in_devices_are_kept_with_their_parameters():
     model = load_model(shared_model('choreonoid/share/model/misc/mid360.body'))
     (lidar,) = model.devices
@@ -452,6 +460,7 @@ def test_plug_in_devices_are_kept_with_their_parameters():
         assert device.kind == DeviceKind.OTHER and device.name == f'Base_{device.type_name}'
 
 
+@pytest.mark.corpus
 def test_competitor_marker_and_on_keys():
     model = load_model(shared_model('choreonoid/share/model/AizuSpider/AizuSpiderNS.body'))
     devices = {d.name: d for d in model.devices}
@@ -463,6 +472,7 @@ def test_competitor_marker_and_on_keys():
     assert not any("'True'" in w or "'on'" in w for w in model.warnings)
 
 
+@pytest.mark.corpus
 def test_real_camera_frames_in_a_yaml_resource():
     # AizuSpiderCommon.yaml turns each camera with rotations about z and x (GL convention).
     model = load_model(shared_model('choreonoid/share/model/AizuSpider/AizuSpiderNS.body'))
@@ -498,6 +508,7 @@ def test_device_errors_and_duplicates(tmp_path):
 # --- sub-bodies, tracks, extra joints ------------------------------------------------------
 
 
+@pytest.mark.corpus
 def test_sub_bodies_with_suffixes():
     model = load_model(shared_model('choreonoid/share/model/misc/BoxesOnFloor.body'))
     assert [link.name for link in model.links] == ['Floor', 'box1', 'box2', 'box3', 'box4']
@@ -506,6 +517,7 @@ def test_sub_bodies_with_suffixes():
     assert model.link('box3').inertial.mass == 12.8
 
 
+@pytest.mark.corpus
 def test_sub_body_prefixes_device_prefix_and_joint_ids():
     model = load_model(shared_model('choreonoid/share/model/AizuSpider/AizuSpiderSS.body'))
     arm = load_model(shared_model('choreonoid/share/model/JACO2/JACO2.body'))
@@ -544,6 +556,7 @@ def test_sub_body_errors(tmp_path):
           "sub-body 'none.body' does not exist", 3)
 
 
+@pytest.mark.corpus
 def test_continuous_track_links():
     model = load_model(shared_model('choreonoid/historical/89196252/sample/TrackedVehicle/'
                                     'TrackedVehicle.body'))
@@ -560,6 +573,7 @@ def test_continuous_track_links():
     assert all(model.link(n).inertial.mass == 5.142 for n in feet)
 
 
+@pytest.mark.corpus
 def test_extra_joint_closes_the_steering_linkage():
     from body_bridge.sim.simulation import Mode, Simulation
     model = load_model(shared_model('choreonoid/share/model/misc/FourWheelCar.body'))

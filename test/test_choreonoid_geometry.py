@@ -160,6 +160,7 @@ def test_extrusion_around_a_closed_spine_is_a_torus(tmp_path):
     assert geo.mesh_volume(placed(shape)) == pytest.approx(0.04 * polygon_length, rel=2e-3)
 
 
+@pytest.mark.corpus
 def test_extrusion_of_a_real_slope():
     model = load_model(shared_model('choreonoid/share/model/misc/slope.body'))
     slope = next(s for s in model.link('WAIST').visuals if isinstance(s.geometry, Mesh))
@@ -187,6 +188,7 @@ def test_elevation_grid_counts_its_heights(tmp_path):
                            'height: [ 0, 0, 0, 0, 0 ] }')
 
 
+@pytest.mark.corpus
 def test_indexed_face_set_of_a_real_terrain():
     model = load_model(shared_model('choreonoid/sample/WRS2018/model/TerrainA.body'))
     bumps = model.link('1').visuals
@@ -195,6 +197,7 @@ def test_indexed_face_set_of_a_real_terrain():
         assert geo.mesh_volume(bump.geometry) == pytest.approx(1.2 * 1.2 * 0.34 / 2, rel=1e-9)
 
 
+@pytest.mark.corpus
 def test_indexed_face_set_box_of_a_real_cassette():
     model = load_model(shared_model('choreonoid/share/model/house/cassette.body'))
     (shape,) = model.link('WAIST').visuals
@@ -239,6 +242,7 @@ def _read_binary_stl(path) -> np.ndarray:
     return records['v'].astype(float)
 
 
+@pytest.mark.corpus
 def test_stl_resource_is_the_file_placed_in_the_link():
     path = shared_model('choreonoid/share/model/GR001/parts/WAIST.stl')
     triangles = _read_binary_stl(path)

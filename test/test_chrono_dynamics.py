@@ -318,6 +318,7 @@ def test_a_command_takes_a_motor_over_until_reset():
     assert q(sim, 'lin_speed_motor') == pytest.approx(0.2, abs=1e-3)
 
 
+@pytest.mark.corpus
 def test_controller_motor_takes_its_input():
     sim = simulation(shared_model('chrono/data/yaml/mbs/model_inverted_pendulum_motor.yaml'))
     assert sim.forces.controllers == [('cart_controller', 'motor')]
@@ -430,6 +431,7 @@ def speed_profile_integral(t: float) -> float:
     return piece(t % 16)  # each period integrates to zero
 
 
+@pytest.mark.corpus
 def test_slider_crank_slider_follows_the_crank():
     sim = simulation(shared_model('chrono/historical/58ece18a/data/yaml/models/'
                                   'slider_crank.yaml'))
@@ -454,7 +456,8 @@ def test_slider_crank_slider_follows_the_crank():
 
 # --- every model: ten seconds -------------------------------------------------------------
 
-TEN_SECONDS = [f'chrono/{r}' for r in REAL_MBS] + [f'own/{name}' for name in OWN]
+TEN_SECONDS = [pytest.param(f'chrono/{r}', marks=pytest.mark.corpus) for r in REAL_MBS] + \
+    [f'own/{name}' for name in OWN]
 
 
 @pytest.mark.parametrize('name', TEN_SECONDS)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SHARED_MODELS, shared_model
+from conftest import CORPUS, shared_model
 from model_checks import check_all
 
 from body_bridge.errors import ModelError, UnsupportedError
@@ -13,7 +13,7 @@ from body_bridge.formats import load_model
 from body_bridge.model import Box, Cylinder, JointType, Mesh, Sphere
 
 DATA = Path(__file__).parent / 'data' / 'chrono'
-CHRONO = SHARED_MODELS / 'chrono'
+CHRONO = CORPUS / 'chrono'
 
 #: Every multibody model of the shared set (10.x layout, 9.x layout, MBS specifications).
 REAL_MBS = [
@@ -60,11 +60,13 @@ OTHER = sorted(str(p.relative_to(CHRONO)) for p in CHRONO.rglob('*.yaml')
                if str(p.relative_to(CHRONO)) not in REAL_MBS)
 
 
+@pytest.mark.corpus
 def test_the_shared_set_is_covered():
     assert len(REAL_MBS) == 21 and len(OTHER) == 52
     assert all((CHRONO / name).is_file() for name in REAL_MBS)
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize('relative', REAL_MBS)
 def test_real_mbs_models_convert(tmp_path, check_urdf, relative):
     model = load_model(shared_model(f'chrono/{relative}'))
@@ -76,6 +78,7 @@ def test_own_models_convert(tmp_path, check_urdf, name):
     check_all(load_model(DATA / name), tmp_path, check_urdf)
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize('relative', OTHER)
 def test_other_chrono_files_say_what_they_are(relative):
     with pytest.raises(UnsupportedError) as err:
@@ -89,6 +92,7 @@ def test_other_chrono_files_say_what_they_are(relative):
 # --- the tree ---------------------------------------------------------------------------------
 
 
+@pytest.mark.corpus
 def test_every_body_is_a_link_reached_from_the_root():
     model = load_model(shared_model('chrono/data/yaml/mbs/model_motors.yaml'))
     bodies = ['ground', 'stator1', 'rotor1', 'stator2', 'rotor2', 'stator3', 'rotor3', 'guide1',
@@ -103,6 +107,7 @@ def test_every_body_is_a_link_reached_from_the_root():
     assert model.ground_plane is False and model.self_collision is True
 
 
+@pytest.mark.corpus
 def test_a_model_without_a_fixed_body_hangs_from_world():
     model = load_model(shared_model('chrono/data/yaml/fsi/sphere_drop/model_mbs.yaml'))
     assert model.root == 'world' and model.link('world').inertial is None
@@ -161,6 +166,7 @@ def test_child_frames_move_to_the_joint_and_geometry_stays_in_place():
     np.testing.assert_allclose((bob.pose @ rod.pose).pos, world_com / 2, atol=1e-12)
 
 
+@pytest.mark.corpus
 def test_joint_coordinates_are_body1_relative_to_body2():
     model = load_model(shared_model('chrono/historical/58ece18a/data/yaml/models/'
                                     'slider_crank.yaml'))
@@ -265,6 +271,7 @@ def test_mesh_shapes_are_read_through_data_path(tmp_path, check_urdf):
     check_all(model, tmp_path, check_urdf)
 
 
+@pytest.mark.corpus
 def test_mbs_specification_takes_model_time_step_and_gravity():
     model = load_model(DATA / 'loads_mbs.yaml')
     assert model.name == 'loads' and model.timestep == 5e-4
@@ -301,6 +308,7 @@ def test_springs_motors_and_loads_are_in_link_frames():
 # --- warnings ---------------------------------------------------------------------------------
 
 
+@pytest.mark.corpus
 def test_what_is_ignored_is_reported():
     bushing = load_model(shared_model('chrono/data/yaml/mbs/model_bushing.yaml'))
     assert [w.split(': ', 1)[1] for w in bushing.warnings] == [

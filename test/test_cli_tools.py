@@ -5,6 +5,7 @@ import struct
 import zlib
 
 import numpy as np
+import pytest
 import yaml
 
 from conftest import SAMPLE_ARM, shared_model
@@ -71,6 +72,7 @@ def test_info_is_a_tree_of_links_with_joints_limits_and_device_topics():
                for line in lines)
 
 
+@pytest.mark.corpus
 def test_info_names_devices_that_do_not_publish_and_mimic_formulas():
     proc = cli('info', shared_model(TANK))
     assert proc.returncode == 0, proc.stderr
@@ -109,6 +111,7 @@ def test_check_passes_a_good_model_through_every_stage():
     assert out.strip().splitlines()[-1] == 'sample_arm: ok: 0 errors, 0 warnings'
 
 
+@pytest.mark.corpus
 def test_check_reports_every_problem_of_every_model(tmp_path):
     bad = tmp_path / 'bad.body'
     bad.write_text('format: ChoreonoidBody\nlinks: [ { name: a, mass: [1] } ]\n')
@@ -183,6 +186,7 @@ def test_snapshot_of_an_unknown_camera_is_one_line(tmp_path):
 
 # --- rviz, params --------------------------------------------------------------------------
 
+@pytest.mark.corpus
 def test_rviz_config_of_a_model_has_a_display_per_sensor_topic():
     proc = cli('rviz', shared_model(TANK))
     assert proc.returncode == 0, proc.stderr

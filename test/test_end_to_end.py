@@ -270,6 +270,7 @@ class WorldProcess(BridgeProcess):
                                      stderr=subprocess.STDOUT)
 
 
+@pytest.mark.corpus
 def test_models_in_one_world_get_namespaces_prefixes_and_contacts(ros, tmp_path):
     floor = shared_model('choreonoid/share/model/misc/floor.body')
     box = shared_model('choreonoid/share/model/misc/box1.body')
@@ -337,6 +338,7 @@ def test_parameters_are_served_and_unknown_ones_named(bridge, probe):
     assert 'parameter bogus_setting is not a body_bridge parameter; ignored' in proc.output()
 
 
+@pytest.mark.corpus
 def test_a_robot_among_other_models_publishes_and_obeys_in_its_namespace(ros, tmp_path):
     floor = shared_model('choreonoid/share/model/misc/floor.body')
     proc = WorldProcess([f'floor={floor}', 'arm=sample_arm'], '-p', 'ground_plane:=false',

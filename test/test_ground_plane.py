@@ -37,6 +37,7 @@ def random_targets(model, names, seed=0):
     return lo + (hi - lo) * rng.random(len(names))
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize('relative', [WAM, LYNX6])
 def test_fixed_base_arm_reaches_below_the_floor(relative):
     """The Barrett WAM hangs 0.37 m below z = 0 at its reference pose and the Lynx6 sweeps
@@ -58,6 +59,7 @@ def test_fixed_base_arm_reaches_below_the_floor(relative):
     assert reached['on'][0] > 0.1 and reached['on'][1] > 0
 
 
+@pytest.mark.corpus
 def test_free_bodies_rest_on_the_plane_beside_an_arm_that_reaches_through_it():
     """One world: the sample arm (fixed base) bends its hand to 0.14 m below z = 0 while a
     free box dropped from 0.5 m comes to rest on the plane (its centre 0.1 m up)."""
@@ -88,6 +90,7 @@ def test_sensors_still_see_the_plane():
     assert distance == pytest.approx(1.0) and geom[0] == sim.mj.geom('ground_plane').id
 
 
+@pytest.mark.corpus
 def test_no_plane_when_off():
     sim = Simulation(load_model(shared_model(BOX)),
                      SimOptions(build=BuildOptions(ground_plane='off')))

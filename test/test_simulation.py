@@ -75,6 +75,7 @@ def test_moving_transforms_match_world_poses(arm):
     assert np.allclose(np.linalg.norm(quat, axis=1), 1.0)
 
 
+@pytest.mark.corpus
 def test_free_root_is_a_moving_frame():
     sim = Simulation(load_model(shared_model('choreonoid/share/model/misc/box1.body')),
                      SimOptions())
@@ -297,6 +298,7 @@ def test_kinematic_model_follows_commands_exactly_under_velocity_limits():
     assert sim.warnings() == {}
 
 
+@pytest.mark.corpus
 def test_kinematic_free_robot_stays_where_it_was_placed():
     sim = Simulation(load_model(shared_model(SR1)), SimOptions(kinematic=True))
     start, _ = sim.body_pose('WAIST')
@@ -337,6 +339,7 @@ def _torque_response(model, name, hold_child=False):
     return 1.0 / held[dof, dof]
 
 
+@pytest.mark.corpus
 def test_effective_inertia_of_a_floating_humanoid():
     """In the air a joint of the free-floating SR1 meets the least inertia (both sides
     react); with its child link held (a foot on the ground) it turns the rest of the robot.
@@ -361,6 +364,7 @@ def test_effective_inertia_of_a_floating_humanoid():
     assert sim.inertia[ankle] > 20 * full[sim._da[ankle], sim._da[ankle]]  # it lifts the body
 
 
+@pytest.mark.corpus
 def test_small_humanoid_stands_with_default_servos():
     """GR001 (0.9 kg): servos tuned for the foot alone could not hold it up."""
     sim = Simulation(load_model(shared_model('choreonoid/share/model/GR001/GR001.body')))
@@ -373,6 +377,7 @@ def test_small_humanoid_stands_with_default_servos():
     assert sim.warnings() == {}
 
 
+@pytest.mark.corpus
 def test_floating_humanoid_stands_and_moves_an_arm():
     sim = Simulation(load_model(shared_model(SR1)))
     start, _ = sim.body_pose('WAIST')
@@ -390,6 +395,7 @@ def test_floating_humanoid_stands_and_moves_an_arm():
 
 # --- several models in one world ---------------------------------------------------------------
 
+@pytest.mark.corpus
 def test_models_in_one_world_touch_each_other():
     from body_bridge.model import Pose
     from body_bridge.sim.build import BuildOptions
@@ -416,6 +422,7 @@ def test_models_in_one_world_touch_each_other():
     assert alone.body_pose('box')[0][2] < -1.0
 
 
+@pytest.mark.corpus
 def test_initial_pose_of_a_free_root():
     from body_bridge.model import Pose
     box = load_model(shared_model('choreonoid/share/model/misc/box1.body'))
