@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ModelError
-from ..formula import FormulaError, parse_formula
-from ..model import (Inertial, Joint, JointType, Limits, Link, LoopClosure, Mimic, Pose,
+from ...errors import ModelError
+from ...formula import FormulaError, parse_formula
+from ...model import (Inertial, Joint, JointType, Limits, Link, LoopClosure, Mimic, Pose,
                      axis_angle_matrix, freeze)
-from .openrave_geom import MeshCache, geom_shapes, place
-from .openrave_raw import RawBody, RawJoint, RawLink, inverse, rotation_matrix, \
+from .geom import MeshCache, geom_shapes, place
+from .raw import RawBody, RawJoint, RawLink, inverse, rotation_matrix, \
     translation_matrix
 
 __all__ = ['BodyParts', 'BodyAssembler', 'assemble_body']

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..model import Actuation, Function, MotorKind, Pose, axis_angle_matrix
-from .chrono_bodies import rotation_to_z
-from .chrono_node import Node, read_function
+from ...model import Actuation, Function, MotorKind, Pose, axis_angle_matrix
+from .bodies import rotation_to_z
+from .node import Node, read_function
 
 __all__ = ['Dof', 'MotorSpec', 'Connection', 'ConstraintSpec', 'read_joint', 'read_motor',
            'read_constraint']

@@ -3,7 +3,7 @@
 Transforms are 4x4 numpy matrices in metres. Like OpenRAVE's own reader, link transforms are
 mutable while reading (a body's ``<translation>`` moves its links when the body ends), and each
 joint records the relative transform of its two links *when the joint is read*; the final link
-poses come from the root link through the joints (see ``openrave_assemble``).
+poses come from the root link through the joints (see ``assemble``).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..model import Inertial, axis_angle_matrix, quat_matrix
-from .openrave_xml import Element
+from ...model import Inertial, axis_angle_matrix, quat_matrix
+from .xmlfile import Element
 
 __all__ = ['RawGeom', 'RawLink', 'RawJoint', 'RawManipulator', 'RawSensor', 'RawBody',
            'RawWorld', 'TransformTags', 'translation_matrix', 'rotation_matrix', 'inverse']

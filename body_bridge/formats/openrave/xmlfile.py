@@ -18,8 +18,8 @@ import numpy as np
 from defusedxml import DefusedXmlException
 from defusedxml.sax import parseString as _sax_parse_string
 
-from ..errors import ModelError, where
-from ..fileaccess import read_regular
+from ...errors import ModelError, where
+from ...fileaccess import read_regular
 
 __all__ = ['Element', 'parse_file', 'root_tag', 'MAX_BYTES', 'MAX_DEPTH']
 

@@ -1,16 +1,8 @@
-"""Choreonoid Body files (``.body``): YAML, links with elements.
+"""A Choreonoid Body file as a whole: its header, links list and extra joints.
 
 The reference is Choreonoid's Body file manual (``../shared/specs``); where it is silent,
-Choreonoid's own loader. The file is read in these modules:
-
-* ``choreonoid_nodes``: keys in snake_case or camelCase, translations, rotations, units.
-* ``choreonoid_links``: Link nodes (placement, joint, mass, ``import``).
-* ``choreonoid_elements``: the elements tree (Transform, Group, RigidBody, Visual,
-  Collision, Shape, Resource, devices); ``choreonoid_shapes`` its geometry and appearance,
-  ``choreonoid_resources`` mesh files and YAML scene resources, ``choreonoid_devices``
-  the devices.
-* this module: the header, the ``links`` list (Link, SubBody, ContinuousTrack, Skip),
-  ``extra_joints``, and the assembly of the model.
+Choreonoid's own loader. This module reads the header, the ``links`` list (Link, SubBody,
+ContinuousTrack, Skip) and ``extra_joints``; ``assembly`` makes the model of what it read.
 
 Facts this module relies on:
 
@@ -32,18 +24,19 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 
-from ..errors import ModelError, UnsupportedError
-from ..fileaccess import file_problem
-from ..model import Device, Joint, JointType, Limits, Link, LoopClosure, Model, Pose, freeze
-from .choreonoid_elements import LinkParts
-from .choreonoid_links import LINK_KEYS, LinkSpec, _axis, import_keys, read_joint, read_link
-from .choreonoid_nodes import Context, Node, kind
-from .choreonoid_resources import resolve_uri
-from .yamlsource import line_of, load_yaml
+from ...errors import ModelError, UnsupportedError
+from ...fileaccess import file_problem
+from ...model import Model, Pose
+from .elements import LinkParts
+from .assembly import ReadBody, ReadClosure, assemble
+from .links import LINK_KEYS, LinkSpec, _axis, import_keys, read_joint, read_link
+from .nodes import Context, Node, kind
+from .resources import resolve_uri
+from ..yamlsource import line_of, load_yaml
 
 __all__ = ['load', 'EXTENSIONS']
 
@@ -56,36 +49,9 @@ _SUB_BODY_KEYS = frozenset({'type', 'uri', 'prefix', 'suffix', 'device_prefix',
     (LINK_KEYS - {'name', 'joint_name', 'elements', 'mass', 'center_of_mass', 'inertia'})
 _TRACK_KEYS = LINK_KEYS | {'num_joints', 'joint_offset', 'initial_joint_angles'}
 _CLOSURE_TYPES = {'ball': 'ball', 'hinge': 'hinge', 'piston': 'piston'}
-#: Farthest apart [m] the two points of an extra joint may be at the reference pose.
-_CLOSURE_GAP = 1e-6
 #: Most links of one model, sub-bodies and tracks included (sub-bodies included several times
 #: at several levels multiply: a small set of files could otherwise make millions).
 MAX_LINKS = 10_000
-
-
-@dataclass
-class _Closure:
-    name: str
-    type: str
-    link1: str
-    link2: str
-    pos1: np.ndarray
-    pos2: np.ndarray
-    axis: np.ndarray
-    source: str
-    path: str
-    line: int | None
-
-
-@dataclass
-class _Body:
-    """A body file as read, before it becomes a model (sub-bodies are merged as these)."""
-
-    name: str
-    root: str
-    links: list[LinkSpec]
-    closures: list[_Closure] = field(default_factory=list)
-    extra_devices: list[Device] = field(default_factory=list)
 
 
 def load(path: str | os.PathLike) -> Model:
@@ -97,13 +63,13 @@ def load(path: str | os.PathLike) -> Model:
     """
     ctx = Context(os.fspath(path))
     body = _read_body(ctx)
-    return _assemble(body, ctx)
+    return assemble(body, ctx)
 
 
 # --- header and links ----------------------------------------------------------------------
 
 
-def _read_body(ctx: Context) -> _Body:
+def _read_body(ctx: Context) -> ReadBody:
     path = ctx.path
     data = load_yaml(path)
     if not isinstance(data, dict):
@@ -114,7 +80,7 @@ def _read_body(ctx: Context) -> _Body:
     links_value = top.raw('links')
     if links_value is None:
         raise ModelError(path, 1, 'the body has no "links"')
-    body = _Body(name=top.string('name') or os.path.splitext(os.path.basename(path))[0],
+    body = ReadBody(name=top.string('name') or os.path.splitext(os.path.basename(path))[0],
                  root='', links=[])
     ctx.session.loading.append(os.path.abspath(path))
     try:
@@ -158,7 +124,7 @@ def _read_header(top: Node) -> None:
         raise ModelError(path, 1, f'angle_unit must be degree or radian, found {unit!r}')
 
 
-def _read_links(value, ctx: Context, body: _Body) -> None:
+def _read_links(value, ctx: Context, body: ReadBody) -> None:
     if isinstance(value, list):
         items = [(None, item) for item in value]
     elif isinstance(value, dict):
@@ -189,7 +155,7 @@ def _read_links(value, ctx: Context, body: _Body) -> None:
                                    f'{node_type} nodes in links are not supported')
 
 
-def _add_links(body: _Body, specs: list[LinkSpec], node: Node) -> None:
+def _add_links(body: ReadBody, specs: list[LinkSpec], node: Node) -> None:
     if len(body.links) + len(specs) > MAX_LINKS:
         raise node.error(f'the body has more than {MAX_LINKS} links (sub-bodies and tracks '
                          'included); refused')
@@ -240,7 +206,7 @@ def _renamed_parts(parts: LinkParts, name: str, devices: bool) -> LinkParts:
 # --- sub-bodies ------------------------------------------------------------------------------
 
 
-def _read_sub_body(node: Node, body: _Body) -> None:
+def _read_sub_body(node: Node, body: ReadBody) -> None:
     uri = node.string('uri')
     if not uri:
         raise node.error('a SubBody needs a uri')
@@ -286,7 +252,7 @@ def _read_sub_body(node: Node, body: _Body) -> None:
 # --- extra joints ----------------------------------------------------------------------------
 
 
-def _read_extra_joints(value, ctx: Context, body: _Body, names: set[str]) -> None:
+def _read_extra_joints(value, ctx: Context, body: ReadBody, names: set[str]) -> None:
     if not isinstance(value, list):
         raise ModelError(ctx.path, line_of(value), f'extra_joints must be a list, found '
                          f'{kind(value)}')
@@ -314,7 +280,7 @@ def _read_extra_joints(value, ctx: Context, body: _Body, names: set[str]) -> Non
         else:
             raise node.error(f'a {jtype} extra joint needs an axis')
         name = node.string('name', default=f'extra_joint{index}_{ends[0]}_{ends[1]}')
-        body.closures.append(_Closure(
+        body.closures.append(ReadClosure(
             name, _CLOSURE_TYPES[jtype], ends[0], ends[1],
             node.vector('link1_local_pos', default=(0, 0, 0)),
             node.vector('link2_local_pos', default=(0, 0, 0)), axis, node.where(), ctx.path,
@@ -322,152 +288,3 @@ def _read_extra_joints(value, ctx: Context, body: _Body, names: set[str]) -> Non
         node.warn_unused('extra joint')
 
 
-# --- the model -------------------------------------------------------------------------------
-
-
-def _assemble(body: _Body, ctx: Context) -> Model:
-    world = _world_poses(body, ctx)
-    links, joints, devices = [], [], []
-    root_type = JointType.FIXED
-    for spec in body.links:
-        links.append(Link(spec.name, world[spec.name], spec.inertial, tuple(spec.parts.visuals),
-                          tuple(spec.parts.collisions), spec.source))
-        _check_inertia(spec, ctx)
-        devices.extend(spec.parts.devices)
-        if spec.name == body.root:
-            root_type = _root_joint(spec, ctx)
-        else:
-            joints.append(_joint(spec, ctx))
-    closures = [_closure(c, world, ctx) for c in body.closures]
-    return Model(name=body.name, links=tuple(links), joints=tuple(joints), root=body.root,
-                 root_joint=root_type, devices=tuple(_unique_names(devices, ctx)),
-                 closures=tuple(closures), source=ctx.path, warnings=_counted(ctx.warnings))
-
-
-def _counted(warnings: list[str]) -> tuple[str, ...]:
-    """Each warning once, in order, with how often it came (aliases repeat nodes)."""
-    counts: dict[str, int] = {}
-    for line in warnings:
-        counts[line] = counts.get(line, 0) + 1
-    return tuple(line if n == 1 else f'{line} ({n} times)' for line, n in counts.items())
-
-
-def _world_poses(body: _Body, ctx: Context) -> dict[str, Pose]:
-    specs = {spec.name: spec for spec in body.links}
-    world: dict[str, Pose] = {}
-    for name in specs:
-        chain = []
-        while name not in world:
-            spec = specs[name]
-            if name == body.root:
-                world[name] = spec.offset
-                break
-            if name in chain:
-                raise ModelError(ctx.path, spec.line, f'links form a cycle through {name!r}')
-            if spec.parent is None:
-                raise ModelError(_path(spec), spec.line, f'link {name!r} has no parent')
-            if spec.parent not in specs:
-                raise ModelError(_path(spec), spec.line,
-                                 f'parent link {spec.parent!r} of {name!r} is not defined')
-            chain.append(name)
-            name = spec.parent
-        for child in reversed(chain):
-            world[child] = world[specs[child].parent] @ specs[child].offset
-    return world
-
-
-def _path(spec: LinkSpec) -> str:
-    return spec.source.rsplit(':', 1)[0] if spec.line is not None else spec.source
-
-
-def _warn(ctx: Context, spec: LinkSpec, message: str) -> None:
-    ctx.warnings.append(f'{spec.source}: {message}')
-
-
-def _root_joint(spec: LinkSpec, ctx: Context) -> JointType:
-    if spec.parent:
-        _warn(ctx, spec, f'root link {spec.name!r} has a parent; it was ignored')
-    if spec.joint_type in ('fixed', 'free'):
-        return JointType(spec.joint_type)
-    _warn(ctx, spec, f'root link {spec.name!r} has joint_type {spec.joint_type}; it is '
-          'attached to the world as fixed')
-    return JointType.FIXED
-
-
-def _joint(spec: LinkSpec, ctx: Context) -> Joint:
-    meta: dict = {}
-    if spec.joint_id is not None:
-        meta['joint_id'] = spec.joint_id
-    if spec.actuation:
-        meta['actuation_mode'] = spec.actuation
-    jtype = spec.joint_type
-    axis = np.array([0.0, 0.0, 1.0]) if spec.axis is None else spec.axis
-    name = spec.joint_name or spec.name
-    if jtype == 'pseudo_continuous_track':
-        _warn(ctx, spec, f'link {spec.name!r}: joint_type pseudo_continuous_track (a track whose '
-              'surface moves along the joint axis) is kept as a fixed joint; the surface '
-              'velocity is not simulated')
-        meta.update(choreonoid_joint_type=jtype, track_axis=tuple(float(a) for a in axis))
-        jtype = 'fixed'
-    if jtype in ('fixed', 'free'):
-        return Joint(name=name, type=JointType(jtype), parent=spec.parent, child=spec.name,
-                     source=spec.source, meta=freeze(meta))
-    velocity = _symmetric(spec, spec.velocity, 'joint_velocity_range', ctx)
-    effort = _symmetric(spec, spec.effort, 'joint_effort_range', ctx)
-    kind_ = JointType.PRISMATIC if jtype == 'prismatic' else JointType.REVOLUTE
-    if kind_ == JointType.REVOLUTE and spec.lower is None and spec.upper is None:
-        kind_ = JointType.CONTINUOUS
-    return Joint(name=name, type=kind_, parent=spec.parent, child=spec.name, axis=axis,
-                 limits=Limits(spec.lower, spec.upper, velocity, effort), initial=spec.initial,
-                 armature=spec.armature, source=spec.source, meta=freeze(meta))
-
-
-def _check_inertia(spec: LinkSpec, ctx: Context) -> None:
-    if spec.inertial is None:
-        return
-    moments = np.linalg.eigvalsh(spec.inertial.inertia)
-    tol = 1e-9 * max(1.0, float(np.max(np.abs(moments))))
-    if moments[0] < -tol or moments[0] + moments[1] < moments[2] - tol:
-        _warn(ctx, spec, f'link {spec.name!r}: the inertia (principal moments '
-              f'{", ".join(f"{m:.4g}" for m in moments)} kg m^2) is not one of a rigid body '
-              '(A + B >= C fails); the integrator balances it')
-
-
-def _symmetric(spec: LinkSpec, bounds, key: str, ctx: Context) -> float | None:
-    """The model's symmetric limit of a [low, high] range (the tighter side)."""
-    if bounds is None:
-        return None
-    low, high = bounds
-    limit = min(abs(low), abs(high))
-    if low != -high:
-        _warn(ctx, spec, f'{key} [{low:g}, {high:g}] is asymmetric; the limit used is '
-              f'{limit:g}')
-    return limit
-
-
-def _closure(c: _Closure, world: dict[str, Pose], ctx: Context) -> LoopClosure:
-    pose1, pose2 = world[c.link1], world[c.link2]
-    gap = float(np.linalg.norm(pose1.apply(c.pos1) - pose2.apply(c.pos2)))
-    if gap > _CLOSURE_GAP:
-        ctx.warnings.append(f'{c.source}: the points of extra joint {c.name!r} are {gap:.3g} m '
-                            'apart at the reference pose; the integrator holds them there')
-    # The constraint frame coincides on both links at the reference pose.
-    rot2 = pose2.rot.T @ pose1.rot
-    return LoopClosure(c.name, c.type, c.link1, c.link2, Pose(c.pos1, np.eye(3)),
-                       Pose(c.pos2, rot2), c.axis, c.source)
-
-
-def _unique_names(devices: list[Device], ctx: Context) -> list[Device]:
-    taken: set[str] = set()
-    out = []
-    for device in devices:
-        name, n = device.name, 2
-        while name in taken:
-            name, n = f'{device.name}_{n}', n + 1
-        if name != device.name:
-            ctx.warnings.append(f'{device.source or ctx.path}: device name {device.name!r} is '
-                                f'used twice; this one is called {name!r}')
-            device = replace(device, name=name)
-        taken.add(name)
-        out.append(device)
-    return out

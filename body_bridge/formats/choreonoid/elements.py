@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ModelError, UnsupportedError
-from ..model import Device, Material, Mesh, Shape
-from . import choreonoid_resources as res
-from .choreonoid_devices import DEVICE_KINDS, OTHER_DEVICE_TYPES, read_device
-from .choreonoid_nodes import Context, Frame, Node, kind
-from .choreonoid_shapes import place, read_appearance, read_geometry
-from .yamlsource import line_of
+from ...errors import ModelError, UnsupportedError
+from ...model import Device, Material, Mesh, Shape
+from . import resources as res
+from .devices import DEVICE_KINDS, OTHER_DEVICE_TYPES, read_device
+from .nodes import Context, Frame, Node, kind
+from .shapes import place, read_appearance, read_geometry
+from ..yamlsource import line_of
 
 __all__ = ['LinkParts', 'read_elements', 'read_inertia', 'MAX_DEPTH']
 

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ModelError, where
-from ..model import Pose, axis_angle_matrix, is_rotation
-from .yamlsource import kind_of as kind
-from .yamlsource import line_of
+from ...errors import ModelError, where
+from ...model import Pose, axis_angle_matrix, is_rotation
+from ..yamlsource import kind_of as kind
+from ..yamlsource import line_of
 
 __all__ = ['snake', 'kind', 'key_text', 'Node', 'Context', 'Session', 'Frame', 'plain',
            'TooLarge', 'MAX_ELEMENTS', 'MAX_PLAIN_VALUES']

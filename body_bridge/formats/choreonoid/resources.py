@@ -16,12 +16,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ..errors import ModelError, UnsupportedError
-from ..fileaccess import file_problem
-from ..meshfiles import load_mesh_file
-from ..model import Material, Mesh
-from .choreonoid_nodes import Context, Frame, Node
-from .yamlsource import load_yaml_anchors
+from ...errors import ModelError, UnsupportedError
+from ...fileaccess import file_problem
+from ...meshfiles import load_mesh_file
+from ...model import Material, Mesh
+from .nodes import Context, Frame, Node
+from ..yamlsource import load_yaml_anchors
 
 __all__ = ['PlacedMesh', 'mesh_parts', 'yaml_resource', 'is_yaml', 'resolve_uri']
 

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..model import Inertial, Pose
-from .choreonoid_elements import LinkParts, read_elements, read_inertia
-from .choreonoid_nodes import Context, Frame, Node, kind
+from ...model import Inertial, Pose
+from .elements import LinkParts, read_elements, read_inertia
+from .nodes import Context, Frame, Node, kind
 
 __all__ = ['LinkSpec', 'read_link', 'read_joint', 'combine_masses', 'import_keys',
            'JOINT_TYPES', 'LINK_KEYS', 'JOINT_KEYS']

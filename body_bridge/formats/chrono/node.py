@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ModelError, UnsupportedError, where
-from ..model import Function, FunctionKind, Repeat, axis_angle_matrix, quat_matrix
-from .yamlsource import kind_of, line_of
+from ...errors import ModelError, UnsupportedError, where
+from ...model import Function, FunctionKind, Repeat, axis_angle_matrix, quat_matrix
+from ..yamlsource import kind_of, line_of
 
 __all__ = ['Context', 'Node', 'kind_of', 'read_function']
 

@@ -22,18 +22,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import UnsupportedError, where
-from ..fileaccess import file_problem
-from .openrave_geom import MassSpec, link_inertial, read_geom, read_mass
-from .openrave_raw import (RawBody, RawJoint, RawLink, RawManipulator, RawSensor,
-                           RawWorld, TransformTags, inverse, scaled)
-from .openrave_xml import Element, parse_file
+from ...fileaccess import file_problem
+from .context import COLLADA, Context
+from .geom import read_geom
+from .joints import read_joint
+from .mass import MassSpec, link_inertial, read_mass
+from .raw import RawBody, RawLink, RawSensor, RawWorld, TransformTags
+from .sensors import read_attached_sensor, read_manipulator, read_sensor
+from .xmlfile import Element, parse_file
 
 __all__ = ['read_world', 'Reader', 'Context', 'COLLADA']
 
-COLLADA = ('.zae', '.dae')
-_MAX_DEPTH = 32
-_JOINT_TYPES = ('hinge', 'slider', 'universal', 'hinge2', 'spherical')
 _ENV_IGNORED = {
     'bkgndcolor': 'a viewer setting', 'camtrans': 'a viewer setting',
     'camrotaxis': 'a viewer setting', 'camrotationaxis': 'a viewer setting',
@@ -46,86 +45,6 @@ _ENV_IGNORED = {
     'iksolver': 'an OpenRAVE interface', 'trajectory': 'an OpenRAVE interface',
     'server': 'an OpenRAVE interface', 'spacesampler': 'an OpenRAVE interface',
 }
-
-
-def _ancestors(folder: str) -> list[str]:
-    out = []
-    folder = os.path.abspath(folder)
-    while True:
-        out.append(folder)
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return out
-        folder = parent
-
-
-def _candidate(path: str) -> bool:
-    """Whether a file search stops at ``path``: it exists and is not a folder."""
-    return os.path.exists(path) and not os.path.isdir(path)
-
-
-class Context:
-    """Per-load state: warnings, the include chain (cycles), where files are looked for."""
-
-    def __init__(self, path: str):
-        self.path = path
-        self.warnings: list[str] = []
-        self.chain: list[str] = []
-        roots = [d for d in os.environ.get('OPENRAVE_DATA', '').split(os.pathsep) if d]
-        # An OpenRAVE data tree keeps robots/, data/ and models/ side by side: the folders
-        # above the file stand in for the data directory OpenRAVE is installed with.
-        self.data_dirs = roots + _ancestors(os.path.dirname(os.path.abspath(path)))
-
-    def warn(self, element: Element | None, message: str) -> None:
-        loc = where(self.path) if element is None else element.where()
-        self.warnings.append(f'{loc}: {message}')
-
-    def find(self, name: str, folder: str) -> str | None:
-        """OpenRAVE's file search: ``folder``, then each data directory.
-
-        Folders are passed over; a device, FIFO or socket of that name is returned (the caller
-        reports it with ``file_problem`` instead of reading it).
-        """
-        name = os.path.expanduser(name.strip())
-        if not name or '\0' in name:
-            return None
-        if os.path.isabs(name):
-            return name if _candidate(name) else None
-        for base in (folder, *self.data_dirs, *_ancestors(folder)):
-            candidate = os.path.normpath(os.path.join(base, name))
-            if _candidate(candidate):
-                return candidate
-        return None
-
-    def include(self, element: Element, name: str, expected: tuple[str, ...]) -> Element:
-        """Parse a ``file=`` include; its root element must be one of ``expected``.
-
-        Raises:
-            UnsupportedError: a COLLADA file.
-            ModelError: a missing file, an include cycle, an unexpected root element.
-        """
-        if name.strip().lower().endswith(COLLADA):
-            raise UnsupportedError(element.path, element.line,
-                                   f'<{element.tag} file="{name.strip()}">: COLLADA robot and '
-                                   'body files (.zae, .dae) are not supported')
-        path = self.find(name, os.path.dirname(element.path))
-        if path is None:
-            raise element.error(f'file {name.strip()!r} not found (looked beside the file, '
-                                'in $OPENRAVE_DATA and in the folders above)')
-        problem = file_problem(path)
-        if problem is not None:
-            raise element.error(f'file {name.strip()!r} ({path}) {problem}')
-        real = os.path.realpath(path)
-        if real in self.chain:
-            raise element.error(f'file {name.strip()!r} includes itself (through '
-                                f'{" -> ".join(os.path.basename(p) for p in self.chain)})')
-        if len(self.chain) > _MAX_DEPTH:
-            raise element.error(f'files are included deeper than {_MAX_DEPTH} levels')
-        root = parse_file(path)
-        if root.tag not in expected:
-            raise root.error(f'expected <{"> or <".join(expected)}> as the root element of an '
-                             f'included file, found <{root.tag}>')
-        return root
 
 
 @dataclass
@@ -193,7 +112,7 @@ class Reader:
                 world.bodies.append(body)
             elif tag == 'sensor':
                 name = child.attr('name') or f'sensor{len(world.sensors)}'
-                world.sensors.append(self._sensor(child, RawSensor(name, child)))
+                world.sensors.append(read_sensor(self.ctx, child, RawSensor(name, child)))
             elif tag == 'environment':
                 self._environment(child, world)
             elif tag in _ENV_IGNORED:
@@ -236,10 +155,10 @@ class Reader:
             elif tag == 'kinbody':
                 self._kinbody(child, body, {}, _Scope(body, child))
             elif tag == 'manipulator':
-                body.manipulators.append(self._manipulator(child))
+                body.manipulators.append(read_manipulator(self.ctx, child))
             elif tag == 'attachedsensor':
                 sensor = RawSensor(child.attr('name') or '', child)
-                body.sensors.append(self._attached_sensor(child, sensor))
+                body.sensors.append(read_attached_sensor(self.ctx, child, sensor))
             elif tag == 'jointvalues':
                 body.jointvalues = (child.numbers(), child)
             else:
@@ -299,7 +218,7 @@ class Reader:
             elif tag == 'body':
                 self._body(child, body, scope)
             elif tag == 'joint':
-                joint = self._joint(child, body, scope)
+                joint = read_joint(self.ctx, child, body, scope.offset_of)
                 if joint is not None:
                     body.joints.append(joint)
             elif tag == 'mass':
@@ -399,209 +318,6 @@ class Reader:
             transform = scope.offset_of(offsetfrom) @ transform
         link.transform = transform
         scope.orig[link] = transform.copy()
-
-    # --- joint ------------------------------------------------------------------------
-
-    def _joint(self, element: Element, body: RawBody, scope: _Scope) -> RawJoint | None:
-        kind = (element.attr('type') or 'hinge').strip().lower()
-        if kind not in _JOINT_TYPES:
-            raise element.error(f'joint type {kind!r} is not one of {", ".join(_JOINT_TYPES)}')
-        name = element.attr('name') or ''
-        active = element.flag('enable', True)
-        circular = element.flag('circular', False)
-        mimic = self._mimic_attrs(element)
-        dof = {'universal': 2, 'hinge2': 2, 'spherical': 3}.get(kind, 1)
-        angular = kind != 'slider'
-        deg = np.pi / 180.0 if angular else 1.0
-        default = np.pi if kind in ('hinge', 'universal', 'hinge2') else \
-            (10.0 if kind == 'slider' else 100.0)
-        joint_data: dict = {'lower': [-default] * dof, 'upper': [default] * dof,
-                            'given': False, 'meta': {}, 'initial': []}
-        bodies: list[RawLink] = []
-        anchor = np.zeros(3)
-        axes = [None] * dof
-        if kind == 'spherical':
-            axes = [np.array(a, float) for a in np.eye(3)]
-        offsetfrom = None
-        for child in element.children:
-            tag = child.tag
-            element.used.add(tag)
-            if tag == 'body':
-                link = self._find_link(body, child.word())
-                if link is None:
-                    raise child.error(f'joint {name!r}: link {child.word()!r} is not defined')
-                bodies.append(link)
-            elif tag == 'offsetfrom':
-                offsetfrom = body.link(child.word())
-                if offsetfrom is None:
-                    raise child.error(f'offsetfrom link {child.word()!r} is not defined')
-            elif tag in ('limits', 'limitsrad', 'limitsdeg'):
-                values = child.numbers(2 * dof)
-                if np.any(values[0::2] > values[1::2]):
-                    self.ctx.warn(child, f'<{tag}> gives an upper limit before its lower limit; '
-                                         'read as OpenRAVE reads it, the smaller value first')
-                scale = deg if tag == 'limitsdeg' else 1.0
-                joint_data['lower'] = [scale * min(values[2 * i], values[2 * i + 1])
-                                       for i in range(dof)]
-                joint_data['upper'] = [scale * max(values[2 * i], values[2 * i + 1])
-                                       for i in range(dof)]
-                joint_data['given'] = True
-            elif tag in ('maxvel', 'maxveldeg', 'maxaccel', 'maxacceldeg', 'maxtorque',
-                         'maxforce', 'hardmaxvel'):
-                values = child.numbers(at_least=1)[:dof]
-                if tag.endswith('deg'):
-                    values = values * np.pi / 180.0
-                key = {'maxveldeg': 'maxvel', 'maxacceldeg': 'maxaccel',
-                       'maxforce': 'maxtorque'}.get(tag, tag)
-                joint_data[key] = [float(v) for v in values]
-            elif tag in ('weight', 'rotorinertia', 'mode'):
-                joint_data['meta'][tag] = tuple(float(v) for v in child.numbers())
-            elif tag == 'resolution':
-                joint_data['meta'][tag] = float(child.numbers(at_least=1)[0]) * deg
-            elif tag == 'initial':
-                joint_data['initial'] = [float(v) for v in child.numbers()]
-            elif tag == 'anchor' and kind != 'slider':
-                anchor = child.numbers(3)
-            elif tag == 'axis' and kind in ('hinge', 'slider'):
-                axes[0] = self._unit(child)
-            elif tag in ('axis1', 'axis2') and kind in ('universal', 'hinge2'):
-                axes[int(tag[-1]) - 1] = self._unit(child)
-            elif tag in ('lostop', 'histop'):
-                raise UnsupportedError(child.path, child.line, f'<{tag}> is deprecated in '
-                                       'OpenRAVE and not supported; use <limitsdeg>')
-            else:
-                element.used.discard(tag)
-                self.ctx.warn(child, f'<{tag}> is not used by a {kind} joint and was ignored')
-        if len(bodies) != 2:
-            raise element.error(f'joint {name!r} must name two bodies, found {len(bodies)}')
-        locked = active and not mimic and dof == 1 and not circular and \
-            joint_data['lower'][0] == joint_data['upper'][0]
-        if (active or mimic) and not locked and any(a is None for a in axes):
-            index = [i + 1 for i, a in enumerate(axes) if a is None][0]
-            raise element.error(f'joint {name!r} has no axis' + (str(index) if dof > 1 else ''))
-        toffset = np.eye(4) if offsetfrom is None else scope.offset_of(offsetfrom)
-        toffset = inverse(bodies[0].transform) @ toffset
-        axes = [None if a is None else toffset[:3, :3] @ a for a in axes]
-        joint = RawJoint(name, kind, element, bodies[0], bodies[1],
-                         toffset[:3, :3] @ anchor + toffset[:3, 3], axes,
-                         inverse(bodies[0].transform) @ bodies[1].transform, active, circular,
-                         joint_data['lower'], joint_data['upper'], joint_data['given'],
-                         joint_data['initial'], joint_data.get('maxvel'),
-                         joint_data.get('maxaccel'), joint_data.get('maxtorque'), mimic,
-                         joint_data['meta'])
-        if 'hardmaxvel' in joint_data:
-            joint.meta['hardmaxvel'] = tuple(joint_data['hardmaxvel'])
-        return joint
-
-    @staticmethod
-    def _unit(element: Element) -> np.ndarray:
-        v = scaled(element.numbers(3))
-        if v is None:
-            raise element.error(f'<{element.tag}> is the zero vector')
-        return v / np.linalg.norm(v)
-
-    @staticmethod
-    def _find_link(body: RawBody, name: str) -> RawLink | None:
-        link = body.link(name)
-        if link is None:
-            for candidate in body.links:
-                if candidate.name.lower() == name.lower():
-                    return candidate
-        return link
-
-    @staticmethod
-    def _mimic_attrs(element: Element) -> dict:
-        """``mimic_pos``/``mimic_vel``/``mimic_accel`` (+ DOF index), and old ``mimic``."""
-        out: dict[int, dict[str, tuple[str, Element]]] = {}
-        for key, value in element.attrs.items():
-            for kind in ('pos', 'vel', 'accel'):
-                prefix = f'mimic_{kind}'
-                if key.startswith(prefix):
-                    suffix = key[len(prefix):]
-                    index = int(suffix) if suffix.isdigit() else 0
-                    out.setdefault(index, {})[kind] = (value, element)
-                    element.used.add('@' + key)
-        old = element.attr('mimic')
-        if old is not None and 0 not in out:
-            words = old.split()
-            try:
-                a = float(words[1]) if len(words) > 1 else 1.0
-                b = float(words[2]) if len(words) > 2 else 0.0
-            except ValueError:
-                raise element.error(f'mimic={old!r} must be "joint [multiplier [offset]]"') \
-                    from None
-            if not words:
-                raise element.error('mimic="" names no joint')
-            out[0] = {'pos': (f'"{words[0]}"*{a!r}+{b!r}', element)}
-        return out
-
-    # --- manipulators and sensors -----------------------------------------------------
-
-    def _manipulator(self, element: Element) -> RawManipulator:
-        manip = RawManipulator(element.attr('name') or 'manipulator', element)
-        tags = TransformTags()
-        for child in element.children:
-            tag = child.tag
-            if tags.read(child):
-                continue
-            if tag == 'effector':
-                manip.effector = child.word()
-            elif tag == 'base':
-                manip.base = child.word()
-            elif tag in ('joints', 'gripperjoints'):
-                manip.gripper_joints = child.words()
-            elif tag in ('closingdirection', 'closingdir'):
-                manip.closing_direction = [float(np.sign(v)) for v in child.numbers()]
-            elif tag in ('direction', 'palmdirection'):
-                v = scaled(child.numbers(3))
-                manip.direction = v / np.linalg.norm(v) if v is not None else \
-                    np.array([0.0, 0.0, 1.0])
-            elif tag == 'iksolver':
-                manip.ik_solver = child.text.strip()
-            else:
-                self.ctx.warn(child, f'<{tag}> in a Manipulator is not supported and was '
-                                     'ignored')
-        manip.tool = tags.matrix()
-        return manip
-
-    def _attached_sensor(self, element: Element, sensor: RawSensor) -> RawSensor:
-        tags = TransformTags()
-        for child in element.children:
-            tag = child.tag
-            if tags.read(child):
-                continue
-            if tag == 'link':
-                sensor.link = child.word()
-            elif tag == 'sensor':
-                self._sensor_body(child, sensor)
-            else:
-                self.ctx.warn(child, f'<{tag}> in an AttachedSensor is not supported and was '
-                                     'ignored')
-        sensor.transform = tags.matrix()
-        return sensor
-
-    def _sensor(self, element: Element, sensor: RawSensor) -> RawSensor:
-        """An environment ``<sensor>``: its own transform, parameters and type."""
-        tags = TransformTags()
-        params = [c for c in element.children if not tags.read(c)]
-        sensor.transform = tags.matrix()
-        clone = Element(element.tag, dict(element.attrs), element.path, element.line, params)
-        self._sensor_body(clone, sensor)
-        return sensor
-
-    def _sensor_body(self, element: Element, sensor: RawSensor) -> None:
-        attrs = dict(element.attrs)
-        children = list(element.children)
-        name = attrs.pop('file', None)
-        if name:
-            root = self.ctx.include(element, name, ('sensor',))
-            attrs = {**root.attrs, **attrs}
-            children = root.children + children
-        sensor.type = attrs.get('type')
-        sensor.params = children
-        sensor.sensor_element = element
-        if attrs.get('args'):
-            self.ctx.warn(element, 'sensor args are deprecated in OpenRAVE and were ignored')
 
 
 def read_world(path: str) -> tuple[RawWorld, list[str]]:

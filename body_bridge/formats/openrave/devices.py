@@ -13,10 +13,10 @@ import math
 
 import numpy as np
 
-from ..errors import ModelError
-from ..model import Device, DeviceKind, Frame, Manipulator, Pose, freeze
-from .openrave_raw import RawManipulator, RawSensor, inverse
-from .openrave_xml import Element
+from ...errors import ModelError
+from ...model import Device, DeviceKind, Frame, Manipulator, Pose, freeze
+from .raw import RawManipulator, RawSensor, inverse
+from .xmlfile import Element
 
 __all__ = ['sensor_device', 'manipulator_parts', 'CAMERA_TURN']
 

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..model import Function, LoadKind, SpringKind
-from .chrono_bodies import rotation_to_z
-from .chrono_node import Node, read_function
+from ...model import Function, LoadKind, SpringKind
+from .bodies import rotation_to_z
+from .node import Node, read_function
 
 __all__ = ['SpringSpec', 'LoadSpec', 'read_tsda', 'read_rsda', 'read_load']
 

@@ -3,12 +3,12 @@
 The reference is OpenRAVE's XML format page (``../shared/specs/openrave-xml-format.txt``) and,
 where it is silent, OpenRAVE's own reader (``xmlreaders.cpp``). The work is split:
 
-* :mod:`.openrave_xml` parses safely (defusedxml) with line numbers;
-* :mod:`.openrave_reader` applies OpenRAVE's reading semantics (includes, prefixes,
+* :mod:`.xmlfile` parses safely (defusedxml) with line numbers;
+* :mod:`.reader` applies OpenRAVE's reading semantics (includes, prefixes,
   transforms, offsetfrom, appended bodies) into raw bodies;
-* :mod:`.openrave_geom` turns geometries and masses into shapes and inertia;
-* :mod:`.openrave_assemble` builds each body's tree, closures and mimic couplings;
-* :mod:`.openrave_devices` makes sensors into devices and manipulators into tool frames.
+* :mod:`.geom` turns geometries and masses into shapes and inertia;
+* :mod:`.assemble` builds each body's tree, closures and mimic couplings;
+* :mod:`.devices` makes sensors into devices and manipulators into tool frames.
 
 A single Robot or KinBody is the model; a Robot's root link is fixed to the world, a KinBody's
 root is fixed when its first link is ``static`` and free otherwise. An Environment is one model
@@ -23,15 +23,16 @@ import os
 
 import numpy as np
 
-from ..errors import ModelError, UnsupportedError
-from ..formula import FormulaError, mimic_formula
-from ..model import Device, Frame, Joint, JointType, Link, Manipulator, Model, freeze
-from .openrave_assemble import BodyParts, assemble_body
-from .openrave_devices import manipulator_parts, sensor_device
-from .openrave_geom import MeshCache
-from .openrave_raw import RawBody, RawWorld
-from .openrave_reader import COLLADA, Context, read_world
-from .openrave_xml import parse_file
+from ...errors import ModelError, UnsupportedError
+from ...formula import FormulaError, mimic_formula
+from ...model import Device, Frame, Joint, JointType, Link, Manipulator, Model, freeze
+from .assemble import BodyParts, assemble_body
+from .devices import manipulator_parts, sensor_device
+from .geom import MeshCache
+from .raw import RawBody, RawWorld
+from .context import COLLADA, Context
+from .reader import read_world
+from .xmlfile import parse_file
 
 __all__ = ['load', 'load_xml', 'load_collada', 'EXTENSIONS', 'XML_EXTENSION', 'is_openrave']
 

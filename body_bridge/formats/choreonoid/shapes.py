@@ -22,11 +22,11 @@ import os
 
 import numpy as np
 
-from .. import geometry as geo
-from ..errors import UnsupportedError
-from ..model import Box, Capsule, Cone, Cylinder, Material, Mesh, Pose, Sphere, axis_angle_matrix
-from .choreonoid_nodes import Frame, Node
-from .choreonoid_resources import mesh_parts, resolve_uri
+from ... import geometry as geo
+from ...errors import UnsupportedError
+from ...model import Box, Capsule, Cone, Cylinder, Material, Mesh, Pose, Sphere, axis_angle_matrix
+from .nodes import Frame, Node
+from .resources import mesh_parts, resolve_uri
 
 __all__ = ['read_geometry', 'read_appearance', 'place', 'MIN_BOX_EDGE', 'Y_UP',
            'PRIMITIVE_KEYS']

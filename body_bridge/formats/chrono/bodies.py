@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..fileaccess import file_problem
-from ..model import Box, ContactMaterial, Cylinder, Material, Mesh, Pose, Shape, Sphere, freeze
-from .chrono_node import Node
+from ...fileaccess import file_problem
+from ...model import Box, ContactMaterial, Cylinder, Material, Mesh, Pose, Shape, Sphere, freeze
+from .node import Node
 
 __all__ = ['BodySpec', 'DataPath', 'read_body', 'rotation_to_z']
 
@@ -299,7 +299,7 @@ def _mesh_shapes(node: Node, filename: str, data_path: DataPath, pose: Pose, sca
     if problem is not None:
         raise node.error(f'mesh file {filename!r} ({path}) {problem}')
     try:
-        from ..meshfiles import load_mesh_file
+        from ...meshfiles import load_mesh_file
     except ImportError as err:
         raise node.error(f'cannot read {filename!r}: this installation has no mesh file '
                          'reader (body_bridge.meshfiles)', unsupported=True) from err

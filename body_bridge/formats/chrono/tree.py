@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ModelError, UnsupportedError
-from ..model import (BodyVelocity, Bushing, Inertial, Joint, JointType, Link, Load,
+from ...errors import ModelError, UnsupportedError
+from ...model import (BodyVelocity, Bushing, Inertial, Joint, JointType, Link, Load,
                      LoopClosure, Model, Motor, Pose, Shape, ShapeContact, Spring, SpringKind)
-from .chrono_bodies import BodySpec
-from .chrono_forces import LoadSpec, SpringSpec
-from .chrono_joints import Connection, ConstraintSpec, Dof, frame_with_x
+from .bodies import BodySpec
+from .forces import LoadSpec, SpringSpec
+from .joints import Connection, ConstraintSpec, Dof, frame_with_x
 
 __all__ = ['System', 'assemble']
 

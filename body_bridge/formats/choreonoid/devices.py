@@ -19,8 +19,8 @@ import math
 
 import numpy as np
 
-from ..model import Device, DeviceKind, Pose, freeze
-from .choreonoid_nodes import MAX_PLAIN_VALUES, Frame, Node, TooLarge, key_text, plain
+from ...model import Device, DeviceKind, Pose, freeze
+from .nodes import MAX_PLAIN_VALUES, Frame, Node, TooLarge, key_text, plain
 
 __all__ = ['DEVICE_KINDS', 'OTHER_DEVICE_TYPES', 'read_device']
 

@@ -25,15 +25,15 @@ import os
 
 import numpy as np
 
-from ..errors import ModelError, UnsupportedError
-from ..fileaccess import file_problem
-from ..model import Model
-from .chrono_bodies import DataPath, read_body
-from .chrono_forces import read_load, read_rsda, read_tsda
-from .chrono_joints import read_constraint, read_joint, read_motor
-from .chrono_node import Context, Node, kind_of
-from .chrono_tree import System, assemble
-from .yamlsource import line_of, load_yaml
+from ...errors import ModelError, UnsupportedError
+from ...fileaccess import file_problem
+from ...model import Model
+from .bodies import DataPath, read_body
+from .forces import read_load, read_rsda, read_tsda
+from .joints import read_constraint, read_joint, read_motor
+from .node import Context, Node, kind_of
+from .tree import System, assemble
+from ..yamlsource import line_of, load_yaml
 
 __all__ = ['load', 'EXTENSIONS', 'DEFAULT_GRAVITY']
 
@@ -66,7 +66,7 @@ def load(path: str | os.PathLike, nested: bool = False) -> Model:
                                'not a model')
     data = load_yaml(path)
     if isinstance(data, dict) and data.get('format') == 'ChoreonoidBody' and not nested:
-        from . import choreonoid  # a Body file named .yaml
+        from .. import choreonoid  # a Body file named .yaml
         return choreonoid.load(path)
     version = _version(path, data)
     ctx = Context(path, version)
