@@ -1,7 +1,8 @@
 """The parameter reference, generated from the declared parameters (so it cannot drift).
 
-``python -m body_bridge params --markdown`` prints it; ``--write docs/topics-and-parameters.md`` replaces the
-block between :data:`BEGIN` and :data:`END` in a file.
+``python -m body_bridge params --markdown`` prints it; ``--write
+docs/topics-and-parameters.md`` replaces the block between :data:`BEGIN` and :data:`END` in a
+file.
 """
 
 from __future__ import annotations
