@@ -278,3 +278,61 @@ def test_obj_material_library_problems_are_warnings_or_one_line(tmp_path):
     path.write_text('mtllib bad.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl a\nf 1 2 3\n')
     with pytest.raises(ModelError, match=r"bad\.mtl:2: MTL Kd: '1 x 0' is not a number"):
         load_mesh_file(path)
+
+
+# --- VRML: named nodes, face colours, textures -----------------------------------------------
+
+VRML_SCENE = '''#VRML V2.0 utf8
+DEF Scene Transform { translation 5 0 0 children [
+  DEF ARM Transform { translation 1 2 3 rotation 0 0 1 1.5707963267948966 scale 2 1 1
+    children Shape { geometry Box { size 1 1 1 } } }
+  DEF PAINTED Shape {
+    appearance Appearance { texture ImageTexture { url [ "paint.png" ] } }
+    geometry IndexedFaceSet {
+      coord Coordinate { point [ 0 0 0, 1 0 0, 1 1 0, 0 1 0, 2 0 0, 2 1 0 ] }
+      coordIndex [ 0 1 2 3 -1, 1 4 5 2 -1 ]
+      color Color { color [ 1 0 0, 0 0 1 ] }
+      colorPerVertex FALSE colorIndex [ 1 0 ] } }
+  Shape { geometry IndexedFaceSet {
+      coord Coordinate { point [ 0 0 5, 1 0 5, 0 1 5 ] }
+      coordIndex [ 0 1 2 -1 ]
+      color Color { color [ 0 1 0, 0 1 0, 0 1 0 ] } } }
+] }
+'''
+
+
+def test_vrml_named_node_keeps_its_rotation_and_scale_not_its_translation(tmp_path):
+    path = tmp_path / 'scene.wrl'
+    path.write_text(VRML_SCENE)
+    parts, messages = load(path, 'ARM')
+    assert messages == []  # the missing texture is outside the named node
+    low, high = bounds(parts)
+    # The unit box scaled 2 along x, then turned a quarter about z: 1 x 2 x 1 about the origin.
+    np.testing.assert_allclose(low, (-0.5, -1.0, -0.5), atol=1e-9)
+    np.testing.assert_allclose(high, (0.5, 1.0, 0.5), atol=1e-9)
+    whole, _ = load(path)
+    low, high = bounds(whole)
+    assert low[0] == pytest.approx(5.0) and high[2] == pytest.approx(5.0)  # the whole scene
+    with pytest.raises(ModelError) as err:
+        load_mesh_file(path, 'NOPE')
+    assert str(err.value) == (f"{path}: no node DEFined as 'NOPE' (DEF names: 'Scene', 'ARM', "
+                              "'PAINTED')")
+
+
+def test_vrml_face_and_vertex_colours_make_parts_and_textures_are_kept(tmp_path):
+    (tmp_path / 'paint.png').write_bytes(b'\x89PNG\r\n\x1a\n')
+    path = tmp_path / 'scene.wrl'
+    path.write_text(VRML_SCENE)
+    parts, messages = load(path, 'PAINTED')
+    assert messages == []
+    by_colour = {p.material.rgba: p for p in parts}
+    assert set(by_colour) == {(1.0, 0.0, 0.0, 1.0), (0.0, 0.0, 1.0, 1.0)}  # one per face
+    blue, red = by_colour[(0.0, 0.0, 1.0, 1.0)], by_colour[(1.0, 0.0, 0.0, 1.0)]
+    assert bounds([blue])[1][0] == pytest.approx(1.0) and bounds([red])[0][0] == pytest.approx(1.0)
+    assert {p.material.texture for p in parts} == {str(tmp_path / 'paint.png')}
+    whole, _ = load(path)
+    assert (0.0, 1.0, 0.0, 1.0) in {p.material.rgba for p in whole if p.material}  # per vertex
+    path.write_text(VRML_SCENE.replace('colorIndex [ 1 0 ]', 'colorIndex [ 1 ]'))
+    with pytest.raises(ModelError, match=r'scene\.wrl:7: IndexedFaceSet has 2 faces but 1 '
+                                         'colours'):
+        load_mesh_file(path)
