@@ -457,6 +457,47 @@ def test_bad_files_fail_with_one_line(tmp_path, text, line, message):
     assert '\n' not in str(err.value)
 
 
+#: Chrono files that are not multibody models (written here; the corpus has real ones of each).
+NOT_MBS = [
+    ('chrono-version: 9.0\nsimulation: {time_step: 0.001}\n', ':1: not a Chrono MBS model: '
+     'a Chrono 9.x simulation specification (solver and integrator settings)'),
+    ('chrono-version: 10.0\nintegrator: {type: EULER_IMPLICIT}\nsolver: {type: BARZILAI}\n',
+     ':1: not a Chrono MBS model: a Chrono solver specification (integrator and solver '
+     'settings)'),
+    ('chrono-version: 10.0\nsph: {}\nkernel: {}\n',
+     ':1: not a Chrono MBS model: a Chrono::FSI-SPH solver specification'),
+    ('chrono-version: 10.0\nmodel: other.yaml\n',
+     ':1: not a Chrono MBS model: it names a model file but has no "type: MBS"'),
+    ('chrono-version: 10.0\nmodel:\n  vehicle_json: hmmwv.json\n', ':3: model: a '
+     'Chrono::Vehicle model (it names Chrono::Vehicle JSON files), not a multibody model'),
+    ('chrono-version: 10.0\nmodel:\n  fluid_properties: {density: 1000}\n',
+     ':3: model: a Chrono::FSI-SPH fluid model, not a multibody model'),
+    ('chrono-version: 10.0\ntype: FSI\n', ':1: a Chrono FSI (fluid-solid interaction) '
+     'simulation specification, not a multibody model'),
+    ('chrono-version: 10.0\ntype: VEHICLE\n',
+     ':1: a Chrono::Vehicle simulation specification, not a multibody model'),
+    ('chrono-version: {type: string}\n',
+     ':1: a Chrono YAML schema (it describes the file format), not a model'),
+]
+
+
+@pytest.mark.parametrize('text, message', NOT_MBS, ids=[m[:50] for _, m in NOT_MBS])
+def test_chrono_files_that_are_not_models_say_what_they_are(tmp_path, text, message):
+    path = write(tmp_path, text)
+    with pytest.raises(UnsupportedError) as err:
+        load_model(path)
+    assert str(err.value) == f'{path}{message}'
+
+
+def test_finite_element_parts_are_left_out_with_a_warning(tmp_path):
+    path = write(tmp_path, HEAD + MOVING + '  FEA_beams:\n    - {name: beam1}\n'
+                 '    - {name: beam2}\n')
+    model = load_model(path)
+    assert [link.name for link in model.links] == ['g', 'm']
+    assert any('"FEA_beams": 2 finite-element part(s) (beam1, beam2) left out; the bridge loads '
+               'the rigid bodies only' in w for w in model.warnings), model.warnings
+
+
 def test_specification_whose_solver_is_not_chrono(tmp_path):
     write(tmp_path, HEAD + MOVING, 'model.yaml')
     write(tmp_path, 'format: ChoreonoidBody\nlinks: [ {name: a} ]\n', 'solver.yaml')
