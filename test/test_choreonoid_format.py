@@ -556,6 +556,51 @@ def test_sub_body_errors(tmp_path):
           "sub-body 'none.body' does not exist", 3)
 
 
+def test_continuous_track_of_our_own(tmp_path):
+    model = load(tmp_path, """
+        links:
+          - { name: ROOT, joint_type: free, mass: 10, inertia: [1, 0, 0, 0, 1, 0, 0, 0, 1] }
+          - type: ContinuousTrack
+            name: SHOE
+            parent: ROOT
+            translation: [0.5, 0, 0]
+            joint_axis: Y
+            num_joints: 6
+            joint_offset: [0.1, 0, 0]
+            initial_joint_angles: [30, -30]
+            mass: 0.5
+            inertia: [0.01, 0, 0, 0, 0.01, 0, 0, 0, 0.01]
+            elements:
+              - { type: Shape, geometry: { type: Box, size: [0.1, 0.2, 0.02] } }
+              - { type: AccelerationSensor, name: SHOE_ACCEL }
+        """)
+    shoes = [link.name for link in model.links if link.name.startswith('SHOE')]
+    assert shoes == [f'SHOE{i}' for i in range(6)]
+    first = model.joint('SHOE0')
+    assert first.type == JointType.FREE and first.parent == 'ROOT'
+    for i in range(1, 6):
+        joint = model.joint(f'SHOE{i}')
+        assert joint.type == JointType.CONTINUOUS and joint.parent == f'SHOE{i - 1}'
+        np.testing.assert_allclose(joint.axis, (0, 1, 0))
+        np.testing.assert_allclose(model.joint_origin(joint).pos, (0.1, 0, 0))
+        assert model.link(f'SHOE{i}').inertial.mass == 0.5
+        assert len(model.link(f'SHOE{i}').visuals) == 1
+    assert [j.initial for j in (model.joint(f'SHOE{i}') for i in range(1, 6))] == \
+        pytest.approx([math.radians(30), math.radians(-30), 0, 0, 0])
+    assert [d.link for d in model.devices] == ['SHOE0']  # devices stay on the first link
+    fails(tmp_path, """
+        links:
+          - { name: ROOT }
+          - { type: ContinuousTrack, name: T, parent: ROOT, num_joints: 2,
+              joint_offset: [0.1, 0, 0] }
+        """, 'a ContinuousTrack needs num_joints of 3 or more', 5)
+    fails(tmp_path, """
+        links:
+          - { name: ROOT }
+          - { type: ContinuousTrack, name: T, parent: ROOT, num_joints: 4 }
+        """, 'a ContinuousTrack needs joint_offset', 5)
+
+
 @pytest.mark.corpus
 def test_continuous_track_links():
     model = load_model(shared_model('choreonoid/historical/89196252/sample/TrackedVehicle/'
