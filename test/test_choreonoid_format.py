@@ -531,6 +531,62 @@ def test_sub_body_prefixes_device_prefix_and_joint_ids():
     assert model.joint('BASE').type == JointType.FIXED and model.joint('BASE').parent == 'CHASSIS'
 
 
+def test_sub_body_prefix_suffix_device_prefix_and_joint_id_offset(tmp_path):
+    body(tmp_path, """
+        links:
+          - { name: BASE, joint_type: fixed }
+          - { name: WRIST, parent: BASE, joint_type: revolute, joint_id: 1,
+              translation: [ 0, 0, 0.2 ],
+              elements: [ { type: ForceSensor, name: FORCE } ] }
+        """, name='arm.body')
+    model = load(tmp_path, """
+        links:
+          - { name: CHASSIS, joint_type: free, mass: 10 }
+          - { type: SubBody, uri: arm.body, parent: CHASSIS, prefix: L_, suffix: _1,
+              device_prefix: LEFT_, joint_id_offset: 4, translation: [ 0.1, 0.2, 0.3 ],
+              rotation: [ 0, 0, 1, 90 ] }
+          - { type: SubBody, uri: arm.body, parent: CHASSIS, prefix: R_,
+              translation: [ 0.1, -0.2, 0.3 ] }
+        """)
+    assert [link.name for link in model.links] == ['CHASSIS', 'L_BASE_1', 'L_WRIST_1',
+                                                   'R_BASE', 'R_WRIST']
+    assert {d.name: d.link for d in model.devices} == {'LEFT_FORCE': 'L_WRIST_1',
+                                                       'R_FORCE': 'R_WRIST'}  # the prefix
+    assert model.joint('L_WRIST_1').meta['joint_id'] == 5
+    assert model.joint('R_WRIST').meta['joint_id'] == 1
+    # The SubBody node places the sub-body's root on the chassis with a fixed joint.
+    base = model.joint('L_BASE_1')
+    assert base.type == JointType.FIXED and base.parent == 'CHASSIS'
+    np.testing.assert_allclose(model.link('L_BASE_1').pose.pos, (0.1, 0.2, 0.3), atol=1e-12)
+    np.testing.assert_allclose(model.link('L_BASE_1').pose.rot @ (1, 0, 0), (0, 1, 0),
+                               atol=1e-12)
+    np.testing.assert_allclose(model.link('R_WRIST').pose.pos, (0.1, -0.2, 0.5), atol=1e-12)
+
+
+def test_optical_frame_rotation_turns_the_gl_frame(tmp_path):
+    """optical_frame_rotation is the GL frame's rotation in the device frame: a quarter turn
+    about X makes a GL camera (looking along -Z) look along +Y of the link, as Choreonoid
+    reads it; the model's device frame looks along its +x."""
+    model = load(tmp_path, """
+        links:
+          - name: a
+            elements:
+              - { type: Camera, name: plain }
+              - { type: Camera, name: turned, optical_frame_rotation: [ 1, 0, 0, 90 ] }
+              - { type: RangeSensor, name: scanner, optical_frame: robotics }
+        """)
+    devices = {d.name: d for d in model.devices}
+    forward, up = look(model, devices['plain'])
+    np.testing.assert_allclose(forward, (0, 0, -1), atol=1e-9)
+    np.testing.assert_allclose(up, (0, 1, 0), atol=1e-9)
+    forward, up = look(model, devices['turned'])
+    np.testing.assert_allclose(forward, (0, 1, 0), atol=1e-9)
+    np.testing.assert_allclose(up, (0, 0, 1), atol=1e-9)
+    forward, up = look(model, devices['scanner'])
+    np.testing.assert_allclose(forward, (1, 0, 0), atol=1e-9)
+    np.testing.assert_allclose(up, (0, 0, 1), atol=1e-9)
+
+
 def test_each_sub_body_file_has_its_own_angle_unit(tmp_path):
     body(tmp_path, """
         links: [ { name: arm, joint_type: fixed }, { name: hand, parent: arm,
