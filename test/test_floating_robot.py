@@ -53,3 +53,13 @@ def test_stands_on_its_foot_and_moves_its_arm(stander):
     assert settling_time(t, q, -1.0, 0.02) < 1.0
     assert sim.body_pose('torso')[1][0] > 0.999  # still upright
     assert sim.warnings() == {}
+
+
+def test_kinematic_floating_robot_stays_where_it_was_placed(stander):
+    from body_bridge.sim.simulation import SimOptions
+    sim = Simulation(stander, SimOptions(kinematic=True))
+    start, _ = sim.body_pose('torso')
+    sim.command(Mode.POSITION, ['shoulder'], [-1.0])
+    run(sim, 1.0)
+    np.testing.assert_allclose(sim.body_pose('torso')[0], start, atol=1e-12)
+    assert sim.joint_positions()[sim.joint_names.index('shoulder')] == pytest.approx(-1.0)

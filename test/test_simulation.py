@@ -8,7 +8,9 @@ import pytest
 from body_bridge.formats import load_model
 from body_bridge.sim.simulation import CommandRejected, Mode, Simulation, SimOptions
 
-from conftest import SAMPLE_ARM, shared_model
+from conftest import REPO, SAMPLE_ARM, shared_model
+
+OWN = REPO / 'test' / 'data' / 'choreonoid'  # small models of our own
 
 
 @pytest.fixture
@@ -75,10 +77,8 @@ def test_moving_transforms_match_world_poses(arm):
     assert np.allclose(np.linalg.norm(quat, axis=1), 1.0)
 
 
-@pytest.mark.corpus
 def test_free_root_is_a_moving_frame():
-    sim = Simulation(load_model(shared_model('choreonoid/share/model/misc/box1.body')),
-                     SimOptions())
+    sim = Simulation(load_model(OWN / 'box.body'), SimOptions())
     assert sim.moving_frames == [(None, 'box')]
     run(sim, 1.0)
     pos, _ = sim.moving_transforms()
@@ -395,13 +395,11 @@ def test_floating_humanoid_stands_and_moves_an_arm():
 
 # --- several models in one world ---------------------------------------------------------------
 
-@pytest.mark.corpus
 def test_models_in_one_world_touch_each_other():
     from body_bridge.model import Pose
     from body_bridge.sim.build import BuildOptions
     from body_bridge.sim.simulation import simulate_together
-    floor = load_model(shared_model('choreonoid/share/model/misc/floor.body'))
-    box = load_model(shared_model('choreonoid/share/model/misc/box1.body'))
+    floor, box = load_model(OWN / 'floor.body'), load_model(OWN / 'box.body')
     arm = load_model(SAMPLE_ARM)
     no_plane = SimOptions(build=BuildOptions(ground_plane=False))
     sims = simulate_together([(floor, no_plane), (box, SimOptions(initial_pose=Pose((0, 0, 0.5)))),
@@ -422,10 +420,9 @@ def test_models_in_one_world_touch_each_other():
     assert alone.body_pose('box')[0][2] < -1.0
 
 
-@pytest.mark.corpus
 def test_initial_pose_of_a_free_root():
     from body_bridge.model import Pose
-    box = load_model(shared_model('choreonoid/share/model/misc/box1.body'))
+    box = load_model(OWN / 'box.body')
     pose = Pose.from_rpy((0.0, 0.0, 0.3), pos=(2.0, -1.0, 0.1))
     sim = Simulation(box, SimOptions(initial_pose=pose))
     pos, quat = sim.body_pose('box')
