@@ -63,3 +63,17 @@ def test_kinematic_floating_robot_stays_where_it_was_placed(stander):
     run(sim, 1.0)
     np.testing.assert_allclose(sim.body_pose('torso')[0], start, atol=1e-12)
     assert sim.joint_positions()[sim.joint_names.index('shoulder')] == pytest.approx(-1.0)
+
+
+def test_standing_it_carries_its_weight_on_its_ankle_sensor(stander):
+    """The ground carries the robot; the ankle sensor carries all of it but its foot, and the
+    torso's accelerometer reads 1 g, as SR1's sensors do with the corpus."""
+    from test_sensors_sim import G, start
+    sim, suite = start(STANDER)
+    assert set(suite.samplers) == {'ankle_force', 'torso_accel'}
+    run(sim, 1.0)
+    carried = suite.samplers['ankle_force'].read().force[2]
+    assert carried == pytest.approx((stander.total_mass - stander.link('foot').inertial.mass) * G,
+                                    rel=0.01)
+    np.testing.assert_allclose(suite.samplers['torso_accel'].read().linear_acceleration,
+                               (0, 0, G), atol=0.05)
