@@ -335,6 +335,21 @@ def test_controller_motor_takes_its_input():
         sim.forces.set_load_input('cart_controller', [1.0, 0.0, 0.0])  # not a load controller
 
 
+def test_controller_motors_of_our_own_take_their_inputs():
+    """test/data/chrono/controllers.yaml: a FORCE controller on a free 2 kg slider follows
+    x = F t^2 / 2m; a POSITION controller turns its arm to the input; NaN is refused."""
+    sim = simulation(DATA / 'controllers.yaml')
+    assert sorted(sim.forces.controllers) == [('arm_angle', 'motor'), ('cart_force', 'motor'),
+                                              ('wheel_torque', 'torque')]
+    sim.forces.set_motor_input('cart_force', 3.0)  # [N]
+    sim.forces.set_motor_input('arm_angle', 0.5)  # [rad]
+    run(sim, 0.5)
+    assert q(sim, 'cart_force') == pytest.approx(0.5 * 3.0 / 2.0 * 0.5 ** 2, rel=0.02)
+    assert q(sim, 'arm_angle') == pytest.approx(0.5, abs=1e-3)
+    with pytest.raises(ValueError, match='finite'):
+        sim.forces.set_motor_input('cart_force', float('inf'))
+
+
 # --- loads ------------------------------------------------------------------------------------
 
 
