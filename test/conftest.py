@@ -59,8 +59,13 @@ def _required(config) -> bool:
 
 
 def pytest_collection_modifyitems(config, items):
+    skip_corpus_tests(config, items)
+
+
+def skip_corpus_tests(config, items) -> None:
     """Without the corpus, every test marked ``corpus`` is skipped for one reason (also one
-    whose parameters, listed from the corpus, came out empty)."""
+    whose parameters, listed from the corpus, came out empty); where it is required, a
+    missing corpus stops the run."""
     if HAVE_CORPUS:
         return
     if _required(config):
