@@ -66,7 +66,7 @@ PARAMETERS = {
                       'beyond 1e10): reset (the world back to its initial state) or pause (at '
                       'the state before the diverging period).'),
     'devices_file': ('', _S, 'YAML file that adds devices to the model and sets their rate, '
-                     'noise and on/off state (README, Sensors).'),
+                     'noise and on/off state (docs/sensors.md).'),
 }
 
 #: Parameters that may change while the node runs: a new value reloads the model (node.py).
