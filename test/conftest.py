@@ -10,6 +10,7 @@ corpus stops the run and a skipped corpus test fails.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import random
 import shutil
@@ -29,6 +30,12 @@ CORPUS = corpus.models_dir()
 #: Whether the corpus is there.
 HAVE_CORPUS = corpus.present(CORPUS)
 REQUIRE_ENV = 'BODY_BRIDGE_REQUIRE_MODELS'
+
+#: Whether ROS 2 (rclpy and the message packages) is here; the Humble environment
+#: (tools/setup.sh humble) has none: there are no Humble wheels.
+HAVE_ROS = importlib.util.find_spec('rclpy') is not None
+ROS_MISSING = ('needs ROS 2: rclpy is not importable in this environment (the Humble '
+               'environment has no ROS wheels)')
 
 # Each test run talks on its own DDS domain, discovering only this machine, so parallel runs
 # never cross-talk. Set before anything imports rclpy.
@@ -58,7 +65,9 @@ def _required(config) -> bool:
     return config.getoption('--require-models') or os.environ.get(REQUIRE_ENV, '') not in ('', '0')
 
 
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` selects by marker
 def pytest_collection_modifyitems(config, items):
+    mark_ros_tests(items)
     skip_corpus_tests(config, items)
 
 
@@ -98,6 +107,22 @@ def pytest_runtest_makereport(item, call):
             and _required(item.config):
         report.outcome = 'failed'
         report.longrepr = f'corpus test skipped where the corpus is required: {report.longrepr}'
+
+
+#: Fixtures that need ROS 2: a test that uses one is marked ``ros`` too.
+ROS_FIXTURES = {'ros', 'bridge'}
+
+
+def mark_ros_tests(items) -> None:
+    """Tests marked ``ros`` (or using a ROS fixture) are skipped, with the reason, where ROS 2
+    is missing (modules that import ROS packages skip themselves with
+    ``pytest.importorskip``)."""
+    skip = pytest.mark.skip(reason=ROS_MISSING)
+    for item in items:
+        if ROS_FIXTURES & set(getattr(item, 'fixturenames', ())):
+            item.add_marker(pytest.mark.ros)
+        if not HAVE_ROS and 'ros' in item.keywords:
+            item.add_marker(skip)
 
 
 def shared_model(relative: str) -> Path:

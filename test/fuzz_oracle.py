@@ -20,6 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import body_bridge
 from body_bridge.corpus import models_dir
 from body_bridge.errors import BodyBridgeError
 from body_bridge.formats import load_model
@@ -63,8 +64,11 @@ def _alarm(signum, frame):
 
 
 def _innermost(tb) -> str:
-    """``module.py:function`` of the innermost frame in body_bridge (where the escape starts)."""
-    frames = [f for f in traceback.extract_tb(tb) if 'body_bridge' in f.filename]
+    """``module.py:function`` of the innermost frame in body_bridge (where the escape starts).
+    Frames are the package's by their directory (a checkout may itself be named body_bridge)."""
+    package = os.path.dirname(os.path.abspath(body_bridge.__file__)) + os.sep
+    frames = [f for f in traceback.extract_tb(tb)
+              if os.path.abspath(f.filename).startswith(package)]
     if not frames:
         frames = traceback.extract_tb(tb)
     if not frames:

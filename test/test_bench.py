@@ -10,9 +10,10 @@ import re
 import subprocess
 import sys
 
-from body_bridge.corpus import REASON
-
+import pytest
 from conftest import HAVE_CORPUS, REPO
+
+from body_bridge.corpus import REASON
 
 REAL = ('sr1', 'barrettwam', 'slider_crank') if HAVE_CORPUS else ()
 RUNNING = REAL[:1] + ('chain30', 'sample_arm')
@@ -40,6 +41,7 @@ EXPECTED = (
     ['machine_load_average_start', 'machine_load_average_end', 'bench_wall_time'])
 
 
+@pytest.mark.ros  # the benchmarks run the node
 def test_quick_run_prints_and_writes_every_figure(tmp_path):
     out = tmp_path / 'figures.json'
     proc = subprocess.run([sys.executable, str(REPO / 'bench' / 'run.py'), '--quick',

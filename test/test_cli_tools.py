@@ -46,6 +46,7 @@ def tree_depth(line: str) -> int:
     return re.match(r'^[│ ├└─]*', line).end() // 4
 
 
+@pytest.mark.ros  # info, rviz and params read the node's topics and parameters
 def test_info_is_a_tree_of_links_with_joints_limits_and_device_topics():
     proc = cli('info', 'sample_arm')
     assert proc.returncode == 0, proc.stderr
@@ -100,6 +101,7 @@ MIMIC = """<KinBody name="m">
 """
 
 
+@pytest.mark.ros  # info and rviz read the node's topics
 def test_info_and_rviz_of_devices_that_need_explaining(tmp_path):
     path = tmp_path / 'devices.body'
     path.write_text(ODD_DEVICES)
@@ -125,6 +127,7 @@ def test_info_and_rviz_of_devices_that_need_explaining(tmp_path):
 
 
 @pytest.mark.corpus
+@pytest.mark.ros  # info, rviz and params read the node's topics and parameters
 def test_info_names_devices_that_do_not_publish_and_mimic_formulas():
     proc = cli('info', shared_model(TANK))
     assert proc.returncode == 0, proc.stderr
@@ -139,6 +142,7 @@ def test_info_names_devices_that_do_not_publish_and_mimic_formulas():
     assert '= 0.3333 JF3 + 0.8727' in wam.stdout
 
 
+@pytest.mark.ros  # info, rviz and params read the node's topics and parameters
 def test_info_json_lists_device_topics():
     import json
     data = json.loads(cli('info', 'sample_arm', '--json').stdout)
@@ -245,6 +249,7 @@ def test_snapshot_of_an_unknown_camera_is_one_line(tmp_path):
 # --- rviz, params --------------------------------------------------------------------------
 
 @pytest.mark.corpus
+@pytest.mark.ros  # info, rviz and params read the node's topics and parameters
 def test_rviz_config_of_a_model_has_a_display_per_sensor_topic():
     proc = cli('rviz', shared_model(TANK))
     assert proc.returncode == 0, proc.stderr
@@ -259,6 +264,7 @@ def test_rviz_config_of_a_model_has_a_display_per_sensor_topic():
     assert config['Visualization Manager']['Global Options']['Fixed Frame'] == 'world'
 
 
+@pytest.mark.ros  # info, rviz and params read the node's topics and parameters
 def test_params_prints_every_declared_parameter():
     from body_bridge.ros.params import PARAMETERS
     proc = cli('params')
@@ -266,10 +272,12 @@ def test_params_prints_every_declared_parameter():
     for name, (_, _, description) in PARAMETERS.items():
         assert f'{name} (' in proc.stdout and description in proc.stdout
     markdown = cli('params', '--markdown').stdout
-    assert markdown.splitlines()[0] == '| parameter | type | default | meaning |'
-    assert '| `ground_plane` | string | `auto` |' in markdown
+    assert markdown.splitlines()[0] == '| parameter | type | default | at run time | meaning |'
+    assert '| `ground_plane` | string | `auto` | read-only: ' in markdown
+    assert '| `real_time_factor` | double | `1.0` | settable: ' in markdown
 
 
+@pytest.mark.ros  # info, rviz and params read the node's topics and parameters
 def test_params_write_replaces_only_the_generated_block(tmp_path):
     from body_bridge.ros.params_doc import BEGIN, END, markdown
     doc = tmp_path / 'doc.md'

@@ -1,6 +1,11 @@
 """The topics ``info`` and ``rviz`` work out from a model are the ones the node publishes."""
 
 import pytest
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 from rclpy.parameter import Parameter
 
 from body_bridge.formats import load_model

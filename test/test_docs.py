@@ -10,6 +10,10 @@ import sys
 
 import pytest
 import yaml
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
 
 from body_bridge.ros.params import GROUPS, PARAMETERS
 from body_bridge.ros.params_doc import BEGIN, END, GROUP_ROWS, markdown

@@ -102,6 +102,7 @@ def bridge_exit(*ros_args, timeout=60):
                           timeout=timeout)
 
 
+@pytest.mark.ros  # the node reads the parameter
 def test_bad_ground_plane_value_is_one_line():
     proc = bridge_exit('-p', 'ground_plane:=maybe')
     assert proc.returncode == 2

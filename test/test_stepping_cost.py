@@ -8,6 +8,11 @@ import math
 
 import numpy as np
 import pytest
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 from conftest import SAMPLE_ARM, shared_model
 from geometry_msgs.msg import TransformStamped
 from rclpy.serialization import deserialize_message
