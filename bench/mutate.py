@@ -28,6 +28,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -209,8 +210,17 @@ def _copy_repo(into: Path) -> Path:
     return dest
 
 
+def _forget_bytecode(module: Path) -> None:
+    """Remove the module's cached bytecode: a mutant of the same size written within the
+    same second as the last one would otherwise pass Python's mtime-and-size check. (The
+    rest of the copy keeps its bytecode: compiling the package anew per mutant costs more
+    than the tests.)"""
+    for cached in (module.parent / '__pycache__').glob(f'{module.stem}.*.pyc'):
+        cached.unlink()
+
+
 def _run_tests(repo: Path, tests: list[str], timeout: float) -> tuple[str, float]:
-    env = dict(os.environ, PYTHONPATH=str(repo), PYTHONDONTWRITEBYTECODE='1')
+    env = dict(os.environ, PYTHONPATH=str(repo))
     cmd = [sys.executable, '-m', 'pytest', '-x', '-q', '-p', 'no:cacheprovider',
            '--no-header', '-W', 'ignore', *tests]
     start = time.monotonic()
@@ -244,6 +254,7 @@ def main(argv=None) -> int:
     parser.add_argument('--list', action='store_true', help='list the mutants, run nothing')
     parser.add_argument('--json', help='write every result here')
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # the temporary copy is removed
 
     module = Path(args.module)
     source = (REPO / module).read_text()
@@ -282,12 +293,14 @@ def main(argv=None) -> int:
               f'as equivalent); the tests take {base:.1f} s unmutated', flush=True)
         for n, m in enumerate(found, 1):
             target.write_text(apply(source, m))
+            _forget_bytecode(target)
             m.outcome, m.seconds = _run_tests(repo, args.tests, timeout)
             if m.outcome == 'survived':
                 print(f'  survived {module}:{m.line}:{m.col}: {m.description}', flush=True)
             if n % 20 == 0:
                 print(f'  ... {n}/{len(found)}', flush=True)
         target.write_text(source)
+        _forget_bytecode(target)
     killed = sum(m.outcome.startswith('killed') for m in found)
     rate = 100.0 * killed / len(found) if found else 100.0
     print(f'{module}: {killed}/{len(found)} killed ({rate:.1f} %), '

@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 
 from body_bridge.formats import load_model
-from body_bridge.model import Inertial, JointType, Model, Pose
+from body_bridge.model import Inertial, JointType, Model
 from body_bridge.sim.build import MIN_INERTIA, MIN_MASS, BuildOptions, build_spec
 from body_bridge.urdf import to_urdf
 
