@@ -14,8 +14,9 @@ tree is never touched; each mutant is written there and the given tests run on i
 -x``, with a timeout): a failing or timed-out run kills the mutant, a passing one lets it
 survive. The report lists the survivors with their line; ``--json`` writes every result.
 
-``--exclude LINE:DESCRIPTION`` (repeatable) leaves out a mutant judged equivalent (it cannot
-change any result); the README records why for each.
+``bench/equivalent.txt`` lists the mutants judged equivalent (they cannot change any result),
+each with the reason, by the text of its line and its description (line numbers move); they
+are left out of the count.
 
 Not part of the test suite: a module takes minutes to tens of minutes of CPU.
 """
@@ -60,12 +61,13 @@ class Mutant:
     line: int
     col: int
     description: str
+    code: str = ''  # the text of its line, stripped
     outcome: str = ''
     seconds: float = 0.0
 
     @property
-    def key(self) -> str:
-        return f'{self.line}:{self.description}'
+    def key(self) -> tuple[str, str]:
+        return self.code, self.description
 
 
 def _skipped_nodes(tree: ast.AST) -> set[int]:
@@ -142,12 +144,37 @@ def _changes(node: ast.AST) -> list[tuple[str, str]]:
 def mutants(source: str) -> list[Mutant]:
     tree = ast.parse(source)
     skip = _skipped_nodes(tree)
+    lines = source.splitlines()
     out = []
     for index, node in enumerate(ast.walk(tree)):
         if id(node) in skip:
             continue
         for kind, description in _changes(node):
-            out.append(Mutant(index, kind, node.lineno, node.col_offset, description))
+            out.append(Mutant(index, kind, node.lineno, node.col_offset, description,
+                              lines[node.lineno - 1].strip()))
+    return out
+
+
+EQUIVALENT = Path(__file__).with_name('equivalent.txt')
+
+
+def equivalent_keys(module: str, path: Path = EQUIVALENT) -> dict[tuple[str, str], str]:
+    """(line text, description) -> reason of the module's equivalent mutants.
+
+    The file: ``# module: PATH`` starts a module's entries; each entry is
+    ``LINE TEXT || DESCRIPTION || REASON``; other lines starting with ``#`` are comments.
+    """
+    out, current = {}, None
+    if not path.exists():
+        return out
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if line.startswith('# module:'):
+            current = line.split(':', 1)[1].strip()
+        elif line.strip() and not line.startswith('#') and current == module:
+            parts = [p.strip() for p in line.split('||')]
+            if len(parts) != 3:
+                raise SystemExit(f'{path}:{number}: expected CODE || MUTATION || REASON')
+            out[(parts[0], parts[1])] = parts[2]
     return out
 
 
@@ -246,9 +273,8 @@ def main(argv=None) -> int:
     parser.add_argument('--sample', type=int, help='run this many mutants, drawn at random')
     parser.add_argument('--seed', type=int, default=1)
     parser.add_argument('--lines', help='only mutants on lines FIRST-LAST')
-    parser.add_argument('--exclude', action='append', default=[],
-                        help='LINE:DESCRIPTION of an equivalent mutant (repeatable)')
-    parser.add_argument('--exclude-file', help='a file of such lines (# comments)')
+    parser.add_argument('--all', action='store_true',
+                        help='run the mutants bench/equivalent.txt lists as equivalent too')
     parser.add_argument('--timeout', type=float, help='seconds per mutant (default: 5 x the '
                         'unmutated run + 10)')
     parser.add_argument('--list', action='store_true', help='list the mutants, run nothing')
@@ -259,12 +285,7 @@ def main(argv=None) -> int:
     module = Path(args.module)
     source = (REPO / module).read_text()
     found = mutants(source)
-    excluded = set(args.exclude)
-    if args.exclude_file:
-        for line in Path(args.exclude_file).read_text().splitlines():
-            line = line.split('#', 1)[0].strip()
-            if line.startswith(str(module) + ' '):
-                excluded.add(line[len(str(module)) + 1:].strip())
+    excluded = {} if args.all else equivalent_keys(module.as_posix())
     if args.lines:
         first, last = (int(x) for x in args.lines.split('-'))
         found = [m for m in found if first <= m.line <= last]
@@ -274,6 +295,10 @@ def main(argv=None) -> int:
     if args.sample and args.sample < len(found):
         found = random.Random(args.seed).sample(found, args.sample)
     found.sort(key=lambda m: (m.line, m.col))
+    unused = set(excluded) - {m.key for m in equivalent}
+    for code, description in sorted(unused):
+        print(f'warning: bench/equivalent.txt: no mutant {description!r} of `{code}` in {module}',
+              file=sys.stderr)
     if args.list:
         for m in found:
             print(f'{module}:{m.line}:{m.col}: {m.description}')
@@ -296,7 +321,8 @@ def main(argv=None) -> int:
             _forget_bytecode(target)
             m.outcome, m.seconds = _run_tests(repo, args.tests, timeout)
             if m.outcome == 'survived':
-                print(f'  survived {module}:{m.line}:{m.col}: {m.description}', flush=True)
+                print(f'  survived {module}:{m.line}:{m.col}: {m.description} || {m.code}',
+                      flush=True)
             if n % 20 == 0:
                 print(f'  ... {n}/{len(found)}', flush=True)
         target.write_text(source)
@@ -308,7 +334,8 @@ def main(argv=None) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps({
             'module': str(module), 'tests': args.tests, 'killed': killed, 'run': len(found),
-            'total': total, 'equivalent': [asdict(m) for m in equivalent],
+            'total': total, 'equivalent': [dict(asdict(m), reason=excluded[m.key])
+                                           for m in equivalent],
             'mutants': [asdict(m) for m in found]}, indent=1))
     return 0
 

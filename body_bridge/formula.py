@@ -211,7 +211,7 @@ def _evaluate(node, values: Mapping[str, float]) -> float:
 _MAX_DEGREE = 8
 
 
-def _poly_add(a, b, sign=1.0):
+def _poly_add(a, b, sign: float):
     out = [0.0] * max(len(a), len(b))
     for i, c in enumerate(a):
         out[i] += c
