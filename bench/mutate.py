@@ -151,7 +151,7 @@ def mutants(source: str) -> list[Mutant]:
             continue
         for kind, description in _changes(node):
             out.append(Mutant(index, kind, node.lineno, node.col_offset, description,
-                              lines[node.lineno - 1].strip()))
+                              lines[node.lineno - 1].split('  #', 1)[0].strip()))
     return out
 
 
