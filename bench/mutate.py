@@ -246,7 +246,8 @@ def _forget_bytecode(module: Path) -> None:
         cached.unlink()
 
 
-def _run_tests(repo: Path, tests: list[str], timeout: float) -> tuple[str, float]:
+def _run_tests(repo: Path, tests: list[str], timeout: float, show: bool = False
+               ) -> tuple[str, float]:
     env = dict(os.environ, PYTHONPATH=str(repo))
     cmd = [sys.executable, '-m', 'pytest', '-x', '-q', '-p', 'no:cacheprovider',
            '--no-header', '-W', 'ignore', *tests]
@@ -257,6 +258,8 @@ def _run_tests(repo: Path, tests: list[str], timeout: float) -> tuple[str, float
     except subprocess.TimeoutExpired:
         return 'killed (timeout)', time.monotonic() - start
     seconds = time.monotonic() - start
+    if show and proc.returncode != 0:
+        print('\n'.join((proc.stdout + proc.stderr).splitlines()[-30:]), file=sys.stderr)
     if proc.returncode == 0:
         return 'survived', seconds
     if proc.returncode in (2, 3, 4):  # pytest: interrupted, internal or usage error
@@ -308,7 +311,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix='mutate-') as tmp:
         repo = _copy_repo(Path(tmp))
         target = repo / module
-        outcome, base = _run_tests(repo, args.tests, timeout=3600)
+        outcome, base = _run_tests(repo, args.tests, timeout=3600, show=True)
         if outcome != 'survived':
             print(f'the tests fail on the unmutated module ({outcome}); nothing to measure',
                   file=sys.stderr)

@@ -113,14 +113,16 @@ def test_gains_are_a_critically_damped_second_order_response():
 
 def _chain() -> Model:
     links = tuple(Link(n, inertial=Inertial(1.0, inertia=0.01 * np.eye(3)))
-                  for n in ('base', 'a', 'b', 'c', 'd'))
+                  for n in ('base', 'a', 'b', 'c', 'd', 'e', 'f'))
     joints = (
         Joint('ja', JointType.REVOLUTE, 'base', 'a', limits=Limits(-1, 1, 2.0, 30.0),
               source='m.body:3'),
-        Joint('jb', JointType.PRISMATIC, 'a', 'b', limits=Limits(-1, 1, None, None)),
+        Joint('jb', JointType.PRISMATIC, 'a', 'b', limits=Limits(-1, 1, None, 0.0)),
         Joint('jc', JointType.REVOLUTE, 'b', 'c', limits=Limits(-1, 1, 2.0, 0.0),
               mimic=Mimic('ja', 2.0)),
         Joint('jd', JointType.BALL, 'c', 'd'),
+        Joint('je', JointType.REVOLUTE, 'a', 'e', limits=Limits(-1, 1, None, 0.5)),
+        Joint('jf', JointType.FREE, 'base', 'f'),  # a body of its own in the integrator
     )
     return Model('chain', links, joints, 'base', root_joint=JointType.FREE)
 
@@ -131,15 +133,17 @@ def test_add_servos_one_integrator_actuator_per_driven_joint():
     add_servos(spec, model)
     mj = spec.compile()
     names = [mj.actuator(i).name for i in range(mj.nu)]
-    assert names == [ACTUATOR_PREFIX + 'ja', ACTUATOR_PREFIX + 'jb']  # no mimic, no ball
-    ja, jb = mj.actuator(names[0]), mj.actuator(names[1])
+    # no mimic, no ball joint
+    assert names == [ACTUATOR_PREFIX + 'ja', ACTUATOR_PREFIX + 'jb', ACTUATOR_PREFIX + 'je']
+    ja, jb, je = (mj.actuator(n) for n in names)
     assert mj.actuator_trnid[ja.id][0] == mj.joint('ja').id
     assert mj.actuator_dyntype[ja.id] == mujoco.mjtDyn.mjDYN_INTEGRATOR
     assert mj.actuator_gaintype[ja.id] == mujoco.mjtGain.mjGAIN_FIXED
     assert mj.actuator_biastype[ja.id] == mujoco.mjtBias.mjBIAS_AFFINE
     assert not mj.actuator_ctrllimited[ja.id] and not mj.actuator_actlimited[ja.id]
     assert mj.actuator_forcelimited[ja.id] and list(mj.actuator_forcerange[ja.id]) == [-30, 30]
-    assert not mj.actuator_forcelimited[jb.id]
+    assert not mj.actuator_forcelimited[jb.id]  # an effort limit of 0: unknown, not limited
+    assert mj.actuator_forcelimited[je.id] and list(mj.actuator_forcerange[je.id]) == [-0.5, 0.5]
     assert spec.actuator(names[0]).info == 'm.body:3' and spec.actuator(names[1]).info == ''
 
 
@@ -149,8 +153,12 @@ def test_passive_and_model_dofs():
     dofs = passive_dofs(mj, model, '')
     ball = int(mj.joint('jd').dofadr[0])
     free = int(mj.joint('base_free').dofadr[0])
-    assert sorted(dofs.tolist()) == sorted([*range(free, free + 6), *range(ball, ball + 3)])
-    assert model_dofs(mj, [int(mj.joint('ja').dofadr[0])]).tolist() == list(range(mj.nv))
+    other = int(mj.joint('jf').dofadr[0])
+    assert sorted(dofs.tolist()) == sorted([*range(free, free + 6), *range(ball, ball + 3),
+                                            *range(other, other + 6)])
+    tree = sorted(set(range(mj.nv)) - set(range(other, other + 6)))
+    assert model_dofs(mj, [int(mj.joint('ja').dofadr[0])]).tolist() == tree
+    assert model_dofs(mj, [other + 2]).tolist() == list(range(other, other + 6))
     fixed = Model('fixed', model.links[:3], model.joints[:2], 'base')
     mj = build_spec(fixed, BuildOptions(ground_plane=False)).compile()
     assert passive_dofs(mj, fixed, '').tolist() == []
