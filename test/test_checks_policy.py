@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 from body_bridge.errors import ModelError
-from body_bridge.formats.checks import (FLAT, INERTIA_TOL, MAX_MAGNITUDE, MIN_AREA, MIN_SIZE,
-                                        check_model)
+from body_bridge.formats.checks import check_model
 from body_bridge.model import (Actuation, BodyVelocity, Box, Bushing, Capsule, Cone,
                                ContactMaterial, Cylinder, Device, DeviceKind, Frame, Function,
                                FunctionKind, Inertial, Joint, JointType, Limits, Link, Load,
@@ -21,6 +20,13 @@ from body_bridge.model import (Actuation, BodyVelocity, Box, Bushing, Capsule, C
                                SpringKind)
 
 SRC = 'robot.body:12'
+# The policy's numbers as the README states them (not read from the module: a changed bound
+# must fail here).
+MAX_MAGNITUDE = 1e12  # [SI units]
+INERTIA_TOL = 1e-9    # of the largest principal moment
+MIN_SIZE = 1e-6       # [m]
+MIN_AREA = 1e-12      # [m^2]
+FLAT = 1e-6           # of a collision mesh's size
 NAN, INF = math.nan, math.inf
 
 
@@ -43,6 +49,12 @@ def _pose(pos=(0, 0, 0), rot=None) -> Pose:
     return Pose(pos) if rot is None else Pose(pos, rot)
 
 
+def _words_in(element, field: str):
+    """The element with words where its numbers go (past its constructor's conversion)."""
+    object.__setattr__(element, field, ['a', 'b'])
+    return element
+
+
 BAD_ROT = [[1, 0, 0], [0, 1, 0], [0, 0, -1]]  # a mirror
 FN = Function(FunctionKind.CONSTANT, params=(1.0,))
 
@@ -58,6 +70,9 @@ FN = Function(FunctionKind.CONSTANT, params=(1.0,))
     (dict(link=dict(inertial=Inertial(1.0, inertia=np.full((3, 3), NAN)))),
      "link 'arm' inertia is not finite (nan, nan, nan, nan, nan, nan, nan, nan, nan)"),
     (dict(link=dict(inertial=Inertial(-1e-3))), "link 'arm': mass -0.001 kg is negative"),
+    (dict(springs=(_words_in(Spring('s', SpringKind.TRANSLATIONAL, 'base', 'arm',
+                                    source=SRC), 'spring_curve'),)),
+     "spring 's' spring_curve: not numbers"),
     (dict(link=dict(visuals=(Shape(Sphere(0.1), _pose((0, 0, INF))),))),
      "link 'arm' visual sphere position is not finite (0, 0, inf)"),
     (dict(link=dict(collisions=(Shape(Sphere(0.1), _pose(rot=BAD_ROT)),))),
