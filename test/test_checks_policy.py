@@ -232,6 +232,16 @@ def _with_axis(axis) -> Model:
     return m
 
 
+def test_rotations_are_orthonormal_to_one_millionth():
+    for stretch, ok in ((0.4e-6, True), (0.7e-6, False)):  # a column's square: 1 + 2 stretch
+        rot = np.diag([1.0 + stretch, 1.0, 1.0])
+        m = model(link=dict(pose=_pose(rot=rot)))
+        if ok:
+            assert check_model(m) is m
+        else:
+            rejects(m, "link 'arm' pose rotation is not a rotation matrix")
+
+
 def test_joint_axes_and_limits_at_their_bounds():
     rejects(_with_axis((0, NAN, 1)), "joint 'j' axis is not finite (0, nan, 1)")
     rejects(_with_axis((0, 0, 0)), "joint 'j': the axis has zero length")
