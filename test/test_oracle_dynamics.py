@@ -32,33 +32,12 @@ from body_bridge.model import Inertial, JointType, Model
 from body_bridge.sim.build import MIN_INERTIA, MIN_MASS, BuildOptions, build_spec
 from body_bridge.urdf import to_urdf
 
-from conftest import SAMPLE_ARM, SHARED_MODELS
 from model_checks import random_positions
+from model_files import MODEL_FILES, name_of
 
 pin = pytest.importorskip('pinocchio', reason='Pinocchio (PyPI pin) has no wheel for this '
                           'Python or numpy; tools/setup.sh installs it where it has')
 
-CHOREONOID = SHARED_MODELS / 'choreonoid'
-OPENRAVE = SHARED_MODELS / 'openrave'
-CHRONO = SHARED_MODELS / 'chrono'
-
-
-def _model_files() -> list:
-    from test_chrono_load import DATA, OWN, REAL_MBS
-    from test_openrave_models import COLLADA, FILES, _id
-    return [*sorted(CHOREONOID.rglob('*.body')),
-            *[p for p in FILES if _id(p) not in COLLADA],
-            *[CHRONO / r for r in REAL_MBS], *[DATA / n for n in OWN], SAMPLE_ARM]
-
-
-def _name(path) -> str:
-    for base in (SHARED_MODELS, SAMPLE_ARM.parents[2]):
-        if base in path.parents:
-            return str(path.relative_to(base))
-    return path.name
-
-
-MODEL_FILES = _model_files()
 
 BOUND_MASS = 'mass below MIN_MASS raised to it'
 BOUND_INERTIA = 'principal moment below MIN_INERTIA raised to it'
@@ -339,7 +318,7 @@ def compare(model: Model, trials: int = 3, seed: int = 0) -> dict[str, str]:
     return pair.causes
 
 
-@pytest.mark.parametrize('path', MODEL_FILES, ids=_name)
+@pytest.mark.parametrize('path', MODEL_FILES, ids=name_of)
 def test_urdf_dynamics_equal_the_integrators(path):
     model = load_model(path)
     tree, apart = tree_part(model)
@@ -347,4 +326,4 @@ def test_urdf_dynamics_equal_the_integrators(path):
     for part in (tree, *apart):
         causes.update(compare(part))
     counts = {cause: list(causes.values()).count(cause) for cause in set(causes.values())}
-    assert counts == CHANGES.get(_name(path), {}), causes
+    assert counts == CHANGES.get(name_of(path), {}), causes

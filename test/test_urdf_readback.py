@@ -18,7 +18,7 @@ from body_bridge.model import (Box, Capsule, Cylinder, Device, DeviceKind, Frame
                                Sphere)
 from body_bridge.urdf import optical_frame, to_urdf
 
-from test_oracle_dynamics import MODEL_FILES, _name
+from model_files import MODEL_FILES, name_of
 
 KINDS = {JointType.FIXED: 'fixed', JointType.REVOLUTE: 'revolute',
          JointType.CONTINUOUS: 'continuous', JointType.PRISMATIC: 'prismatic',
@@ -230,6 +230,6 @@ def test_a_mesh_shape_is_an_stl_file(tmp_path):
         to_urdf(model)
 
 
-@pytest.mark.parametrize('path', MODEL_FILES, ids=_name)
+@pytest.mark.parametrize('path', MODEL_FILES, ids=name_of)
 def test_real_models_read_back(path, tmp_path_factory):
     check_model(load_model(path), tmp_path_factory.getbasetemp() / 'readback_meshes')
