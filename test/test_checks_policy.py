@@ -270,11 +270,19 @@ def test_inertia_repairs_and_their_bounds():
     assert np.array_equal(fixed.link('arm').inertial.inertia, 0.5 * (skew + skew.T))
     assert fixed.warnings == (f"{SRC}: link 'arm': the inertia matrix is not symmetric; its "
                               "symmetric part is used",)
-    # a negative principal moment within INERTIA_TOL of the largest: clamped to 0
-    small = np.diag([-0.9 * INERTIA_TOL * scale, 1.0, scale])
+    # only the upper and lower triangles' mean counts: here the lower alone is indefinite
+    lower = np.array([[1.0, 0.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    fixed = check_model(model(link=dict(inertial=Inertial(1.0, inertia=lower))))
+    assert np.array_equal(fixed.link('arm').inertial.inertia, 0.5 * (lower + lower.T))
+    # a negative principal moment within INERTIA_TOL of the largest: clamped to 0 (in the
+    # tensor's own principal axes)
+    c, s = math.cos(0.4), math.sin(0.4)
+    turn = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+    small = turn @ np.diag([-0.9 * INERTIA_TOL * scale, 1.0, scale]) @ turn.T
     fixed = check_model(model(link=dict(inertial=Inertial(3.0, (0.1, 0, 0), small))))
     inertial = fixed.link('arm').inertial
-    assert np.allclose(inertial.inertia, np.diag([0.0, 1.0, scale]), atol=1e-15)
+    assert np.allclose(inertial.inertia, turn @ np.diag([0.0, 1.0, scale]) @ turn.T,
+                       rtol=0, atol=1e-15)
     assert np.linalg.eigvalsh(inertial.inertia)[0] >= 0.0
     assert (inertial.mass, tuple(inertial.com)) == (3.0, (0.1, 0.0, 0.0))
     assert fixed.warnings == (f"{SRC}: link 'arm': a principal moment of inertia is negative by "

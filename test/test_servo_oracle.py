@@ -80,6 +80,13 @@ def test_grounded_inertia_holds_the_childs_link_still():
         np.testing.assert_allclose(jac[k] @ v, 0.0, atol=1e-9)
         assert got[k] == pytest.approx(v @ mass @ v, rel=1e-10)
     assert got[1] == math.inf
+    # a base Jacobian whose determinant is below 1e-12 counts as singular
+    edge = np.zeros((1, 6, r))
+    edge[0, :, base] = np.diag([1e-13, 1, 1, 1, 1, 1])
+    edge[0, 0, 6] = 1.0
+    assert grounded_inertia(mass, edge, base, np.array([6]))[0] == math.inf
+    edge[0, 0, 0] = 1e-11
+    assert math.isfinite(grounded_inertia(mass, edge, base, np.array([6]))[0])
     assert grounded_inertia(mass, np.zeros((0, 6, r)), base, np.array([], int)).shape == (0,)
 
 
