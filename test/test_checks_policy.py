@@ -246,7 +246,7 @@ def test_joint_axes_and_limits_at_their_bounds():
     rejects(_with_axis((0, NAN, 1)), "joint 'j' axis is not finite (0, nan, 1)")
     rejects(_with_axis((0, 0, 0)), "joint 'j': the axis has zero length")
     rejects(_with_axis((0, 0, 0.9e-9)), "joint 'j': the axis has zero length")
-    assert check_model(m := _with_axis((0, 0, 1.1e-9))) is m
+    assert check_model(m := _with_axis((0, 0, 1e-9))) is m
     rejects(model(joint=dict(limits=Limits(0.5, math.nextafter(0.5, 0)))),
             "joint 'j': the lower limit 0.5 is above the upper limit 0.5")
     for ok in (Limits(0.5, 0.5, 0.0, 0.0), Limits(None, -3.0), Limits(3.0, None)):
@@ -270,6 +270,13 @@ def test_inertia_repairs_and_their_bounds():
     assert np.array_equal(fixed.link('arm').inertial.inertia, 0.5 * (skew + skew.T))
     assert fixed.warnings == (f"{SRC}: link 'arm': the inertia matrix is not symmetric; its "
                               "symmetric part is used",)
+    # a small tensor: asymmetry above 1e-9 (absolute) is repaired
+    tiny = np.diag([0.01, 0.01, 0.01])
+    tiny[2, 1] = 1.5e-9
+    fixed = check_model(model(link=dict(inertial=Inertial(1.0, inertia=tiny))))
+    assert fixed.link('arm').inertial.inertia[1, 2] == 0.75e-9 and len(fixed.warnings) == 1
+    tiny[2, 1] = 0.9e-9
+    assert check_model(m := model(link=dict(inertial=Inertial(1.0, inertia=tiny)))) is m
     # only the upper and lower triangles' mean counts: here the lower alone is indefinite
     lower = np.array([[1.0, 0.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
     fixed = check_model(model(link=dict(inertial=Inertial(1.0, inertia=lower))))
