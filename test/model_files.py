@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import functools
+
+from body_bridge.formats import load_model
 from conftest import SAMPLE_ARM, SHARED_MODELS
 
 CHOREONOID = SHARED_MODELS / 'choreonoid'
@@ -27,3 +30,9 @@ def name_of(path) -> str:
 
 
 MODEL_FILES = _model_files()
+
+
+@functools.lru_cache(maxsize=None)
+def loaded(path):
+    """The model of a file, loaded once per test session (models are immutable)."""
+    return load_model(path)

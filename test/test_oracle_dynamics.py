@@ -27,13 +27,12 @@ import mujoco
 import numpy as np
 import pytest
 
-from body_bridge.formats import load_model
 from body_bridge.model import Inertial, JointType, Model
 from body_bridge.sim.build import MIN_INERTIA, MIN_MASS, BuildOptions, build_spec
 from body_bridge.urdf import to_urdf
 
 from model_checks import random_positions
-from model_files import MODEL_FILES, name_of
+from model_files import MODEL_FILES, loaded, name_of
 
 pin = pytest.importorskip('pinocchio', reason='Pinocchio (PyPI pin) has no wheel for this '
                           'Python or numpy; tools/setup.sh installs it where it has')
@@ -320,7 +319,7 @@ def compare(model: Model, trials: int = 3, seed: int = 0) -> dict[str, str]:
 
 @pytest.mark.parametrize('path', MODEL_FILES, ids=name_of)
 def test_urdf_dynamics_equal_the_integrators(path):
-    model = load_model(path)
+    model = loaded(path)
     tree, apart = tree_part(model)
     causes = {}
     for part in (tree, *apart):
