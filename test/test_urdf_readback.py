@@ -15,7 +15,7 @@ from urdf_parser_py import urdf as up
 from body_bridge.model import (Box, Capsule, Cylinder, Device, DeviceKind, Frame, Inertial, Joint,
                                JointType, Limits, Link, Material, Mesh, Mimic, Model, Pose, Shape,
                                Sphere)
-from body_bridge.urdf import optical_frame, to_urdf
+from body_bridge.urdf import OPTICAL, optical_frame, to_urdf
 
 from model_files import MODEL_FILES, loaded, name_of
 
@@ -163,6 +163,13 @@ def check_optical(joint, frame: str) -> None:
     assert np.allclose(rot @ [0, 0, 1], [1, 0, 0], atol=1e-12), frame  # z forward
     assert np.allclose(rot @ [1, 0, 0], [0, -1, 0], atol=1e-12), frame  # x right
     assert np.allclose(rot @ [0, 1, 0], [0, 0, -1], atol=1e-12), frame  # y down
+
+
+def test_the_optical_rotation_the_renderer_and_the_urdf_share():
+    """REP-103: optical z along the body's x (forward), x along -y (right), y along -z (down);
+    a rotation, with no offset."""
+    assert OPTICAL.pos.tolist() == [0.0, 0.0, 0.0]
+    assert OPTICAL.rot.tolist() == [[0.0, 0.0, 1.0], [-1.0, 0.0, 0.0], [0.0, -1.0, 0.0]]
 
 
 def every_case() -> Model:
