@@ -15,7 +15,7 @@ from urdf_parser_py import urdf as up
 from body_bridge.model import (Box, Capsule, Cylinder, Device, DeviceKind, Frame, Inertial, Joint,
                                JointType, Limits, Link, Material, Mesh, Mimic, Model, Pose, Shape,
                                Sphere)
-from body_bridge.urdf import OPTICAL, optical_frame, to_urdf
+from body_bridge.urdf import OPTICAL, optical_frame, to_urdf, write_meshes
 
 from model_files import MODEL_FILES, loaded, name_of
 
@@ -229,6 +229,17 @@ def test_every_joint_kind_and_case_reads_back(tmp_path):
     assert links['base'].inertial.mass == 0.2  # light links keep their inertial
     colours = [v.material.color.rgba for v in links['rev'].visuals if v.material]
     assert colours == [[1.0, 0.0, 0.0, 1.0], [0.1, 0.2, 0.3, 0.5]]
+
+
+def test_only_shapes_urdf_lacks_are_written_as_files_named_after_their_link(tmp_path):
+    capsule = Shape(Capsule(0.1, 0.3))
+    shapes = (Shape(Box((1, 1, 1))), capsule, Shape(Sphere(0.1)), Shape(Cylinder(0.1, 1)))
+    link = Link('arm/1 x-y_z', visuals=shapes, collisions=(capsule,))
+    paths = write_meshes(Model('m', (link,), (), link.name), tmp_path / 'meshes')
+    assert list(paths) == [id(capsule)]  # once, for both of its roles
+    files = sorted(p.name for p in (tmp_path / 'meshes').iterdir())
+    assert len(files) == 1 and files[0].startswith('arm_1_x-y_z_') and files[0].endswith('.stl')
+    assert paths[id(capsule)] == str(tmp_path / 'meshes' / files[0])
 
 
 def test_a_mesh_shape_is_an_stl_file(tmp_path):
