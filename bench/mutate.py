@@ -280,6 +280,9 @@ def main(argv=None) -> int:
                         help='run the mutants bench/equivalent.txt lists as equivalent too')
     parser.add_argument('--timeout', type=float, help='seconds per mutant (default: 5 x the '
                         'unmutated run + 10)')
+    parser.add_argument('--survivors-of', metavar='JSON',
+                        help='run only the mutants that survived in this earlier --json run '
+                        '(after tests were added); the figure counts the earlier kills')
     parser.add_argument('--list', action='store_true', help='list the mutants, run nothing')
     parser.add_argument('--json', help='write every result here')
     args = parser.parse_args(argv)
@@ -295,6 +298,14 @@ def main(argv=None) -> int:
     equivalent = [m for m in found if m.key in excluded]
     found = [m for m in found if m.key not in excluded]
     total = len(found)
+    earlier_killed = 0
+    if args.survivors_of:
+        earlier = json.loads(Path(args.survivors_of).read_text())
+        ran = [m for m in earlier['mutants'] if (m['code'], m['description']) not in excluded]
+        left = {(m['code'], m['description'], m['col']) for m in ran if m['outcome'] == 'survived'}
+        earlier_killed = len(ran) - len(left)
+        found = [m for m in found if (m.code, m.description, m.col) in left]
+        args.sample = None
     if args.sample and args.sample < len(found):
         found = random.Random(args.seed).sample(found, args.sample)
     found.sort(key=lambda m: (m.line, m.col))
@@ -330,13 +341,15 @@ def main(argv=None) -> int:
                 print(f'  ... {n}/{len(found)}', flush=True)
         target.write_text(source)
         _forget_bytecode(target)
-    killed = sum(m.outcome.startswith('killed') for m in found)
-    rate = 100.0 * killed / len(found) if found else 100.0
-    print(f'{module}: {killed}/{len(found)} killed ({rate:.1f} %), '
+    killed = earlier_killed + sum(m.outcome.startswith('killed') for m in found)
+    run = earlier_killed + len(found)
+    rate = 100.0 * killed / run if run else 100.0
+    print(f'{module}: {killed}/{run} killed ({rate:.1f} %), '
           f'{len(equivalent)} equivalent excluded, {time.strftime("%Y-%m-%d")}')
     if args.json:
         Path(args.json).write_text(json.dumps({
-            'module': str(module), 'tests': args.tests, 'killed': killed, 'run': len(found),
+            'module': str(module), 'tests': args.tests, 'killed': killed, 'run': run,
+            'earlier_killed': earlier_killed,
             'total': total, 'equivalent': [dict(asdict(m), reason=excluded[m.key])
                                            for m in equivalent],
             'mutants': [asdict(m) for m in found]}, indent=1))
