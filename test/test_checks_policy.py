@@ -247,6 +247,13 @@ def test_joint_axes_and_limits_at_their_bounds():
     rejects(_with_axis((0, 0, 0)), "joint 'j': the axis has zero length")
     rejects(_with_axis((0, 0, 0.9e-9)), "joint 'j': the axis has zero length")
     assert check_model(m := _with_axis((0, 0, 1e-9))) is m
+    for length, ok in ((1e-9, True), (0.9e-9, False)):  # a loop closure's axis: the same
+        closure = LoopClosure('c', 'hinge', 'base', 'arm', axis=(0, length, 0), source=SRC)
+        m = model(closures=(closure,))
+        if ok:
+            assert check_model(m) is m
+        else:
+            rejects(m, "loop closure 'c': the axis has zero length")
     rejects(model(joint=dict(limits=Limits(0.5, math.nextafter(0.5, 0)))),
             "joint 'j': the lower limit 0.5 is above the upper limit 0.5")
     for ok in (Limits(0.5, 0.5, 0.0, 0.0), Limits(None, -3.0), Limits(3.0, None)):
