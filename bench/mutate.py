@@ -303,7 +303,7 @@ def main(argv=None) -> int:
         earlier = json.loads(Path(args.survivors_of).read_text())
         ran = [m for m in earlier['mutants'] if (m['code'], m['description']) not in excluded]
         left = {(m['code'], m['description'], m['col']) for m in ran if m['outcome'] == 'survived'}
-        earlier_killed = len(ran) - len(left)
+        earlier_killed = earlier.get('earlier_killed', 0) + len(ran) - len(left)
         found = [m for m in found if (m.code, m.description, m.col) in left]
         args.sample = None
     if args.sample and args.sample < len(found):
