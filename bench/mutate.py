@@ -269,6 +269,25 @@ def _run_tests(repo: Path, tests: list[str], timeout: float, show: bool = False
     return 'killed', seconds
 
 
+def _match(found: list[Mutant], survivors: list[dict]) -> list[Mutant]:
+    """The mutants of ``found`` that are an earlier run's survivors: same line text, mutation
+    and column, on the same line if there is one (lines move when the module changes)."""
+    chosen, pool = [], list(found)
+    for exact in (True, False):
+        for s in list(survivors):
+            for m in pool:
+                if (m.code, m.description, m.col) == (s['code'], s['description'], s['col']) \
+                        and (not exact or m.line == s['line']):
+                    chosen.append(m)
+                    pool.remove(m)
+                    survivors.remove(s)
+                    break
+    for s in survivors:
+        print(f'warning: the survivor {s["description"]!r} of `{s["code"]}` (line {s["line"]}) '
+              'is no longer in the module', file=sys.stderr)
+    return chosen
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('module', help='the module, relative to the repository')
@@ -302,9 +321,9 @@ def main(argv=None) -> int:
     if args.survivors_of:
         earlier = json.loads(Path(args.survivors_of).read_text())
         ran = [m for m in earlier['mutants'] if (m['code'], m['description']) not in excluded]
-        left = {(m['code'], m['description'], m['col']) for m in ran if m['outcome'] == 'survived'}
-        earlier_killed = earlier.get('earlier_killed', 0) + len(ran) - len(left)
-        found = [m for m in found if (m.code, m.description, m.col) in left]
+        survivors = [m for m in ran if m['outcome'] == 'survived']
+        earlier_killed = earlier.get('earlier_killed', 0) + len(ran) - len(survivors)
+        found = _match(found, survivors)
         args.sample = None
     if args.sample and args.sample < len(found):
         found = random.Random(args.seed).sample(found, args.sample)
