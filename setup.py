@@ -39,7 +39,7 @@ setup(
     tests_require=['pytest'],
     entry_points={
         'console_scripts': [
-            f'bridge = {PACKAGE}.ros.node:main',
+            f'bridge = {PACKAGE}.ros.launcher:main',
             f'body_bridge = {PACKAGE}.cli:main',
         ],
     },

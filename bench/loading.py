@@ -24,7 +24,7 @@ __all__ = ['run', 'files_read']
 
 _YAML = ('.body', '.yaml', '.yml')
 _XML = ('.xml',)
-_MESH_USERS = ('body_bridge.formats.openrave_geom', 'body_bridge.formats.choreonoid_resources',
+_MESH_USERS = ('body_bridge.formats.openrave.geom', 'body_bridge.formats.choreonoid.resources',
                'body_bridge.meshfiles')
 
 

@@ -186,7 +186,7 @@ def _params(args) -> int:
 
 
 def _sim(args, ros_args: list[str]) -> int:
-    from .ros.node import run
+    from .ros.launcher import run
     if args.quiet:
         ros_args = [*(ros_args or ['--ros-args']), '--log-level', 'warn']
     return run(['body_bridge', *ros_args], models=args.models)

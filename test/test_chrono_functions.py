@@ -7,7 +7,7 @@ import pytest
 
 from body_bridge import functions
 from body_bridge.errors import ModelError
-from body_bridge.formats.chrono_node import Context, Node, read_function
+from body_bridge.formats.chrono.node import Context, Node, read_function
 from body_bridge.model import Function, FunctionKind, Repeat
 
 TIMES = np.linspace(-1.3, 7.7, 37)

@@ -77,10 +77,10 @@ def _scene_text(path: str, data: bytes, node: str | None, warn: Warnings,
     head = data[:64].lstrip(b'\xef\xbb\xbf')
     if head.startswith(b'#Inventor') and b'binary' in head.split(b'\n')[0]:
         from . import inventor_binary
-        return inventor_binary.load(path, data, node, warn)
+        return inventor_binary.load(path, data, node, warn, load_parts)
     if head.startswith((b'#Inventor', b'#VRML V1.0')):
         from . import inventor
-        return inventor.load(path, data, node, warn, stack)
+        return inventor.load(path, data, node, warn, load_parts, stack)
     if head.startswith(b'#X3D') or head.lstrip().startswith(b'<'):
         raise UnsupportedError(path, 1, 'X3D files are not supported')
     if head.startswith(b'#VRML') and not head.startswith(b'#VRML V2.0'):
@@ -89,6 +89,6 @@ def _scene_text(path: str, data: bytes, node: str | None, warn: Warnings,
     if os.path.splitext(path)[1].lower() == '.iv':
         raise ModelError(path, 1, 'not an Open Inventor file (no "#Inventor" header)')
     from . import vrml
-    return vrml.load(path, data, node, warn, stack)
+    return vrml.load(path, data, node, warn, load_parts, stack)
 
 

@@ -38,6 +38,9 @@ MAX_INCLUDE_DEPTH = 8
 MAX_POLYGON_CORNERS = 100_000
 
 Warn = Callable[[str], None]
+#: Reads a mesh file another one names: ``(path, node, warnings, chain) -> parts`` (the
+#: dispatcher in ``meshfiles/__init__.py``, handed to the readers of formats that include).
+Include = Callable[[str, 'str | None', 'Warnings', 'tuple[str, ...]'], 'list[MeshPart]']
 
 
 @dataclass(frozen=True)

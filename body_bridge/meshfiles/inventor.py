@@ -25,7 +25,7 @@ from ..model import Material, axis_angle_matrix
 from . import _common
 from . import _fields as fields
 from . import _inventor_shapes as shapes
-from ._common import Budget, Parts, Warnings
+from ._common import Budget, Include, Parts, Warnings
 from ._scenetext import Node, Word, parse
 
 _SEPARATORS = frozenset({'Separator', 'WWWAnchor', 'Selection', 'SoSeparator', 'Annotation'})
@@ -61,21 +61,23 @@ class _State:
     active: bool = True
 
 
-def load(path: str, data: bytes, node: str | None, warn: Warnings,
+def load(path: str, data: bytes, node: str | None, warn: Warnings, include: Include,
          stack: tuple[str, ...] = ()) -> list[_common.MeshPart]:
-    """Read an ASCII Inventor or VRML 1.0 file (``node``: a DEF name)."""
+    """Read an ASCII Inventor or VRML 1.0 file (``node``: a DEF name; ``include`` reads the
+    files it names)."""
     text = _common.decode_text(data, path)
     start = text.find('\n') + 1 or len(text)
     roots = parse(path, text, start)
-    return read_nodes(path, roots, node, warn, stack)
+    return read_nodes(path, roots, node, warn, include, stack)
 
 
 def read_nodes(path: str, roots: list[Node], node: str | None, warn: Warnings,
-               stack: tuple[str, ...]) -> list[_common.MeshPart]:
+               include: Include, stack: tuple[str, ...]) -> list[_common.MeshPart]:
     """Parts of parsed Inventor nodes (shared with the binary reader)."""
     budget = Budget(path)
     parts = Parts(path, node, budget)
     scene = _Scene(path, warn, budget, parts, stack, node)
+    scene.load_parts = include
     scene.group(roots, _State(np.eye(4), active=node is None), 0)
     if node is not None and not scene.found:
         names = sorted({n for n in scene.names if n})[:12]
@@ -158,7 +160,6 @@ class _Scene:
         return state
 
     def include(self, node: Node, state: _State, depth: int) -> _State:
-        from . import load_parts
         names = node.fields.get('name')
         if not isinstance(names, list) or not names:
             raise ModelError(self.path, node.line, f'{node.type} without a file name')
@@ -170,7 +171,7 @@ class _Scene:
                              f'{_common.MAX_INCLUDE_DEPTH}')
         if not state.active:
             return state
-        for part in load_parts(target, None, self.warn, self.stack):
+        for part in self.load_parts(target, None, self.warn, self.stack):
             self.add(part.mesh.vertices, part.mesh.faces, part.material, state, node.line)
         return state
 

@@ -17,8 +17,9 @@ import numpy as np
 
 from ..errors import ModelError, UnsupportedError
 from . import _common
-from ._common import Warnings
+from ._common import Include, Warnings
 from ._scenetext import Node, Word
+from .inventor import read_nodes
 
 # Field types: f float, i int32, b bool, s string, e enum/bit mask, n node, v2/v3/v4 vectors,
 # r rotation, c colour, m matrix; an M prefix is a multiple-value field; M u is uint32.
@@ -201,7 +202,8 @@ def parse(path: str, data: bytes) -> list[Node]:
     return nodes
 
 
-def load(path: str, data: bytes, node: str | None, warn: Warnings) -> list[_common.MeshPart]:
-    """Read a binary Inventor file (``node``: a DEF name)."""
-    from .inventor import read_nodes
-    return read_nodes(path, parse(path, data), node, warn, ())
+def load(path: str, data: bytes, node: str | None, warn: Warnings,
+         include: Include) -> list[_common.MeshPart]:
+    """Read a binary Inventor file (``node``: a DEF name; ``include`` reads the files it
+    names)."""
+    return read_nodes(path, parse(path, data), node, warn, include, ())

@@ -26,7 +26,7 @@ from ..errors import ModelError
 from ..model import Material, axis_angle_matrix
 from . import _common
 from . import _fields as fields
-from ._common import Budget, Parts, Warnings
+from ._common import Budget, Include, Parts, Warnings
 from ._polygons import split_polygons, triangulate
 from ._scenetext import Node, parse
 
@@ -44,12 +44,13 @@ MAX_COLOR_PARTS = 16
 _Z_TO_Y = axis_angle_matrix((1, 0, 0), -math.pi / 2)
 
 
-def load(path: str, data: bytes, node: str | None, warn: Warnings,
+def load(path: str, data: bytes, node: str | None, warn: Warnings, include: Include,
          stack: tuple[str, ...] = ()) -> list[_common.MeshPart]:
-    """Read a VRML97 file (``node``: a DEF name)."""
+    """Read a VRML97 file (``node``: a DEF name; ``include`` reads the files it inlines)."""
     budget = Budget(path)
     parts = Parts(path, node, budget)
     scene = _Scene(path, warn, budget, parts, stack)
+    scene.load_parts = include
     scene.read(data, node)
     return parts.result()
 
@@ -128,7 +129,6 @@ class _Scene:
             self.walk(child, matrix, depth + 1)
 
     def inline(self, node: Node, matrix: np.ndarray) -> None:
-        from . import load_parts  # the dispatcher, for any mesh format
         urls = node.fields.get('url') or []
         if not isinstance(urls, list) or not urls:
             raise ModelError(self.path, node.line, 'Inline without a url')
@@ -138,7 +138,7 @@ class _Scene:
         if len(self.stack) > _common.MAX_INCLUDE_DEPTH:
             raise ModelError(self.path, node.line, f'Inline files nested deeper than '
                              f'{_common.MAX_INCLUDE_DEPTH}')
-        for part in load_parts(target, None, self.warn, self.stack):
+        for part in self.load_parts(target, None, self.warn, self.stack):
             mesh = part.mesh
             v = mesh.vertices @ matrix[:3, :3].T + matrix[:3, 3]
             f = mesh.faces if np.linalg.det(matrix[:3, :3]) >= 0 else mesh.faces[:, ::-1]

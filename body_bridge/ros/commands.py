@@ -36,7 +36,7 @@ from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory as JointTrajectoryMsg
 
 from ..errors import ParameterError
-from ..sim.simulation import CommandRejected, Mode
+from ..sim.names import CommandRejected, Mode
 from ..sim.trajectory import JointTrajectory, TrajectoryError
 from . import qos
 

@@ -27,7 +27,7 @@ from rclpy.utilities import remove_ros_args
 
 from ..errors import BodyBridgeError, ParameterError
 
-__all__ = ['run_models', 'model_names', 'split_ros_args']
+__all__ = ['run', 'main', 'run_models', 'model_names', 'split_ros_args']
 
 _TOKEN = re.compile(r'[A-Za-z][A-Za-z0-9_]*$')
 #: ROS arguments that take a value, and those of them that configure a node (not the process).
@@ -186,3 +186,19 @@ def _reloaded(specs: list[str], nodes: list, asked: list[int]) -> list[str]:
     named = model_names(specs)
     return [f'{name}={nodes[i].restart_request if i in asked else model}'
             for i, (name, model) in enumerate(named)]
+
+
+def run(args: list[str] | None = None, models: list[str] | None = None) -> int:
+    """Run the bridge until shutdown; return the process exit status.
+
+    Args:
+        args: the command line (program name first), with ROS arguments.
+        models: model specs (``MODEL`` or ``NAME=MODEL``); default: the positional
+            arguments of ``args``, or the ``model`` parameter when there are none.
+    """
+    return run_models(list(sys.argv if args is None else args), models)
+
+
+def main(args: list[str] | None = None) -> None:
+    """Entry point of ``ros2 run body_bridge bridge [MODEL ...] [--ros-args ...]``."""
+    sys.exit(run(args))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 import time
 
 from builtin_interfaces.msg import Time
@@ -36,7 +35,7 @@ from . import qos, wire
 from .commands import CommandTopics, read_controllers
 from .params import PARAMETERS
 
-__all__ = ['BridgeNode', 'PARAMETERS', 'main', 'run', 'problem_of']
+__all__ = ['BridgeNode', 'PARAMETERS', 'problem_of']
 
 
 _QUOTED_OR_NUMBER = re.compile(r"'[^']*'|\"[^\"]*\"|(?<!\w)[-+]?\.?\d[\d.eE+-]*|\bnan\b|\binf\b")
@@ -170,7 +169,7 @@ class BridgeNode(Node):
     def sim_options(self):
         """The integrator settings these parameters ask for."""
         from ..sim.build import BuildOptions
-        from ..sim.simulation import SimOptions
+        from ..sim.options import SimOptions
         p = self.params
         return SimOptions(
             build=BuildOptions(timestep=p['timestep'], ground_plane=p['ground_plane'],
@@ -406,21 +405,3 @@ class BridgeNode(Node):
         if self._owns_runner and self.runner is not None:
             self.runner.stop()
         return super().destroy_node()
-
-
-def run(args: list[str] | None = None, models: list[str] | None = None) -> int:
-    """Run the bridge until shutdown; return the process exit status.
-
-    Args:
-        args: the command line (program name first), with ROS arguments.
-        models: model specs (``MODEL`` or ``NAME=MODEL``); default: the positional
-            arguments of ``args``, or the ``model`` parameter when there are none.
-    """
-    from .launcher import run_models
-    return run_models(list(sys.argv if args is None else args), models)
-
-
-def main(args: list[str] | None = None) -> None:
-    """Entry point of ``ros2 run body_bridge bridge [MODEL ...] [--ros-args ...]``."""
-    sys.exit(run(args))
-

@@ -25,20 +25,20 @@ import re
 import sys
 import threading
 
-import numpy as np
-from builtin_interfaces.msg import Time
 from geometry_msgs.msg import WrenchStamped
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType, SetParametersResult
-from sensor_msgs.msg import CameraInfo, Image, Imu, LaserScan, PointCloud2, PointField, Range
+from sensor_msgs.msg import CameraInfo, Image, Imu, LaserScan, PointCloud2, Range
 
 from .. import urdf as urdf_writer
 from ..device_overlay import Overlay
 from ..errors import ModelError
 from ..model import DeviceKind
-from ..sim.render import Intrinsics, RenderError
+from ..sim.render import RenderError
 from ..sim.sensors import (CameraSampler, DeviceSampler, ForceSampler, InertialSampler,
                            RangeSampler, SensorSuite)
 from . import qos, wire
+from .messages import (camera_info, camera_points, cloud_fields, covariance, fill_cloud,
+                       image_message, range_points, stamp_of)
 
 __all__ = ['SensorPublishers', 'DevicePublisher', 'ImuPublisher', 'WrenchPublisher',
            'RangePublisher', 'CameraPublisher', 'topic_name', 'parameter_prefix', 'camera_info',
@@ -61,96 +61,6 @@ def topic_name(device_name: str) -> str:
 def parameter_prefix(topic: str) -> str:
     """``devices.<topic>`` with namespaces as parameter namespaces (``/`` -> ``.``)."""
     return 'devices.' + topic.replace('/', '.')
-
-
-def _stamp_of(seconds: float) -> Time:
-    sec = math.floor(seconds)
-    return Time(sec=int(sec), nanosec=min(int(round((seconds - sec) * 1e9)), 999_999_999))
-
-
-def _covariance(sigma: float | None) -> list[float]:
-    """Row-major 3x3 covariance: -1 in element 0 when the quantity is not reported."""
-    if sigma is None:
-        return [-1.0] + [0.0] * 8
-    var = float(sigma) ** 2
-    return [var, 0.0, 0.0, 0.0, var, 0.0, 0.0, 0.0, var]
-
-
-# --- message building (no publishers: testable alone) -------------------------------------
-
-
-def camera_info(k: Intrinsics, frame_id: str, model: str = 'plumb_bob') -> CameraInfo:
-    """CameraInfo of an image without distortion: K, P = [K | 0], R = I, D = 0.
-
-    ``model`` is ``plumb_bob`` (a pinhole image), ``equidistant`` (a fisheye image whose
-    pixel distance from (cx, cy) is fx times the angle from the optical axis) or
-    ``dual_equidistant`` (two such circles side by side, K the left one's: sim/fisheye.py).
-    """
-    msg = CameraInfo()
-    msg.header.frame_id = frame_id
-    msg.width, msg.height = k.width, k.height
-    msg.distortion_model = model
-    msg.d = [0.0] * (4 if model.endswith('equidistant') else 5)
-    msg.k = [k.fx, 0.0, k.cx, 0.0, k.fy, k.cy, 0.0, 0.0, 1.0]
-    msg.r = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
-    msg.p = [k.fx, 0.0, k.cx, 0.0, 0.0, k.fy, k.cy, 0.0, 0.0, 0.0, 1.0, 0.0]
-    return msg
-
-
-def image_message(msg: Image, pixels: np.ndarray, encoding: str) -> Image:
-    """Fill an Image from an array (H, W) or (H, W, C), row 0 at the top."""
-    msg.height, msg.width = int(pixels.shape[0]), int(pixels.shape[1])
-    msg.encoding = encoding
-    msg.is_bigendian = int(_BIG_ENDIAN and pixels.dtype.itemsize > 1)
-    channels = pixels.shape[2] if pixels.ndim > 2 else 1
-    msg.step = int(pixels.shape[1] * pixels.dtype.itemsize * channels)
-    msg.data = pixels.tobytes()  # C order, whatever the strides of the view
-    return msg
-
-
-def cloud_fields(rgb: bool) -> list[PointField]:
-    """x, y, z float32 (and rgb: float32 holding 0x00RRGGBB, the PCL convention)."""
-    names = ('x', 'y', 'z', 'rgb') if rgb else ('x', 'y', 'z')
-    return [PointField(name=n, offset=4 * i, datatype=PointField.FLOAT32, count=1)
-            for i, n in enumerate(names)]
-
-
-def _cloud(msg: PointCloud2, points: np.ndarray, rgb: bool) -> PointCloud2:
-    """Fill a PointCloud2 from a structured float32 array of shape (H, W) or (N,)."""
-    msg.height = int(points.shape[0]) if points.ndim == 2 else 1
-    msg.width = int(points.shape[-1]) if points.ndim == 2 else int(points.shape[0])
-    msg.fields = cloud_fields(rgb)
-    msg.is_bigendian = _BIG_ENDIAN
-    msg.point_step = 16 if rgb else 12
-    msg.row_step = msg.point_step * msg.width
-    msg.data = points.tobytes()
-    return msg
-
-
-def camera_points(k: Intrinsics, depth: np.ndarray, rgb: np.ndarray | None) -> np.ndarray:
-    """Organised points (H, W) in the optical frame from a depth image; NaN where no depth."""
-    xr, yr = k.rays()
-    z = np.where(np.isfinite(depth), depth, np.nan).astype(np.float32)
-    fields = [('x', 'f4'), ('y', 'f4'), ('z', 'f4')] + ([('rgb', 'f4')] if rgb is not None else [])
-    out = np.empty(depth.shape, dtype=fields)
-    out['x'] = xr[None, :].astype(np.float32) * z
-    out['y'] = yr[:, None].astype(np.float32) * z
-    out['z'] = z
-    if rgb is not None:
-        packed = ((rgb[..., 0].astype(np.uint32) << 16) | (rgb[..., 1].astype(np.uint32) << 8)
-                  | rgb[..., 2].astype(np.uint32))
-        out['rgb'] = packed.view(np.float32)
-    return out
-
-
-def range_points(directions: np.ndarray, ranges: np.ndarray) -> np.ndarray:
-    """Points (N,) x, y, z float32 in the device frame of the beams that returned."""
-    r = ranges.reshape(-1)
-    hit = np.isfinite(r)
-    xyz = (directions[hit] * r[hit, None]).astype(np.float32)
-    out = np.empty(len(xyz), dtype=[('x', 'f4'), ('y', 'f4'), ('z', 'f4')])
-    out['x'], out['y'], out['z'] = xyz[:, 0], xyz[:, 1], xyz[:, 2]
-    return out
 
 
 # --- one publisher group per device ----------------------------------------------------------
@@ -197,7 +107,7 @@ class ImuPublisher(DevicePublisher):
             wire.mark_stamp(marks, msg.header.stamp)
             for field, reported in self.reports.items():
                 setattr(msg, f'{field}_covariance',
-                        _covariance(noise.get(field, 0.0) if reported else None))
+                        covariance(noise.get(field, 0.0) if reported else None))
             if self.reports['orientation']:
                 o = msg.orientation
                 o.w, o.x, o.y, o.z = (marks.float64('orientation') for _ in range(4))
@@ -282,14 +192,14 @@ class RangePublisher(DevicePublisher):
             return
         r = self.sampler.read()
         msg = self.msg
-        msg.header.stamp = _stamp_of(r.time)
+        msg.header.stamp = stamp_of(r.time)
         if self.shape == 'single':
             msg.range = float(r.ranges.reshape(-1)[0])
         elif self.shape == 'scan':
             msg.scan_time = self.sampler.period
             msg.ranges = array.array('f', r.ranges.reshape(-1).tobytes())
         else:
-            _cloud(msg, range_points(self.sampler.directions, r.ranges), rgb=False)
+            fill_cloud(msg, range_points(self.sampler.directions, r.ranges), rgb=False)
         self.pub.publish(msg)
 
 
@@ -327,7 +237,7 @@ class CameraPublisher(DevicePublisher):
                 self._failed = True
                 self.node.get_logger().error(f'camera {s.name!r} cannot render and stops: {err}')
                 return
-            stamp = _stamp_of(r.time)
+            stamp = stamp_of(r.time)
             if self._watched(self.image_pub):
                 self.image.header.stamp = stamp
                 self.image_pub.publish(image_message(self.image, r.rgb, 'rgb8'))
@@ -338,8 +248,8 @@ class CameraPublisher(DevicePublisher):
                 self.cloud.header.stamp = stamp
                 rgb = r.rgb if s.color else None
                 points = camera_points(s.intrinsics, r.depth, rgb)
-                self.points_pub.publish(_cloud(self.cloud, points, rgb is not None))
-        stamp = stamp or _stamp_of(s.sim.time)
+                self.points_pub.publish(fill_cloud(self.cloud, points, rgb is not None))
+        stamp = stamp or stamp_of(s.sim.time)
         self.info.header.stamp = stamp
         for pub in (self.info_pub, self.depth_info_pub):
             if self._watched(pub):

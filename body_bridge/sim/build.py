@@ -18,18 +18,14 @@ from .closures import add_closure
 from .forces import add_model_forces
 from .mimic import add_mimic_constraints
 from .sensors import add_devices
+from .names import ACTUATOR_PREFIX, WORLD
 
 __all__ = ['BuildOptions', 'build_spec', 'ACTUATOR_PREFIX', 'MIN_MASS', 'MIN_INERTIA',
            'GROUND_PLANE_MODES', 'ground_plane_mode', 'falling_links']
 
-#: Actuators are named ACTUATOR_PREFIX + joint name.
-ACTUATOR_PREFIX = 'servo:'
 #: Lower bounds MuJoCo applies to bodies whose file gives no (or zero) mass [kg, kg m^2].
 MIN_MASS = 1e-4
 MIN_INERTIA = 1e-8
-
-#: A fixed root link of this name is MuJoCo's world body (MuJoCo reserves the name).
-WORLD = 'world'
 
 #: Collision bits: each model has one of bits 0..29 (30 models at most share a world); bit 30
 #: marks the geoms the ground plane supports in mode 'auto'.

@@ -16,7 +16,7 @@ What MuJoCo holds exactly is built into the spec (``add_model_forces``, called b
   plane) and collisions between its links.
 
 Everything else is applied as forces before every physics step by ``ForceSystem``
-(``sim/forces_runtime.py``), installed into a Simulation by ``install_forces``.
+(``sim/forces_runtime.py``), installed into a Simulation by ``forces_runtime.install_forces``.
 """
 
 from __future__ import annotations
@@ -28,14 +28,13 @@ import numpy as np
 
 from ..model import Actuation, Joint, JointType, Model, Spring, SpringKind
 from .closures import driven_joint
+from .names import DRIVE_SUFFIX, DRIVER_SUFFIX
 
-__all__ = ['add_model_forces', 'install_forces', 'plan_springs', 'motor_joint',
+__all__ = ['add_model_forces', 'plan_springs', 'motor_joint',
            'DRIVER_INERTIA', 'DRIVER_SUFFIX', 'DRIVE_SUFFIX']
 
 #: Mass [kg] and inertia [kg m^2] of a motor's driver body: the motor's reaction does not move it.
 DRIVER_INERTIA = 1e6
-DRIVER_SUFFIX = ':driver'
-DRIVE_SUFFIX = ':drive'
 _HINGES = (JointType.REVOLUTE, JointType.CONTINUOUS)
 
 
@@ -210,12 +209,3 @@ def _driver(spec: mujoco.MjSpec, motor: str, joint_name: str, timestep: float) -
     eq.data[:5] = [0.0, 1.0, 0.0, 0.0, 0.0]
     eq.solref = [2.0 * timestep, 1.0]
     eq.solimp = [0.9999, 0.9999, 0.001, 0.5, 2.0]
-
-
-def install_forces(sim):
-    """Attach the model's runtime forces to a Simulation (None when it has none); hold its
-    loop closures as firmly as direct joints would be."""
-    from .closures import weigh_virtual_bodies
-    from .forces_runtime import ForceSystem
-    weigh_virtual_bodies(sim.mj, sim.model, sim.prefix)
-    return ForceSystem.install(sim)

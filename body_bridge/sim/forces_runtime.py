@@ -26,10 +26,12 @@ import numpy as np
 
 from .. import functions
 from ..model import Actuation, FunctionKind, LoadKind, Model, SpringKind
-from .forces import DRIVE_SUFFIX, DRIVER_SUFFIX, motor_joint, plan_springs
+from .closures import weigh_virtual_bodies
+from .forces import motor_joint, plan_springs
 from .forces_laws import rsda_angle, small_rotation, spring_force, unwrap
+from .names import DRIVE_SUFFIX, DRIVER_SUFFIX, Mode
 
-__all__ = ['ForceSystem']
+__all__ = ['ForceSystem', 'install_forces']
 
 
 def _cross(a, b) -> np.ndarray:
@@ -206,7 +208,6 @@ class ForceSystem:
         self._set_initial_velocities()
         passive = [n for n in self.model.passive_joints if n in sim.actuated]
         if passive:
-            from .simulation import Mode  # simulation.py imports this module
             self._issuing = True
             try:
                 sim.command(Mode.EFFORT, passive, np.zeros(len(passive)))
@@ -395,3 +396,9 @@ class ForceSystem:
         d.qvel[:] = qvel
         mujoco.mj_forward(m, d)
 
+
+def install_forces(sim):
+    """Attach the model's runtime forces to a Simulation (None when it has none); hold its
+    loop closures as firmly as direct joints would be."""
+    weigh_virtual_bodies(sim.mj, sim.model, sim.prefix)
+    return ForceSystem.install(sim)

@@ -19,11 +19,11 @@ import mujoco
 
 from ..formula import Formula, mimic_formula
 from ..model import Joint, Model
+from .names import TENDON_PREFIX
 
 __all__ = ['add_mimic_constraints', 'MimicHook', 'formula_of', 'TENDON_PREFIX']
 
 #: Tendons and equalities of nonlinear mimic joints are named TENDON_PREFIX + joint name.
-TENDON_PREFIX = 'mimic:'
 _MAX_POLY = 4
 
 

@@ -16,13 +16,13 @@ import numpy as np
 
 from ..device_overlay import DeviceSettings
 from ..model import Device, DeviceKind
+from .names import SITE_PREFIX
 
 __all__ = ['SITE_PREFIX', 'SCHEDULE_TOLERANCE', 'DeviceRefused', 'DeviceSampler',
            'InertialSampler', 'ForceSampler', 'InertialReading', 'WrenchReading',
            'RangeReading', 'ImageReading']
 
 #: Sites and MuJoCo sensors of a device are named SITE_PREFIX + device name (+ ':' + quantity).
-SITE_PREFIX = 'device:'
 #: Time tolerance of the schedule [s] (far below any timestep).
 SCHEDULE_TOLERANCE = 1e-7
 

@@ -26,7 +26,7 @@ import mujoco
 import numpy as np
 
 from ..model import JointType, Model
-from .build import ACTUATOR_PREFIX
+from .names import ACTUATOR_PREFIX
 
 __all__ = ['add_servos', 'passive_dofs', 'model_dofs', 'coupling_map', 'servo_terms',
            'grounded_inertia', 'tuning_inertia', 'servo_gains', 'MAX_INERTIA_RATIO']

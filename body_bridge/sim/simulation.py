@@ -33,83 +33,24 @@ Simulation per model (see :func:`simulate_together`).
 
 from __future__ import annotations
 
-import enum
-import math
 import threading
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
 import mujoco
 import numpy as np
 
-from ..model import JointType, Model, Pose
-from ..formula import FormulaError
-from .build import ACTUATOR_PREFIX, BuildOptions
-from .forces import install_forces
-from .mimic import MimicHook, formula_of
-from .servo import (coupling_map, grounded_inertia, model_dofs, passive_dofs, servo_gains,
-                    servo_terms, tuning_inertia)
-from .trajectory import JointTrajectory, TrajectoryRun, segment_speeds
+from ..model import JointType, Model
+from .binding import Binding
+from .commanding import Commanding
+from .forces_runtime import install_forces
+from .names import EFFORT, POSITION, VELOCITY, CommandRejected, Mode
+from .options import SimOptions
+from .mimic import MimicHook
+from .trajectory import TrajectoryRun
 from .world import World, is_world_rooted
 
 __all__ = ['Mode', 'SimOptions', 'Simulation', 'CommandRejected', 'simulate_together']
 
-#: A servo moving faster than this fraction of its velocity limit is guarded at every step.
-_GUARD = 0.5
-#: The servos are retuned at the start of a period once some joint of the model has moved
-#: this far [rad or m] since they were last tuned: over 0.02 rad the inertia a joint drives
-#: changes by a few percent at most (its bandwidth by half that), and a robot holding still
-#: costs no retuning. 0 retunes every period.
-RETUNE_DISTANCE = 0.02
-
-
-class Mode(enum.IntEnum):
-    POSITION = 0
-    VELOCITY = 1
-    EFFORT = 2
-
-
-#: The modes as plain integers, for the arrays compared every period.
-_POSITION, _VELOCITY, _EFFORT = int(Mode.POSITION), int(Mode.VELOCITY), int(Mode.EFFORT)
-
-
-class CommandRejected(ValueError):
-    """A command that names unknown joints or carries values that are not finite."""
-
-
-@dataclass(frozen=True)
-class SimOptions:
-    """Integrator settings; the node fills them from its parameters.
-
-    Attributes:
-        build: how the MuJoCo model is built.
-        control_period: period of command application and state output [s].
-        servo_frequency: bandwidth of the joint servos [Hz].
-        servo_damping: damping ratio of the joint servos.
-        gravity_compensation: 'auto' (fixed-base models only), 'on' or 'off'.
-        initial_positions: joint name -> initial position [rad or m], over the file's.
-        initial_pose: where the model frame is in the world (the root link's pose from the
-            file is composed onto it).
-        gains: joint name -> (kp [N m/rad or N/m] or None, kv [N m s/rad or N s/m] or None),
-            over the gains derived from the servo bandwidth.
-        kinematic: no dynamics: joints follow commands under their velocity limits.
-        default_velocity_limit: velocity limit [rad/s or m/s] of joints whose model gives
-            none; 0 for none.
-        on_divergence: 'reset' or 'pause' when the integrator diverges (sim/watchdog.py;
-            world-wide: the first model's applies).
-    """
-
-    build: BuildOptions = BuildOptions()
-    control_period: float = 0.01
-    servo_frequency: float = 8.0
-    servo_damping: float = 1.0
-    gravity_compensation: str = 'auto'
-    initial_positions: Mapping[str, float] = field(default_factory=dict)
-    initial_pose: Pose = field(default_factory=Pose)
-    gains: Mapping[str, tuple[float | None, float | None]] = field(default_factory=dict)
-    kinematic: bool = False
-    default_velocity_limit: float = 0.0
-    on_divergence: str = 'reset'
 
 
 def simulate_together(entries: Sequence[tuple[Model, SimOptions]],
@@ -123,7 +64,7 @@ def simulate_together(entries: Sequence[tuple[Model, SimOptions]],
     return [Simulation(model, options, world=world) for model, options in entries]
 
 
-class Simulation:
+class Simulation(Binding, Commanding):
     """A model running in MuJoCo, alone or sharing a :class:`World` with others.
 
     Thread safety: ``command`` and ``follow`` may be called from any thread;
@@ -170,205 +111,6 @@ class Simulation:
         self.reset_state()
         mujoco.mj_forward(self.mj, self.data)
 
-    # --- set-up -------------------------------------------------------------------------
-
-    def mj_name(self, name: str) -> str:
-        """The MuJoCo name of one of this model's links or joints."""
-        return self.prefix + name
-
-    def body_id(self, link: str) -> int:
-        """The MuJoCo body id of one of this model's links."""
-        if link == self.model.root and self._world_rooted:
-            return 0  # the root link named 'world' is MuJoCo's world body
-        return self.mj.body(self.mj_name(link)).id
-
-    def _index_joints(self) -> None:
-        mj, model, name = self.mj, self.model, self.mj_name
-        self.joint_names = [j.name for j in model.movable_joints]
-        self._index = {n: i for i, n in enumerate(self.joint_names)}
-        self._qadr = np.array([mj.joint(name(n)).qposadr[0] for n in self.joint_names], dtype=int)
-        self._dadr = np.array([mj.joint(name(n)).dofadr[0] for n in self.joint_names], dtype=int)
-        self.actuated = [n for n in self.joint_names if model.joint(n).mimic is None]
-        self._rows = {n: i for i, n in enumerate(self.actuated)}
-        self._act = np.array([mj.actuator(name(ACTUATOR_PREFIX + n)).id for n in self.actuated],
-                             dtype=int)
-        self._actadr = mj.actuator_actadr[self._act].astype(int)
-        joint_rows = np.array([self._index[n] for n in self.actuated], dtype=int)
-        self._qa, self._da = self._qadr[joint_rows], self._dadr[joint_rows]
-        lims = [model.joint(n).limits for n in self.actuated]
-        self._lower = np.array([-math.inf if lim.lower is None else lim.lower for lim in lims])
-        self._upper = np.array([math.inf if lim.upper is None else lim.upper for lim in lims])
-        for row, n in enumerate(self.actuated):
-            if model.joint(n).type == JointType.CONTINUOUS:
-                self._lower[row], self._upper[row] = -math.inf, math.inf
-        default = self.options.default_velocity_limit
-        default = default if default and default > 0 else math.inf
-        self._vlim = np.array([default if not lim.velocity or lim.velocity <= 0 else lim.velocity
-                               for lim in lims])
-        self._effort = np.array([math.inf if not lim.effort or lim.effort <= 0 else lim.effort
-                                 for lim in lims])
-        self._vstep = self._vlim * self.period  # the most a setpoint moves in a period
-        self._guard_speed = _GUARD * self._vlim
-        # Mimic joints follow their formula (set directly at the start and in kinematic mode).
-        self._followers = []
-        for j in model.movable_joints:
-            if j.mimic is not None:
-                formula = formula_of(j)
-                leads = {v: (mj.joint(name(v)).qposadr[0], mj.joint(name(v)).dofadr[0])
-                         for v in formula.variables}
-                self._followers.append((mj.joint(name(j.name)).qposadr[0],
-                                        mj.joint(name(j.name)).dofadr[0], formula, leads))
-        # Free and ball joints hold still in kinematic mode.
-        self._passive = passive_dofs(mj, model, self.prefix)
-        # The model's own degrees of freedom (its kinematic trees), and the servos' among them.
-        self._dofs = model_dofs(mj, np.concatenate([self._dadr, self._passive]))
-        self._gravity = np.zeros(len(self.actuated))
-        local = {int(d): k for k, d in enumerate(self._dofs)}
-        following = {local[int(dadr)] for _, dadr, _, _ in self._followers}
-        column = {k: c for c, k in enumerate(k for k in range(len(self._dofs))
-                                             if k not in following)}
-        self._act_cols = np.array([column[local[int(d)]] for d in self._da], dtype=int)
-        self._passive_cols = np.array([column[local[int(d)]] for d in self._passive], dtype=int)
-        self._local = local
-        # A floating base: its six columns, and each servo's child body (see grounded_inertia).
-        base = []
-        if model.root_joint == JointType.FREE:
-            adr = int(mj.joint(name(f'{model.root}_free')).dofadr[0])
-            base = [column[local[d]] for d in range(adr, adr + 6)]
-        self._base_cols = np.array(base, dtype=int)
-        self._child_bodies = np.array([mj.jnt_bodyid[mj.joint(name(n)).id] for n in self.actuated],
-                                      dtype=int)
-        qpos, free = [], []
-        for dof in self._passive:
-            joint = int(mj.dof_jntid[dof])
-            if joint not in free:
-                free.append(joint)
-                size = 7 if mj.jnt_type[joint] == mujoco.mjtJoint.mjJNT_FREE else 4
-                qpos.extend(range(int(mj.jnt_qposadr[joint]), int(mj.jnt_qposadr[joint]) + size))
-        self._held_q = np.array(qpos, dtype=int)
-        # The coordinates the servos' inertia depends on: every joint of the model's trees but
-        # a floating base (the inertia a joint drives does not change as the robot moves).
-        shape = []
-        for joint in sorted({int(j) for j in mj.dof_jntid[self._dofs]}):
-            kind, adr = mj.jnt_type[joint], int(mj.jnt_qposadr[joint])
-            if kind != mujoco.mjtJoint.mjJNT_FREE:
-                shape.extend(range(adr, adr + (4 if kind == mujoco.mjtJoint.mjJNT_BALL else 1)))
-        self._shape_q = np.array(shape, dtype=int)
-        self._tuned_q: np.ndarray | None = None
-
-    def _index_frames(self) -> None:
-        """Moving frames: (parent body, child body) for every joint that moves, and the root."""
-        model = self.model
-        pairs, names = [], []
-        if model.root_joint == JointType.FREE:
-            pairs.append((0, self.body_id(model.root)))
-            names.append((None, model.root))
-        for joint in model.ordered_joints():
-            if joint.type != JointType.FIXED:
-                pairs.append((self.body_id(joint.parent), self.body_id(joint.child)))
-                names.append((joint.parent, joint.child))
-        self.moving_frames: list[tuple[str | None, str]] = names
-        self._pairs = np.array(pairs, dtype=int).reshape(-1, 2)
-
-    def _place_initial(self) -> None:
-        """Joint positions of the initial state (the root's pose is the model's qpos0)."""
-        for i, n in enumerate(self.joint_names):
-            q = self.options.initial_positions.get(n, self.model.joint(n).initial)
-            self.data.qpos[self._qadr[i]] = q
-        self._follow_formulas(velocities=False)
-
-    def _follow_formulas(self, velocities: bool) -> None:
-        """Put every mimic joint where its formula says (and its velocity, if asked)."""
-        qpos, qvel = self.data.qpos, self.data.qvel
-        for qadr, dadr, formula, leads in self._followers:
-            values = {v: float(qpos[q]) for v, (q, _) in leads.items()}
-            try:
-                qpos[qadr] = formula.evaluate(values)
-                if velocities:
-                    gradient = formula.gradient(values)
-                    qvel[dadr] = sum(gradient[v] * qvel[d] for v, (_, d) in leads.items())
-            except FormulaError:
-                continue  # undefined there: the constraint solver keeps it close
-
-    def _follower_gradients(self) -> list[tuple[int, dict[int, float]]]:
-        """For each mimic joint, how fast it moves with each of its leaders (model dofs)."""
-        out, qpos, local = [], self.data.qpos, self._local
-        for _, dadr, formula, leads in self._followers:
-            values = {v: float(qpos[q]) for v, (q, _) in leads.items()}
-            try:
-                gradient = formula.gradient(values)
-            except FormulaError:
-                continue
-            out.append((local[int(dadr)], {local[int(leads[v][1])]: g
-                                           for v, g in gradient.items()}))
-        return out
-
-    def _tune_servos(self) -> None:
-        """Check the gain overrides; gains for the initial configuration."""
-        unknown = set(self.options.gains) - set(self.actuated)
-        if unknown:
-            raise ValueError(f'gains for joints without a servo: {", ".join(sorted(unknown))}')
-        self._overrides = [self.options.gains.get(n, (None, None)) for n in self.actuated]
-        self._mode = np.full(len(self.actuated), -1)
-        self._retune()
-
-    def _update_servos(self) -> None:
-        """Gains retuned if the joints moved ``RETUNE_DISTANCE`` since the last tuning, and
-        the gravity feed-forward of the current state."""
-        q = self.data.qpos[self._shape_q]
-        if self._tuned_q is None or (len(q) and np.max(np.abs(q - self._tuned_q)) >
-                                     RETUNE_DISTANCE):
-            self._retune()
-        elif self._gravcomp and len(self.actuated):
-            bias = self.data.qfrc_bias
-            self._gravity = bias[self._da] if self._gravity_map is None else \
-                bias[self._dofs] @ self._gravity_map
-
-    def _retune(self) -> None:
-        """Gains from the effective inertia of each joint in the current configuration.
-
-        The inertia a joint drives changes as the robot moves (a shoulder's, as the elbow
-        stretches); gains that follow it keep every servo's bandwidth where it was set.
-        """
-        self._tuned_q = self.data.qpos[self._shape_q].copy()
-        if not len(self.actuated):
-            self.inertia = self.kp = self.kv = np.zeros(0)
-            return
-        full = np.zeros((self.mj.nv, self.mj.nv))
-        mujoco.mj_fullM(self.mj, self.data, full)
-        dofs = self._dofs
-        gradients = self._follower_gradients()
-        tmap = coupling_map(len(dofs), gradients) if gradients else None
-        self._gravity_map = None if tmap is None else tmap[:, self._act_cols]
-        mass = full if len(dofs) == self.mj.nv else full[np.ix_(dofs, dofs)]
-        self.least_inertia, self._gravity, reduced = servo_terms(
-            mass, self.data.qfrc_bias[dofs], tmap, self._act_cols, self._passive_cols)
-        grounded = None
-        if len(self._base_cols):
-            jac = np.zeros((len(self._child_bodies), 6, self.mj.nv))
-            for k, body in enumerate(self._child_bodies):
-                mujoco.mj_jacBody(self.mj, self.data, jac[k, :3], jac[k, 3:], int(body))
-            jac = jac[:, :, dofs] if tmap is None else jac[:, :, dofs] @ tmap
-            grounded = grounded_inertia(reduced, jac, self._base_cols, self._act_cols)
-        self.inertia = tuning_inertia(self.least_inertia, np.diag(reduced)[self._act_cols],
-                                      grounded)
-        self.kp, self.kv = servo_gains(self.inertia, self.options.servo_frequency,
-                                       self.options.servo_damping, self._overrides)
-        self._write_gains(np.arange(len(self.actuated)))
-
-    def _write_gains(self, rows: np.ndarray) -> None:
-        """The servo law of each row's mode (the constant bias term is set per period)."""
-        gain, bias = self.mj.actuator_gainprm, self.mj.actuator_biasprm
-        acts, modes = self._act[rows], self._mode[rows]
-        kp, kv = self.kp[rows], self.kv[rows]
-        if self.kinematic:
-            gain[acts, 0] = bias[acts, 1] = bias[acts, 2] = 0.0  # moved directly, no forces
-            return
-        position, velocity = modes == _POSITION, modes == _VELOCITY
-        gain[acts, 0] = np.where(position, kp, np.where(velocity, kv, 1.0))
-        bias[acts, 1] = np.where(position, -kp, 0.0)
-        bias[acts, 2] = np.where(position | velocity, -kv, 0.0)
-
     # --- state of the servos ------------------------------------------------------------
 
     @property
@@ -413,107 +155,6 @@ class Simulation:
         """The command mode of every commanded joint."""
         return {n: Mode(int(m)) for n, m in zip(self.actuated, self._mode)}
 
-    # --- commands (any thread) ----------------------------------------------------------
-
-    def _rows_of(self, names: Sequence[str]) -> np.ndarray:
-        rows = []
-        for name in names:
-            if name not in self._rows:
-                if name in self._index:
-                    raise CommandRejected(f'joint {name!r} follows another joint and takes '
-                                          'no command')
-                raise CommandRejected(f'unknown joint {name!r}')
-            rows.append(self._rows[name])
-        if len(set(rows)) != len(rows):
-            dup = next(n for n in names if list(names).count(n) > 1)
-            raise CommandRejected(f'joint {dup!r} is named twice')
-        return np.array(rows, dtype=int)
-
-    def command(self, mode: Mode, names: Sequence[str], values) -> list[str]:
-        """Queue targets for named joints; applied at the next control period.
-
-        Args:
-            mode: what the values are: positions [rad or m], velocities [/s] or efforts
-                [N m or N].
-            names: the joints (any subset of ``actuated``).
-            values: one per name.
-
-        Returns:
-            One warning per joint whose target was clipped to its limits.
-
-        Raises:
-            CommandRejected: an unknown or driven joint, a joint named twice, a length
-                mismatch, a value not finite, an effort for a kinematic model.
-        """
-        values = np.asarray(values, dtype=float).reshape(-1)
-        if len(names) != len(values):
-            raise CommandRejected(f'{len(names)} joint names but {len(values)} values')
-        rows = self._rows_of(names)
-        if not np.all(np.isfinite(values)):
-            raise CommandRejected('a value is NaN or infinite')
-        mode = Mode(mode)
-        if self.kinematic and mode == Mode.EFFORT:
-            raise CommandRejected('the model is kinematic: it takes position and velocity '
-                                  'commands, not efforts')
-        values, notes = self._clip(mode, rows, values)
-        for hook in self.command_hooks:
-            hook(mode, list(names))
-        with self._lock:
-            self._pending.append(('set', mode, rows, values))
-        return notes
-
-    def _clip(self, mode: Mode, rows: np.ndarray, values: np.ndarray):
-        if mode == Mode.POSITION:
-            lo, hi, what = self._lower[rows], self._upper[rows], 'range'
-        elif mode == Mode.VELOCITY:
-            lo, hi, what = -self._vlim[rows], self._vlim[rows], 'velocity limit'
-        else:
-            lo, hi, what = -self._effort[rows], self._effort[rows], 'effort limit'
-        clipped = np.clip(values, lo, hi)
-        notes = [f'{self.actuated[row]}: {mode.name.lower()} target beyond its {what} '
-                 f'[{lo[i]:.6g}, {hi[i]:.6g}]: clipped'
-                 for i, row in enumerate(rows) if clipped[i] != values[i]]
-        return clipped, notes
-
-    def follow(self, trajectory: JointTrajectory, start: float | None = None) -> list[str]:
-        """Queue a trajectory for its joints, replacing what they were doing.
-
-        Args:
-            trajectory: the waypoints (an empty one stops the joints where they are).
-            start: simulated time its ``time_from_start`` counts from [s]; None: the next
-                control period.
-
-        Returns:
-            Warnings: waypoints clipped to a joint's range, segments faster than a joint's
-            velocity limit (followed at the limit).
-
-        Raises:
-            CommandRejected: unknown joints, or a trajectory that ends before now.
-        """
-        rows = self._rows_of(trajectory.names)
-        if start is not None and len(trajectory.times) and \
-                start + trajectory.duration < self.time:
-            raise CommandRejected(f'the trajectory ends at {start + trajectory.duration:.6g} s, '
-                                  f'before the current simulated time {self.time:.6g} s')
-        notes = []
-        if len(trajectory.times):
-            lo, hi = self._lower[rows], self._upper[rows]
-            positions = np.clip(trajectory.positions, lo, hi)
-            for col in np.flatnonzero(np.any(positions != trajectory.positions, axis=0)):
-                notes.append(f'{self.actuated[rows[col]]}: trajectory point beyond its range '
-                             f'[{lo[col]:.6g}, {hi[col]:.6g}]: clipped')
-            trajectory = JointTrajectory(trajectory.names, trajectory.times, positions,
-                                         trajectory.velocities, trajectory.accelerations)
-            speeds = segment_speeds(trajectory, self.data.qpos[self._qa[rows]])
-            for col in np.flatnonzero(np.any(speeds > self._vlim[rows] * (1 + 1e-9), axis=0)):
-                notes.append(f'{self.actuated[rows[col]]}: trajectory faster than its velocity '
-                             f'limit {self._vlim[rows[col]]:.6g}: followed at the limit')
-        for hook in self.command_hooks:
-            hook(Mode.POSITION, list(trajectory.names))
-        with self._lock:
-            self._pending.append(('follow', trajectory, rows, start))
-        return notes
-
     # --- the control period (stepping thread) -------------------------------------------
 
     def _setpoints(self) -> np.ndarray:
@@ -521,7 +162,7 @@ class Simulation:
         if self.kinematic:
             return q.copy()
         act = self.data.act[self._actadr]
-        return np.where(self._mode == _POSITION, act, q)
+        return np.where(self._mode == POSITION, act, q)
 
     def _apply_pending(self) -> None:
         with self._lock:
@@ -580,7 +221,7 @@ class Simulation:
         desired, following = self._desired_positions(self.time + period)
         q = self.data.qpos[self._qa]
         mode = self._mode
-        position = mode == _POSITION
+        position = mode == POSITION
         start = self._setpoints()
         step = np.minimum(np.maximum(desired - start, -self._vstep), self._vstep)
         rate = np.where(position, step / period, 0.0)
@@ -590,14 +231,14 @@ class Simulation:
         self._rate = rate
         self.data.ctrl[self._act] = rate
         act = self.data.act
-        velocity = mode == _VELOCITY
+        velocity = mode == VELOCITY
         speed = np.abs(rate)
         if velocity.any():
             v = np.minimum(np.maximum(self._target, -self._vlim), self._vlim)
             v[((q >= self._upper) & (v > 0)) | ((q <= self._lower) & (v < 0))] = 0.0
             act[self._actadr[velocity]] = v[velocity]
             speed = np.where(velocity, np.abs(v), speed)
-        effort = mode == _EFFORT
+        effort = mode == EFFORT
         if effort.any():
             act[self._actadr[effort]] = self._limit_efforts(q)[effort]
         bias = np.zeros(len(rate)) if following is None else \
@@ -615,13 +256,13 @@ class Simulation:
         dq = self.data.qvel[self._da]
         beyond = (((dq > self._vlim) | (q >= self._upper)) & (u > 0)) | \
                  (((dq < -self._vlim) | (q <= self._lower)) & (u < 0))
-        for row in np.flatnonzero(beyond & (self._mode == _EFFORT)):
+        for row in np.flatnonzero(beyond & (self._mode == EFFORT)):
             self.notes.append(f'{self.actuated[row]}: effort withheld: the joint is at its '
                               'velocity limit or the end of its range')
         return np.where(beyond, 0.0, u)
 
     def _kinematic_period(self, q: np.ndarray, rate: np.ndarray) -> None:
-        velocity = self._mode == _VELOCITY
+        velocity = self._mode == VELOCITY
         v = np.clip(self._target, -self._vlim, self._vlim)
         rate = np.where(velocity, v, rate)
         self._kq0 = q.copy()

@@ -16,20 +16,32 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import mujoco
 
 from ..errors import ModelError, ParameterError
 from ..model import JointType, Model, Pose
-from .build import WORLD, build_spec
+from .build import build_spec
+from .names import WORLD
+from .options import SimOptions
 from .servo import add_servos
 from .watchdog import Divergence, Watchdog
 
-if TYPE_CHECKING:
-    from .simulation import SimOptions, Simulation
-
 __all__ = ['World', 'MAX_MODELS']
+
+class Member(Protocol):
+    """What the world needs of each model's Simulation (``sim/simulation.py``)."""
+
+    model: Model
+    notes: list[str]
+    steps_individually: bool
+
+    def begin_period(self) -> None: ...
+    def before_step(self, k: int) -> None: ...
+    def end_period(self) -> None: ...
+    def reset_state(self) -> None: ...
+
 
 #: Models that can share a world (one collision bit each; bit 30 is the ground plane's).
 MAX_MODELS = 30
@@ -116,9 +128,9 @@ class World:
         dt = self.mj.opt.timestep
         self.substeps = max(1, int(round(first.control_period / dt)))
         self.period = self.substeps * dt
-        self.sims: list[Simulation] = []
+        self.sims: list[Member] = []
 
-    def bind(self, sim: Simulation) -> int:
+    def bind(self, sim: Member) -> int:
         """Register the Simulation of the next model; return its index."""
         index = len(self.sims)
         if index >= len(self.entries) or self.entries[index][0] is not sim.model:
