@@ -13,7 +13,7 @@ integrator computes from the model (MuJoCo's ``mj_fullM``, ``subtree_com`` and
   link through the same URDF writer;
 * ball joints become URDF ``floating`` joints (6 freedoms, 3 in the integrator), and free
   joints inside the tree are free bodies of the world in the integrator: the parts beyond
-  them are compared apart (their mass in the total), not in the tree's matrix;
+  them are compared apart, each as a floating model of its own;
 * loop closures, springs, motors and loads act through constraints and forces, not through
   the mass matrix or gravity: they are left out of both sides.
 """
