@@ -188,6 +188,7 @@ def every_case() -> Model:
                   visuals=shapes if k < 3 else (), collisions=shapes[:3] if k == 1 else ())
              for k, n in enumerate(names)]
     links[-1] = Link('free', Pose((1, 1, 1)), None)  # no inertial
+    links[-2] = Link('ball', Pose((1, 0, 1)), Inertial(0.0))  # massless: no inertial either
     axis = np.array([0.0, 0.6, 0.8])
     joints = [
         Joint('j_rev', JointType.REVOLUTE, 'base', 'rev', axis,
@@ -227,6 +228,7 @@ def test_every_joint_kind_and_case_reads_back(tmp_path):
     links = {link.name: link for link in robot.links}
     assert links['rev'].inertial.inertia.ixz == -0.004
     assert links['base'].inertial.mass == 0.2  # light links keep their inertial
+    assert links['ball'].inertial is None and links['free'].inertial is None
     colours = [v.material.color.rgba for v in links['rev'].visuals if v.material]
     assert colours == [[1.0, 0.0, 0.0, 1.0], [0.1, 0.2, 0.3, 0.5]]
 

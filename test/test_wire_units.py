@@ -43,6 +43,17 @@ def test_a_build_whose_sentinels_repeat_is_refused():
     assert len(calls) == 5  # five seeds tried
 
 
+def test_a_build_whose_other_numbers_follow_the_marked_ones_is_refused():
+    def derived(marks):  # effort is computed from the marked position: patching breaks it
+        msg = JointState(name=['a'])
+        msg.position = [marks.float64('position')]
+        msg.effort = [msg.position[0] * 3.0]
+        return msg
+    with pytest.raises(ValueError, match='the patched message does not read back as the '
+                                         'message'):
+        wire.PackedMessage(derived)
+
+
 def test_the_clock_and_stamps():
     clock = wire.clock_message()
     clock.set_stamp(*wire.stamp_parts(7.25))
