@@ -243,4 +243,5 @@ def test_the_optical_frame_looks_along_the_devices_x():
     np.testing.assert_allclose(rot[:, 2], [1, 0, 0], atol=1e-15)   # z forward
     np.testing.assert_allclose(rot[:, 0], [0, -1, 0], atol=1e-15)  # x right
     np.testing.assert_allclose(rot[:, 1], [0, 0, -1], atol=1e-15)  # y down
-    assert cam.read(color=False, depth=False).rgb is None
+    r = cam.read(color=False, depth=False)  # nothing asked for: nothing rendered
+    assert (r.time, r.rgb, r.depth) == (0.25, None, None)

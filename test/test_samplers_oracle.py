@@ -48,7 +48,7 @@ def test_the_schedule_keeps_its_period_within_the_tolerance():
     assert (s.rate, s.period, s.enabled) == (10.0, 0.1, True)
     assert s.due(0.0) and not s.due(0.0)
     assert not s.due(0.1 - 1.5e-7)
-    assert s.due(0.1 - 0.5e-7)  # within the tolerance, 1e-7 s: due
+    assert s.due(0.1 - 1e-7)  # early by the tolerance, 1e-7 s, and no more: due
     assert not s.due(0.15)
     assert s.due(0.2) and not s.due(0.25)
     assert s.due(5.0)  # far behind (a pause): restarts from now
