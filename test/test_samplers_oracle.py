@@ -63,6 +63,13 @@ def test_the_schedule_keeps_its_period_within_the_tolerance():
     assert s.due(0.0)
 
 
+def test_a_reading_one_period_late_is_not_followed_by_another_at_once():
+    s = DeviceSampler(_sim(IMU), IMU, DeviceSettings(rate=10.0, on=True), 1, 1000.0)
+    assert s.due(0.0) and s.due(0.1)
+    assert s.due(0.3)  # the reading at 0.2 was missed: one now, the next a period later
+    assert not s.due(0.3) and not s.due(0.35) and s.due(0.4)
+
+
 def test_rates_and_switches_come_from_settings_then_the_device_then_the_default():
     sim = _sim(IMU)
     assert DeviceSampler(sim, IMU, DeviceSettings(), 1, 250.0).rate == 250.0

@@ -182,7 +182,8 @@ def every_case() -> Model:
     shapes = (Shape(Box((0.1, 0.2, 0.3)), rot, Material((1.0, 0.0, 0.0, 1.0), 'red')),
               Shape(Sphere(0.05), Pose((0, 0, 0.1)), Material((0.1, 0.2, 0.3, 0.5))),
               Shape(Cylinder(0.02, 0.3)), Shape(Capsule(0.03, 0.2)))
-    names = ['base', 'rev', 'unb', 'cont', 'contlim', 'pri', 'mim', 'poly', 'fix', 'ball',
+    names = ['base', 'rev', 'unb', 'cont', 'contlim', 'pri', 'mim', 'poly', 'fix', 'conteff',
+             'ball',
              'free']
     links = [Link(n, Pose((0.1 * k, 0.05 * k, 0.02 * k)), heavy if k % 2 else light,
                   visuals=shapes if k < 3 else (), collisions=shapes[:3] if k == 1 else ())
@@ -204,6 +205,8 @@ def every_case() -> Model:
         Joint('j_poly', JointType.REVOLUTE, 'rev', 'poly', (0, 0, 1), Limits(-1, 1, 2, 3),
               mimic=Mimic('j_rev', expression='j_rev^2')),
         Joint('j_fix', JointType.FIXED, 'base', 'fix'),
+        Joint('j_conteff', JointType.CONTINUOUS, 'fix', 'conteff', (1, 0, 0),
+              Limits(effort=2.0)),
         Joint('j_ball', JointType.BALL, 'fix', 'ball'),
         Joint('j_free', JointType.FREE, 'base', 'free'),
     ]
@@ -222,6 +225,8 @@ def test_every_joint_kind_and_case_reads_back(tmp_path):
     assert joints['j_unb'].limit.lower == -1e9 and joints['j_unb'].limit.upper == 1e9
     assert joints['j_unb'].limit.velocity == 0.0 and joints['j_unb'].limit.effort == 5.0
     assert joints['j_contlim'].limit.velocity == 7.0 and joints['j_contlim'].limit.effort == 11.0
+    assert joints['j_conteff'].limit.velocity == 0.0 and joints['j_conteff'].limit.effort == 2.0
+    assert joints['j_cont'].limit is None
     assert joints['j_mim'].mimic.multiplier == -0.5 and joints['j_mim'].mimic.offset == 0.25
     assert joints['j_rev'].dynamics.damping == 0.5 and joints['j_rev'].dynamics.friction == 0.25
     assert 'pri_rev_joint' in joints  # a device named like a link gets <link>_<name>
