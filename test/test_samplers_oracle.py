@@ -68,6 +68,12 @@ def test_a_reading_one_period_late_is_not_followed_by_another_at_once():
     assert s.due(0.0) and s.due(0.1)
     assert s.due(0.3)  # the reading at 0.2 was missed: one now, the next a period later
     assert not s.due(0.3) and not s.due(0.35) and s.due(0.4)
+    # a period late but for the tolerance: the same (the schedule restarts from now)
+    s = DeviceSampler(_sim(IMU), IMU, DeviceSettings(rate=10.0, on=True), 1, 1000.0)
+    assert s.due(0.0) and s.due(0.1)
+    late = 0.1 + 0.1 + 0.1 - 1e-7  # the reading at 0.2 missed; 0.3 due a tolerance early
+    assert late + 1e-7 == 0.1 + 0.1 + 0.1
+    assert s.due(late) and not s.due(0.1 + 0.1 + 0.1)
 
 
 def test_rates_and_switches_come_from_settings_then_the_device_then_the_default():
