@@ -153,7 +153,7 @@ def _quat_mul(a, b):
 
 
 def test_orientation_noise_is_a_rotation_vector_after_the_reading():
-    q = np.array([math.cos(0.3), 0.0, math.sin(0.3), 0.0])
+    q = np.array([0.5, -0.3, 0.6, 0.2]) / math.sqrt(0.74)  # every component counts
     got = _perturb_quaternion(q.copy(), 0.2, np.random.default_rng(5))
     v = np.random.default_rng(5).normal(0.0, 0.2, 3)
     angle = np.linalg.norm(v)
