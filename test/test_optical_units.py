@@ -57,9 +57,9 @@ def test_choreonoid_scan_angles_are_centred():
     with pytest.raises(DeviceRefused, match=rf'^1001 x 1001 rays are more than {MAX_RAYS}$'):
         scan_angles({'yaw_range': 1.0, 'yaw_step': 0.001, 'pitch_range': 1.0,
                      'pitch_step': 0.001})
-    yaw, pitch = scan_angles({'yaw_range': 1.0, 'yaw_step': 0.001, 'pitch_range': 0.998,
+    yaw, pitch = scan_angles({'yaw_range': 0.999, 'yaw_step': 0.001, 'pitch_range': 0.999,
                               'pitch_step': 0.001})
-    assert yaw.size * pitch.size == 1001 * 999 <= MAX_RAYS
+    assert yaw.size * pitch.size == 1000 * 1000 == MAX_RAYS  # a million rays: still a scan
 
 
 def test_beams_are_rows_of_pitch_and_columns_of_yaw():
@@ -202,6 +202,12 @@ def _camera(params):
 
 
 def test_camera_formats_lenses_and_their_refusals():
+    for fmt, produces in (('COLOR', (True, False, False)), ('DEPTH', (False, True, False)),
+                          ('COLOR_DEPTH', (True, True, False)),
+                          ('POINT_CLOUD', (False, True, True)),
+                          ('COLOR_POINT_CLOUD', (True, True, True))):
+        cam = _camera({'format': fmt})
+        assert (cam.color, cam.depth, cam.points) == produces, fmt
     cam = _camera({'format': 'color_point_cloud', 'frame_rate': 12.0})
     assert (cam.format, cam.color, cam.depth, cam.points) == ('COLOR_POINT_CLOUD', True, True,
                                                               True)
