@@ -111,14 +111,13 @@ def test_joint_parameters(tmp_path):
     assert any('not a unit vector' in w for w in model.warnings)
 
 
-def test_pseudo_continuous_track_is_a_fixed_joint_with_a_warning():
+def test_pseudo_continuous_track_is_a_track_joint():
     model = load_model(shared_model('choreonoid/share/model/misc/conveyor.body'))
     joint = model.joint('TRACK')
-    assert joint.type == JointType.FIXED
-    assert joint.meta['choreonoid_joint_type'] == 'pseudo_continuous_track'
-    assert joint.meta['track_axis'] == (0.0, -1.0, 0.0)
-    assert any('pseudo_continuous_track' in w and 'conveyor.body:29:' in w
-               for w in model.warnings)
+    assert joint.type == JointType.TRACK and joint.type.rigid
+    np.testing.assert_allclose(joint.axis, (0.0, -1.0, 0.0))
+    assert joint in model.movable_joints
+    assert not any('pseudo_continuous_track' in w for w in model.warnings)
 
 
 def test_free_joints_below_the_root_are_independent_bodies():

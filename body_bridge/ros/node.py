@@ -194,7 +194,7 @@ class BridgeNode(Node):
             out.append(_transform(fixed_frame, self.frame(model.root),
                                   self.initial_pose @ model.link(model.root).pose, stamp))
         for joint in model.ordered_joints():
-            if joint.type == JointType.FIXED:
+            if joint.type.rigid:
                 out.append(_transform(self.frame(joint.parent), self.frame(joint.child),
                                       model.joint_origin(joint), stamp))
         for extra in model.frames:
