@@ -67,7 +67,22 @@ PARAMETERS = {
                       'the state before the diverging period).'),
     'devices_file': ('', _S, 'YAML file that adds devices to the model and sets their rate, '
                      'noise and on/off state (README, Sensors).'),
+    'cmd_vel': (True, _B, 'For a model with a free root and left and right tracks or two '
+                'wheels on one axis: take geometry_msgs/Twist on cmd_vel and publish '
+                'nav_msgs/Odometry on odom (docs/mobile.md).'),
+    'drive_left_joints': ('', _S, 'The joints cmd_vel drives on the left, as a list or '
+                          'comma-separated; "": found from the model.'),
+    'drive_right_joints': ('', _S, 'The joints cmd_vel drives on the right; "": found from '
+                           'the model.'),
+    'drive_separation': (0.0, _D, 'Distance between the left and right drive [m] in the '
+                         'kinematics of cmd_vel; 0: measured from the model.'),
+    'odom_frame': ('odom', _S, 'frame_id of odom.'),
+    'odom_tf': (False, _B, 'Publish the root link\'s TF from odom_frame (REP-105) rather than '
+                'from fixed_frame, with a static identity fixed_frame -> odom_frame.'),
 }
+
+#: String parameters that also take a list of strings (joined by commas).
+_LISTS = ('drive_left_joints', 'drive_right_joints')
 
 #: Parameters that may change while the node runs: a new value reloads the model (node.py).
 RELOADING = ('model',)
@@ -100,6 +115,9 @@ def _coerce(name: str, value, ptype: int):
         return value
     if ptype == _S and isinstance(value, str):
         return value
+    if name in _LISTS and isinstance(value, (list, tuple)) and \
+            all(isinstance(x, str) for x in value):
+        return ', '.join(value)
     if ptype == _DA and not isinstance(value, (str, bytes)) and hasattr(value, '__len__') \
             and all(number(x) for x in value):
         return [float(x) for x in value]
