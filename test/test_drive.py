@@ -5,6 +5,8 @@ import pytest
 
 from body_bridge.formats import load_model
 from body_bridge.sim.drive import DriveError, find_drive
+from body_bridge.sim.names import Mode
+from body_bridge.sim.simulation import Simulation
 
 from conftest import shared_model
 
@@ -28,13 +30,52 @@ def test_aizu_spider_drives_its_flipper_tracks_with_its_main_tracks():
     assert drive.separation == pytest.approx(0.292)  # main tracks at y = +-0.146
 
 
-def test_wheels_on_one_axis_turn_at_speed_over_radius():
-    """AgxTank's AGX tracks are not simulated, its sprockets (radius 0.075 m) are wheels."""
-    drive = find_drive(load_model(shared_model(MODELS + 'Tank/AgxTank.body')))
-    assert drive.kind == 'wheels'
-    np.testing.assert_allclose(drive.gains, [0.075, 0.075])
+CART = """format: ChoreonoidBody
+format_version: 2.0
+angle_unit: degree
+name: cart
+root_link: base
+links:
+  - name: base
+    joint_type: free
+    translation: [ 0, 0, 0.1 ]
+    mass: 4.0
+    inertia: [ 0.05, 0, 0, 0.05, 0, 0.05 ]
+    elements:
+      - type: Transform
+        translation: [ -0.25, 0, -0.05 ]
+        elements: [ { type: Shape, geometry: { type: Sphere, radius: 0.05 } } ]
+  - &wheel
+    name: wheel_l
+    parent: base
+    translation: [ 0, 0.2, 0 ]
+    joint_type: revolute
+    joint_axis: Y
+    mass: 0.5
+    inertia: [ 0.002, 0, 0, 0.0025, 0, 0.002 ]
+    elements: [ { type: Shape, geometry: { type: Cylinder, radius: 0.1, height: 0.04 } } ]
+  - { <<: *wheel, name: wheel_r, translation: [ 0, -0.2, 0 ] }
+"""
+
+
+def test_two_wheels_on_one_axis_drive_at_speed_over_radius(tmp_path):
+    path = tmp_path / 'cart.body'
+    path.write_text(CART)
+    model = load_model(path)
+    drive = find_drive(model)
+    assert drive.kind == 'wheels' and drive.left == ('wheel_l',)
+    assert drive.separation == pytest.approx(0.4)
+    np.testing.assert_allclose(drive.gains, [0.1, 0.1])
     speeds, _ = drive.joint_speeds(0.3, 0.0)
-    np.testing.assert_allclose(speeds, [4.0, 4.0])
+    np.testing.assert_allclose(speeds, [3.0, 3.0])
+    sim = Simulation(model)
+    for _ in range(30):
+        sim.step_period()
+    start = sim.body_pose('base')[0]
+    sim.command(Mode.VELOCITY, drive.joints, speeds)
+    for _ in range(200):
+        sim.step_period()
+    assert sim.body_pose('base')[0][0] - start[0] == pytest.approx(0.6, rel=0.05)
 
 
 def test_speeds_beyond_the_limits_are_scaled_keeping_the_curvature():

@@ -157,3 +157,17 @@ def test_aizu_spider_drives_forward_and_moves_its_flippers():
     flippers = dict(zip(sim.joint_names, sim.joint_positions()))
     assert flippers['FR_FLIPPER'] == pytest.approx(0.5, abs=0.02)
     assert flippers['FL_FLIPPER'] == pytest.approx(0.5, abs=0.02)
+
+
+@pytest.mark.parametrize('path', ['choreonoid/share/model/Tank/AgxTank.body',
+                                  'choreonoid/share/model/Tank/PxTank.body'])
+def test_agx_and_physx_track_devices_drive_as_approximated_belts(path):
+    model = load_model(shared_model(path))
+    assert model.joint('TRACK_L').type == JointType.TRACK
+    assert any("'TRACK_L': the belt is approximated" in w for w in model.warnings)
+    assert model.link('WHEEL_L0').collisions == ()  # the belt's shapes are on TRACK_L
+    sim = _settled(model)
+    start = sim.body_pose('CHASSIS')[0]
+    path_, yaws = _drive(sim, ['TRACK_L', 'TRACK_R'], [0.5, 0.5], 2.0, 'CHASSIS')
+    assert path_[-1][0] - start[0] == pytest.approx(1.0, rel=0.05)
+    assert abs(path_[-1][1] - start[1]) < 0.02

@@ -33,6 +33,7 @@ from ...fileaccess import file_problem
 from ...model import Model, Pose
 from .elements import LinkParts
 from .assembly import ReadBody, ReadClosure, assemble
+from .belts import approximate_belts
 from .links import LINK_KEYS, LinkSpec, _axis, import_keys, read_joint, read_link
 from .nodes import Context, Node, kind
 from .resources import resolve_uri
@@ -63,7 +64,7 @@ def load(path: str | os.PathLike) -> Model:
     """
     ctx = Context(os.fspath(path))
     body = _read_body(ctx)
-    return assemble(body, ctx)
+    return approximate_belts(assemble(body, ctx))
 
 
 # --- header and links ----------------------------------------------------------------------
