@@ -171,3 +171,16 @@ def test_agx_and_physx_track_devices_drive_as_approximated_belts(path):
     path_, yaws = _drive(sim, ['TRACK_L', 'TRACK_R'], [0.5, 0.5], 2.0, 'CHASSIS')
     assert path_[-1][0] - start[0] == pytest.approx(1.0, rel=0.05)
     assert abs(path_[-1][1] - start[1]) < 0.02
+
+
+def test_the_surface_drive_holds_with_a_pyramidal_friction_cone_too(tank):
+    """Worlds with tracks get an elliptic cone; the drive also knows MuJoCo's pyramid rows."""
+    import mujoco
+    sim = Simulation(tank)
+    sim.mj.opt.cone = mujoco.mjtCone.mjCONE_PYRAMIDAL
+    sim.tracks._pyramidal = True
+    for _ in range(50):
+        sim.step_period()
+    start = sim.body_pose('CHASSIS')[0]
+    path, _ = _drive(sim, ['TRACK_L', 'TRACK_R'], [0.5, 0.5], 2.0, 'CHASSIS')
+    assert path[-1][0] - start[0] == pytest.approx(1.0, rel=0.05)
