@@ -58,7 +58,6 @@ def per_period(figures, periods: int, repeats: int) -> None:
     figures.add('tracks_tank_fixed_period', fixed, 'us')
     figures.add('tracks_cost_per_period', tracks - fixed, 'us')
     figures.add('tracks_ratio', tracks / fixed, 'x')
-    figures.add('tracks_tank_contacts', with_tracks.data.ncon, 'contacts')
 
 
 def paced(figures, context, listener, window: float, settle: float, scratch: Path) -> None:
@@ -108,6 +107,24 @@ def paced(figures, context, listener, window: float, settle: float, scratch: Pat
     figures.add('tracks_tank_kinect_bridge_cpu', cpu, 'cores')
 
 
+def headroom(figures, context, listener, seconds: float, scratch: Path) -> None:
+    """The stepping loop as fast as possible, everything subscribed (the Kinect too), the
+    tracks turning the Tank: the real-time factor it reaches (the renderer's threads work
+    too: wall time)."""
+    from throughput import bridge_under_test
+    from body_bridge.sim.names import Mode
+    params = {'mesh_directory': str(scratch / 'meshes')}
+    with bridge_under_test(context, shared_model(TANK), '/bench_tank_rtf', params) as bridge:
+        bridge.listen(listener, cameras=True)
+        bridge.node.sim.command(Mode.VELOCITY, ['TRACK_L', 'TRACK_R'], [-0.3, 0.3])
+        periods = max(1, round(seconds / bridge.world.period))
+        bridge.bridge(3)  # the renderer's first frame (its context) is not counted
+        cost = timed(lambda: bridge.bridge(periods))
+        listener.send('drop', ns=bridge.namespace)
+    figures.add('tracks_tank_kinect_max_rtf', periods * bridge.world.period / cost.wall, 'x')
+
+
 def run(figures, context, listener, quick: bool, scratch: Path) -> None:
     per_period(figures, periods=20 if quick else 100, repeats=3 if quick else 15)
+    headroom(figures, context, listener, 0.5 if quick else 5.0, scratch)
     paced(figures, context, listener, 2.0 if quick else 20.0, 1.5 if quick else 3.0, scratch)
