@@ -58,7 +58,8 @@ def _angle(q1, q2) -> float:
 def test_cmd_vel_drives_the_tank_and_odom_agrees_with_tf(bridge, ros):
     probe = MobileProbe(ros)
     try:
-        proc = bridge(TANK, '-p', 'odom_tf:=true', '-p', 'real_time_factor:=2.0')
+        proc = bridge(TANK, '-p', 'odom_tf:=true', '-p', 'real_time_factor:=2.0',
+                      '-p', 'cmd_vel_timeout:=0.0')
         probe.spin_until(lambda: len(probe.odom) > 5, STARTUP, 'odom', proc)
         probe.spin_until(lambda: probe.cmd.get_subscription_count() > 0, 10.0, 'cmd_vel', proc)
         probe.spin_until(lambda: probe.tf.get('CHASSIS') == 'odom', 5.0, 'odom -> CHASSIS', proc)
@@ -105,5 +106,21 @@ def test_cmd_vel_drives_the_tank_and_odom_agrees_with_tf(bridge, ros):
             worst_rot = max(worst_rot, _angle(pose.orientation, tf.rotation))
         assert worst_pos < 1e-3 and worst_rot < 1e-3
         assert proc.proc.poll() is None
+    finally:
+        probe.close()
+
+
+def test_the_tank_stops_when_cmd_vel_goes_quiet(bridge, ros):
+    probe = MobileProbe(ros)
+    try:
+        proc = bridge(TANK, '-p', 'cmd_vel_timeout:=0.3', '-p', 'real_time_factor:=2.0')
+        probe.spin_until(lambda: len(probe.odom) > 5, STARTUP, 'odom', proc)
+        probe.spin_until(lambda: probe.cmd.get_subscription_count() > 0, 10.0, 'cmd_vel', proc)
+        probe.cmd.publish(_twist(linear=0.5))
+        probe.spin_until(lambda: probe.speeds()['TRACK_L'] > 0.4, 10.0, 'the tracks moving',
+                         proc)
+        probe.spin_until(lambda: abs(probe.speeds()['TRACK_L']) < 1e-3, 10.0,
+                         'the tracks stopped', proc)
+        assert 'cmd_vel: nothing for 0.3 s: the base stops (cmd_vel_timeout)' in proc.output()
     finally:
         probe.close()

@@ -3,7 +3,9 @@
 ``cmd_vel`` (geometry_msgs/Twist): ``linear.x`` [m/s] and ``angular.z`` [rad/s] become
 velocity commands of the drive's joints (:mod:`body_bridge.sim.drive`); the other fields
 must be 0 (a base cannot move sideways), else the message is rejected with one warning. The
-joints keep the last speed until the next message, as with ``joint_commands``.
+joints keep the last speed until the next message, or until ``cmd_vel_timeout`` [s of simulated
+time] passes without one: then the base stops (velocity 0 on its joints), as a base
+controller does when its navigation stack goes quiet.
 
 ``odom`` (nav_msgs/Odometry), every control period: the root link's pose in ``odom_frame``
 and its velocity in its own frame (REP-105: ``child_frame_id`` is the root link). The values
@@ -73,6 +75,11 @@ class MobileBase:
         covariance = np.diag([COVARIANCE] * 6).reshape(-1).tolist()
         self._msg.pose.covariance = covariance
         self._msg.twist.covariance = covariance
+        self.timeout = node.params['cmd_vel_timeout']
+        if not math.isfinite(self.timeout) or self.timeout < 0:
+            raise ParameterError('cmd_vel_timeout', f'must be 0 or positive, not {self.timeout}')
+        self._last = 0.0  # simulated time of the last twist obeyed [s]
+        self._moving = False
         node.period_outputs.append(self.publish)
         node.get_logger().info(
             f'cmd_vel drives {drive.kind} {", ".join(drive.left)} (left) and '
@@ -97,9 +104,20 @@ class MobileBase:
             self.sim.command(Mode.VELOCITY, self.drive.joints, speeds)
         except CommandRejected as err:
             self.node.warn_throttled(f'{topic}: rejected: {err}')
+            return
+        self._last, self._moving = self.sim.time, bool(np.any(speeds))
+
+    def _stop_if_quiet(self) -> None:
+        """Stop the base when cmd_vel has been quiet for ``cmd_vel_timeout``."""
+        if self._moving and self.timeout > 0 and self.sim.time - self._last > self.timeout:
+            self._moving = False
+            self.sim.command(Mode.VELOCITY, self.drive.joints, np.zeros(len(self.drive.joints)))
+            self.node.warn_throttled(f'{self._sub.topic_name}: nothing for {self.timeout:g} s: '
+                                     'the base stops (cmd_vel_timeout)')
 
     def publish(self, stamp) -> None:
         """The root link's pose and twist at ``stamp`` (called with the world locked)."""
+        self._stop_if_quiet()
         msg = self._msg
         msg.header.stamp = stamp
         pos, quat, linear, angular = base_state(self.sim)

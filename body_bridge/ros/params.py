@@ -76,6 +76,8 @@ PARAMETERS = {
                            'the model.'),
     'drive_separation': (0.0, _D, 'Distance between the left and right drive [m] in the '
                          'kinematics of cmd_vel; 0: measured from the model.'),
+    'cmd_vel_timeout': (0.5, _D, 'The base stops when no cmd_vel came for this long [s of '
+                        'simulated time]; 0: it keeps the last twist.'),
     'odom_frame': ('odom', _S, 'frame_id of odom.'),
     'odom_tf': (False, _B, 'Publish the root link\'s TF from odom_frame (REP-105) rather than '
                 'from fixed_frame, with a static identity fixed_frame -> odom_frame.'),
