@@ -543,20 +543,26 @@ def test_sub_body_errors(tmp_path):
           "sub-body 'none.body' does not exist", 3)
 
 
-def test_continuous_track_links():
+def test_a_continuous_track_chain_is_approximated_by_one_track_link():
     model = load_model(shared_model('choreonoid/historical/89196252/sample/TrackedVehicle/'
                                     'TrackedVehicle.body'))
-    feet = [link.name for link in model.links if link.name.startswith('FOOT_L')]
-    assert feet == [f'FOOT_L{i}' for i in range(40)]
-    first, second = model.joint('FOOT_L0'), model.joint('FOOT_L1')
-    assert first.type == JointType.FREE and first.parent == 'ROOT'
-    assert second.type == JointType.CONTINUOUS and second.parent == 'FOOT_L0'
-    np.testing.assert_allclose(second.axis, (0, 1, 0))
-    assert second.initial == pytest.approx(math.radians(30))
-    assert model.joint('FOOT_L7').initial == 0.0
-    offset = model.joint_origin(model.joint('FOOT_L5')).pos
-    np.testing.assert_allclose(offset, (0.167, 0, 0))
-    assert all(model.link(n).inertial.mass == 5.142 for n in feet)
+    assert [link.name for link in model.links if link.name.startswith('FOOT_L')] == ['FOOT_L']
+    joint = model.joint('FOOT_L')
+    assert joint.type == JointType.TRACK and joint.parent == 'ROOT'
+    np.testing.assert_allclose(joint.axis, (0, 1, 0))
+    belt = model.link('FOOT_L')
+    assert belt.inertial.mass == pytest.approx(40 * 5.142)  # the 40 shoes'
+    assert len(belt.visuals) == 40  # the shoes, where they start
+    np.testing.assert_allclose(belt.pose.pos, (1.1184, 1.1, 0.15))
+    # The belt encloses the shoes at their initial angles: six 30-degree bends at each end
+    # of a chain of 0.167 m links make a loop 0.167 / tan(15 deg) = 0.623 m high between the
+    # joints, and the 0.05 m shoes stand outside it at the top and at the bottom.
+    box = belt.collisions[0].geometry
+    assert box.size[1] == pytest.approx(0.3)
+    assert box.size[2] == pytest.approx(0.167 / math.tan(math.radians(15)) + 0.1, abs=1e-3)
+    assert any("ContinuousTrack 'FOOT_L': the chain of 40 shoe links is approximated" in w
+               for w in model.warnings)
+    assert any("the wheels inside the belt of 'FOOT_L'" in w for w in model.warnings)
 
 
 def test_extra_joint_closes_the_steering_linkage():

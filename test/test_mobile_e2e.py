@@ -12,7 +12,7 @@ from tf2_msgs.msg import TFMessage
 from body_bridge.ros import qos
 
 from conftest import shared_model
-from test_end_to_end import STARTUP, Probe  # noqa: F401  (the probe fixture below)
+from test_end_to_end import STARTUP, Probe
 
 TANK = shared_model('choreonoid/share/model/Tank/Tank.body')
 SEPARATION = 0.44  # Tank.body: tracks at y = +-0.22 m

@@ -184,3 +184,13 @@ def test_the_surface_drive_holds_with_a_pyramidal_friction_cone_too(tank):
     start = sim.body_pose('CHASSIS')[0]
     path, _ = _drive(sim, ['TRACK_L', 'TRACK_R'], [0.5, 0.5], 2.0, 'CHASSIS')
     assert path[-1][0] - start[0] == pytest.approx(1.0, rel=0.05)
+
+
+def test_a_continuous_track_vehicle_drives_on_its_approximated_chains():
+    model = load_model(shared_model('choreonoid/share/model/misc/ContinuousTrackVehicle.body'))
+    # The file places the shoes below the ground: start it 0.6 m up.
+    sim = _settled(model, initial_pose=Pose((0, 0, 0.6)))
+    start = sim.body_pose('BASE')[0]
+    path, _ = _drive(sim, ['FOOT_L', 'FOOT_R'], [0.5, 0.5], 2.0, 'BASE')
+    assert path[-1][0] - start[0] == pytest.approx(1.0, rel=0.05)
+    assert abs(path[-1][1] - start[1]) < 0.02

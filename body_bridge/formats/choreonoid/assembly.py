@@ -122,6 +122,8 @@ def _joint(spec: LinkSpec, ctx: Context) -> Joint:
         meta['joint_id'] = spec.joint_id
     if spec.actuation:
         meta['actuation_mode'] = spec.actuation
+    if spec.shoes:
+        meta['shoes'] = spec.shoes
     jtype = spec.joint_type
     axis = np.array([0.0, 0.0, 1.0]) if spec.axis is None else spec.axis
     name = spec.joint_name or spec.name

@@ -29,6 +29,13 @@ def approximate_belts(model: Model) -> Model:
     links = {link.name: link for link in model.links}
     joints = {joint.child: joint for joint in model.joints}
     warnings = list(model.warnings)
+    for joint in model.joints:
+        if joint.type == JointType.TRACK and joint.meta.get('shoes'):
+            inside = _wheels_inside(joint, links, joints)
+            if inside:
+                warnings.append(f'{joint.source or model.source}: the wheels inside the belt of '
+                                f'{joint.name!r} ({", ".join(inside)}) lose their collision '
+                                'shapes: the belt rests on them')
     for device in model.devices:
         if device.type_name not in TRACK_DEVICES:
             continue
@@ -96,3 +103,28 @@ def _approximate(device: Device, links, joints, model: Model) -> str:
                               child=joint.child, axis=axis, source=joint.source, meta=joint.meta)
     return (f'the belt is approximated: joint {joint.name!r} is a track (surface speed [m/s]) '
             f'whose link is a rigid belt around {", ".join(names)}')
+
+
+def _wheels_inside(joint, links, joints) -> list[str]:
+    """Links on the belt's parent whose round shapes lie inside the belt (a chain's wheels):
+    their collision shapes are dropped."""
+    belt = links[joint.child]
+    boxes = [s for s in belt.collisions if isinstance(s.geometry, Box)]
+    if not boxes:
+        return []
+    box = boxes[0]
+    world = belt.pose @ box.pose
+    half = np.asarray(box.geometry.size) / 2 + np.array([max(box.geometry.size[2] / 2, 0), 0, 0])
+    inside = []
+    for child, j in joints.items():
+        if j.parent != joint.parent or child == joint.child or j.type.rigid:
+            continue
+        link = links[child]
+        round_ = [s for s in link.collisions if isinstance(s.geometry, (Cylinder,))]
+        if not round_:
+            continue
+        centre = world.inverse() @ (link.pose @ round_[0].pose)
+        if np.all(np.abs(centre.pos) <= half + 1e-9):
+            links[child] = replace(link, collisions=())
+            inside.append(child)
+    return inside
