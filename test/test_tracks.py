@@ -194,3 +194,15 @@ def test_a_continuous_track_vehicle_drives_on_its_approximated_chains():
     path, _ = _drive(sim, ['FOOT_L', 'FOOT_R'], [0.5, 0.5], 2.0, 'BASE')
     assert path[-1][0] - start[0] == pytest.approx(1.0, rel=0.05)
     assert abs(path[-1][1] - start[1]) < 0.02
+
+
+def test_aizu_spider_na_gets_a_belt_per_agx_track_device():
+    """Its devices are on the chassis and the flippers: each gets a belt link of its own."""
+    model = load_model(shared_model('choreonoid/share/model/AizuSpider/AizuSpiderNA.body'))
+    tracks = {j.name: j for j in model.joints if j.type == JointType.TRACK}
+    assert sorted(tracks) == ['BL_SUB_TRACK_AGX', 'BR_SUB_TRACK_AGX', 'FL_SUB_TRACK_AGX',
+                              'FR_SUB_TRACK_AGX', 'L_TRACK_AGX', 'R_TRACK_AGX']
+    assert tracks['R_TRACK_AGX'].parent == 'CHASSIS'
+    assert tracks['FR_SUB_TRACK_AGX'].parent == 'FR_FLIPPER'
+    assert model.link('R_TRACK_AGX_belt').collisions  # the belt's shapes
+    Simulation(model).step_period()  # it compiles and steps
