@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
 from tf2_msgs.msg import TFMessage
@@ -122,5 +123,24 @@ def test_the_tank_stops_when_cmd_vel_goes_quiet(bridge, ros):
         probe.spin_until(lambda: abs(probe.speeds()['TRACK_L']) < 1e-3, 10.0,
                          'the tracks stopped', proc)
         assert 'cmd_vel: nothing for 0.3 s: the base stops (cmd_vel_timeout)' in proc.output()
+    finally:
+        probe.close()
+
+
+def test_a_velocity_controller_group_drives_the_tracks(bridge, ros):
+    from std_msgs.msg import Float64MultiArray
+    probe = MobileProbe(ros)
+    try:
+        proc = bridge(TANK, '-p', 'real_time_factor:=2.0',
+                      '-p', 'controllers.tracks.type:=velocity_controllers/'
+                            'JointGroupVelocityController',
+                      '-p', 'controllers.tracks.joints:=[TRACK_L, TRACK_R]')
+        probe.spin_until(lambda: len(probe.odom) > 5, STARTUP, 'odom', proc)
+        pub = probe.node.create_publisher(Float64MultiArray, 'tracks/commands', qos.COMMANDS)
+        probe.spin_until(lambda: pub.get_subscription_count() > 0, 10.0, 'tracks/commands', proc)
+        pub.publish(Float64MultiArray(data=[0.3, 0.3]))
+        probe.spin_until(lambda: abs(next(reversed(probe.odom.values())).twist.twist.linear.x
+                                     - 0.3) < 0.015, 10.0, 'the Tank at 0.3 m/s', proc)
+        assert probe.speeds()['TRACK_L'] == pytest.approx(0.3, abs=1e-3)
     finally:
         probe.close()
