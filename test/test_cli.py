@@ -36,6 +36,7 @@ def test_convert_by_bundled_name_with_mjcf(tmp_path):
         {mj.joint(i).name for i in range(mj.njnt)}
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize('relative', ['choreonoid/share/model/misc/box1.body',
                                       'choreonoid/share/model/misc/floor.body'])
 def test_convert_real_models(tmp_path, check_urdf, relative):
@@ -57,6 +58,7 @@ def test_info_json():
     assert {d['kind'] for d in data['devices']} >= {'imu', 'camera', 'range', 'force'}
 
 
+@pytest.mark.corpus
 def test_info_json_real_model():
     proc = cli('info', shared_model('choreonoid/share/model/misc/box1.body'), '--json')
     data = json.loads(proc.stdout)

@@ -13,6 +13,7 @@ from conftest import shared_model
 MODELS = 'choreonoid/share/model/'
 
 
+@pytest.mark.corpus
 def test_the_tank_has_left_and_right_tracks_044_m_apart():
     drive = find_drive(load_model(shared_model(MODELS + 'Tank/Tank.body')))
     assert drive.kind == 'tracks'
@@ -23,6 +24,7 @@ def test_the_tank_has_left_and_right_tracks_044_m_apart():
     assert not scaled
 
 
+@pytest.mark.corpus
 def test_aizu_spider_drives_its_flipper_tracks_with_its_main_tracks():
     drive = find_drive(load_model(shared_model(MODELS + 'AizuSpider/AizuSpiderNS.body')))
     assert set(drive.left) == {'L_TRACK', 'FL_SUB_TRACK', 'BL_SUB_TRACK'}
@@ -78,6 +80,7 @@ def test_two_wheels_on_one_axis_drive_at_speed_over_radius(tmp_path):
     assert sim.body_pose('base')[0][0] - start[0] == pytest.approx(0.6, rel=0.05)
 
 
+@pytest.mark.corpus
 def test_speeds_beyond_the_limits_are_scaled_keeping_the_curvature():
     model = load_model(shared_model(MODELS + 'Tank/Tank.body'))
     drive = find_drive(model, default_limit=1.0)
@@ -86,6 +89,7 @@ def test_speeds_beyond_the_limits_are_scaled_keeping_the_curvature():
     assert speeds[0] / speeds[1] == pytest.approx((2.0 - 0.44) / (2.0 + 0.44))
 
 
+@pytest.mark.corpus
 def test_models_without_a_base_or_with_wrong_joints_are_refused():
     with pytest.raises(DriveError, match='fixed to the world'):
         find_drive(load_model(shared_model(MODELS + 'misc/conveyor.body')))

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from nav_msgs.msg import Odometry
 
 from body_bridge.ros import qos
@@ -21,6 +22,7 @@ END = re.compile(r'ended at x ([-+]\d+\.\d+) m, y ([-+]\d+\.\d+) m, yaw ([-+]\d+
                  r'(\d+\.\d+) m and (\d+\.\d+) deg from the start')
 
 
+@pytest.mark.corpus
 def test_drive_tank_goes_round_a_square_and_back_to_its_start(ros, bridge):
     proc = bridge(TANK, '-p', 'real_time_factor:=4.0')
     node = ros.create_node('drive_watch')

@@ -22,6 +22,8 @@ SPIDER = 'choreonoid/share/model/AizuSpider/AizuSpiderNS.body'
 #: end cylinders of radius 0.08 are centred there, level with its underside).
 HALF_SEPARATION, HALF_LENGTH = 0.22, 0.26
 
+pytestmark = pytest.mark.corpus  # the Tank, the conveyor, AizuSpider and the others
+
 
 def _yaw(quat) -> float:
     w, x, y, z = quat

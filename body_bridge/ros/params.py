@@ -66,7 +66,7 @@ PARAMETERS = {
                       'beyond 1e10): reset (the world back to its initial state) or pause (at '
                       'the state before the diverging period).'),
     'devices_file': ('', _S, 'YAML file that adds devices to the model and sets their rate, '
-                     'noise and on/off state (README, Sensors).'),
+                     'noise and on/off state (docs/sensors.md).'),
     'cmd_vel': (True, _B, 'For a model with a free root and left and right tracks or two '
                 'wheels on one axis: take geometry_msgs/Twist on cmd_vel and publish '
                 'nav_msgs/Odometry on odom (docs/mobile.md).'),
