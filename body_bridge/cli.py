@@ -252,7 +252,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser('params', help='print the reference of the node\'s parameters')
     p.add_argument('--markdown', action='store_true', help='as a Markdown table')
     p.add_argument('--write', metavar='FILE', help='replace the generated parameter table '
-                   'in FILE (README.md)')
+                   'in FILE (docs/topics-and-parameters.md)')
     return parser
 
 

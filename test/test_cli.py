@@ -50,6 +50,7 @@ def test_convert_by_bundled_name_with_mjcf(tmp_path):
         {mj.joint(i).name for i in range(mj.njnt)}
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize('relative', ['choreonoid/share/model/misc/box1.body',
                                       'choreonoid/share/model/misc/floor.body'])
 def test_convert_real_models(tmp_path, check_urdf, relative):
@@ -72,6 +73,7 @@ def test_info_json():
     assert {d['kind'] for d in data['devices']} >= {'imu', 'camera', 'range', 'force'}
 
 
+@pytest.mark.corpus
 @pytest.mark.ros  # info names the device topics (ros/graph.py)
 def test_info_json_real_model():
     proc = cli('info', shared_model('choreonoid/share/model/misc/box1.body'), '--json')

@@ -250,6 +250,7 @@ SR1_DEVICES = {
 }
 
 
+@pytest.mark.corpus
 def test_sr1_devices_all_publish(bridge, sensor_probe):
     proc = bridge(shared_model('choreonoid/share/model/SR1/SR1.body'))
     for topic, msg_type in SR1_DEVICES.items():
@@ -343,6 +344,7 @@ AIZU_DEVICES = {
 }
 
 
+@pytest.mark.corpus
 def test_aizu_spider_devices_all_publish(bridge, sensor_probe):
     # The file switches the side and back cameras off (on: false): switched on here.
     proc = bridge(shared_model('choreonoid/share/model/AizuSpider/AizuSpiderSS.body'),

@@ -105,7 +105,8 @@ def _follow(model, distance: float, monkeypatch, seconds: float = 1.5):
     return np.array(q), np.array(setpoints)
 
 
-@pytest.mark.parametrize('path', [SAMPLE_ARM, 'choreonoid/share/model/SR1/SR1.body'])
+@pytest.mark.parametrize('path', [SAMPLE_ARM, pytest.param('choreonoid/share/model/SR1/SR1.body',
+                                                          marks=pytest.mark.corpus)])
 def test_retuning_after_a_move_tracks_as_retuning_every_period(path, monkeypatch):
     model = load_model(path if path == SAMPLE_ARM else shared_model(path))
     every_q, every_set = _follow(model, 0.0, monkeypatch)

@@ -1,7 +1,8 @@
 """The parameter reference, generated from the declared parameters (so it cannot drift).
 
-``python -m body_bridge params --markdown`` prints it; ``--write README.md`` replaces the
-block between :data:`BEGIN` and :data:`END` in a file.
+``python -m body_bridge params --markdown`` prints it; ``--write
+docs/topics-and-parameters.md`` replaces the block between :data:`BEGIN` and :data:`END` in a
+file.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ GROUP_ROWS = {
               'a `p` without `d` gets the `d` of `servo_damping`.'),
     'controllers': ('`controllers.<name>.type`, `.joints`, `.interface_name`',
                     'string, string[], string', 'none',
-                    'A controller group (see [Commands](#commands)).'),
+                    'A controller group (see [Commands](commands-and-simulation.md#commands)).'),
     'devices': ('`devices.<device>.on`, `devices.<device>.rate`', 'bool, double',
                 "the model's", 'Switch a device on or off, or change its rate [Hz], also at '
                 'run time (`/` in `<device>` becomes `.`).'),
