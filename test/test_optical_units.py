@@ -6,6 +6,7 @@ distance."""
 from __future__ import annotations
 
 import math
+import zlib
 from types import SimpleNamespace
 
 import mujoco
@@ -171,7 +172,21 @@ def test_ranges_against_the_wall():
     cloud = _range({'yaw_range': 0.2, 'yaw_step': 0.1, 'pitch_range': 0.2, 'pitch_step': 0.1})
     assert cloud.layout == 'cloud' and cloud.read().ranges.shape == (3, 3)
     assert _range({}).layout == 'single'
+    tilted = _range({'yaw_range': 0.2, 'yaw_step': 0.1, 'pitch_range': 0.1, 'pitch_step': 0.2})
+    assert tilted.pitch.tolist() == [-0.05] and tilted.layout == 'cloud'  # one tilted row
     assert _range({'yaw_range': 0.2, 'yaw_step': 0.2, 'pitch_range': 0.0}).layout == 'scan'
+
+
+def test_range_noise_and_the_near_limit():
+    s = _range({'error_deviation': 0.01, 'detection_rate': 1.0})
+    rng = np.random.default_rng([3, zlib.crc32(b'laser')])
+    for _ in range(3):  # every beam is detected: the noise alone draws from the generator
+        expected = np.float32(2.0 + rng.normal(0.0, 0.01, 1)[0])
+        assert s.read().ranges[0, 0] == pytest.approx(expected, abs=2e-6)
+    exact = _range({})
+    distance = float(exact.read().ranges[0, 0])
+    exact.min_distance = float(exact._dist[0])  # a return exactly at the near limit counts
+    assert exact.read().ranges[0, 0] == np.float32(distance)
 
 
 def test_range_parameters():
