@@ -92,6 +92,8 @@ def test_intrinsics_of_both_conventions_and_their_refusals():
     f = 240 / math.tan(math.radians(17.5))
     assert (k.width, k.height, k.cx, k.cy, k.near, k.far) == (640, 480, 319.5, 239.5, 0.04, 200)
     assert k.fx == k.fy == pytest.approx(f, rel=1e-15)
+    k = camera_intrinsics({'width': 100, 'height': 50, 'fx': 0.5})  # any positive focal length
+    assert (k.fx, k.fy) == (0.5, 0.5)
     k = camera_intrinsics({'width': 100, 'height': 50, 'fx': 80.0})
     assert (k.fx, k.fy, k.cx, k.cy) == (80.0, 80.0, 49.5, 24.5)
     k = camera_intrinsics({'width': MAX_IMAGE_SIZE, 'height': 1, 'fx': 1.0, 'fy': 2.0,
