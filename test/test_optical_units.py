@@ -83,8 +83,9 @@ def test_flash_lidar_beams_go_through_its_pixels():
             x, y = (col - 1.0) / 2.0, (row - 2.0) / 4.0  # optical: right, down
             expected = np.array([1.0, -x, -y]) / math.sqrt(1 + x * x + y * y)
             np.testing.assert_allclose(directions[row * 5 + col], expected, atol=1e-15)
-    with pytest.raises(DeviceRefused, match='rays are more than'):
-        _flash_directions({'width': 2000, 'height': 1000, 'fx': 100.0})
+    with pytest.raises(DeviceRefused, match=rf'^1000500 rays are more than {MAX_RAYS}$'):
+        _flash_directions({'width': 8004, 'height': 125, 'fx': 100.0})
+    assert _flash_directions({'width': 8000, 'height': 125, 'fx': 100.0})[1] == (125, 8000)
 
 
 def test_intrinsics_of_both_conventions_and_their_refusals():
@@ -96,6 +97,7 @@ def test_intrinsics_of_both_conventions_and_their_refusals():
     assert (k.fx, k.fy) == (0.5, 0.5)
     k = camera_intrinsics({'width': 100, 'height': 50, 'fx': 80.0})
     assert (k.fx, k.fy, k.cx, k.cy) == (80.0, 80.0, 49.5, 24.5)
+    assert camera_intrinsics({'width': 1, 'height': MAX_IMAGE_SIZE}).height == MAX_IMAGE_SIZE
     k = camera_intrinsics({'width': MAX_IMAGE_SIZE, 'height': 1, 'fx': 1.0, 'fy': 2.0,
                            'cx': 3.0, 'cy': 4.0, 'near_clip_distance': 1e-3,
                            'far_clip_distance': 2e-3})
@@ -253,6 +255,8 @@ def test_camera_formats_lenses_and_their_refusals():
              f'image width 0 is not within 1..{MAX_IMAGE_SIZE} pixels'),
             ({'lens_type': 'FISHEYE', 'field_of_view': 0.0},
              'field_of_view 0 degrees is not positive'),
+            ({'lens_type': 'FISHEYE', 'near_clip_distance': 0.0},
+             'clip distances 0.0..200.0 m are not 0 < near < far'),
             ({'lens_type': 'FISHEYE', 'near_clip_distance': 0.5, 'far_clip_distance': 0.1},
              'clip distances 0.5..0.1 m are not 0 < near < far')):
         with pytest.raises(DeviceRefused) as info:
