@@ -1,6 +1,6 @@
 """Model -> URDF text, built from urdf_parser_py objects.
 
-Choices the URDF format forces (documented in the README):
+Choices the URDF format forces (documented in docs/formats.md):
 
 * Shapes URDF lacks (capsule, cone, triangle meshes) are written as binary STL files into a
   mesh directory and referenced by ``file://`` URIs (or a caller's prefix).
