@@ -23,14 +23,14 @@ import os
 
 import numpy as np
 
-from ...errors import ModelError, UnsupportedError
+from ...errors import ModelError
 from ...formula import FormulaError, mimic_formula
 from ...model import Device, Frame, Joint, JointType, Link, Manipulator, Model, freeze
 from .assemble import BodyParts, assemble_body
 from .devices import manipulator_parts, sensor_device
 from .geom import MeshCache
 from .raw import RawBody, RawWorld
-from .context import COLLADA, Context
+from .context import Context
 from .reader import read_world
 from .xmlfile import parse_file
 
@@ -66,9 +66,12 @@ def load_xml(path: str | os.PathLike) -> Model:
 
 
 def load_collada(path: str | os.PathLike) -> Model:
-    """COLLADA robots are out of scope: one clear line."""
-    raise UnsupportedError(os.fspath(path), None, 'COLLADA robot files (.zae, .dae) are not '
-                           'supported; only OpenRAVE XML robots are')
+    """A COLLADA robot or body (``.dae``, ``.zae``) as OpenRAVE writes them.
+
+    Raises:
+        ModelError: ``path:line: message`` for anything the file gets wrong.
+    """
+    return load(path)
 
 
 def load(path: str | os.PathLike) -> Model:
@@ -76,11 +79,8 @@ def load(path: str | os.PathLike) -> Model:
 
     Raises:
         ModelError: ``path:line: message`` for anything the file gets wrong.
-        UnsupportedError: for what it uses that the project does not support (COLLADA).
     """
     path = os.fspath(path)
-    if path.lower().endswith(COLLADA):
-        return load_collada(path)
     world, warnings = read_world(path)
     ctx = Context(path)
     ctx.warnings = warnings

@@ -326,7 +326,8 @@ def geom_shapes(geom: RawGeom, cache: MeshCache, warn, name: str):
     if geom.kind == 'trimesh':
         collide = _mesh_shapes(geom, 'collision', cache, warn, name)
         if collide is None and geom.vertices is not None and len(geom.vertices) >= 3:
-            faces = np.arange(len(geom.vertices)).reshape(-1, 3)
+            faces = geom.faces if geom.faces is not None else \
+                np.arange(len(geom.vertices)).reshape(-1, 3)
             collide = [(Mesh(geom.vertices, faces, name), Pose(), _material(geom, None))]
         draw = _mesh_shapes(geom, 'render', cache, warn, name)
         collide = collide or draw or []
@@ -337,7 +338,7 @@ def geom_shapes(geom: RawGeom, cache: MeshCache, warn, name: str):
     else:
         collide = [(_primitive(geom), Pose(), _material(geom, None))]
         draw = _mesh_shapes(geom, 'render', cache, warn, name) or collide
-    return (draw if geom.visible else []), collide
+    return (draw if geom.visible else []), (collide if geom.collide else [])
 
 
 def place(items, link_from_geom: Pose, source: str) -> list[Shape]:

@@ -116,7 +116,9 @@ class RawGeom:
     render: tuple[str, np.ndarray] | None = None      # (resolved path, scale xyz)
     collision: tuple[str, np.ndarray] | None = None
     vertices: np.ndarray | None = None                 # inline triangle soup, (3N, 3)
+    faces: np.ndarray | None = None                    # (M, 3) indices into vertices, if any
     visible: bool = True
+    collide: bool = True                               # False: drawn only, never collides
     diffuse: tuple[float, float, float] | None = None
     ambient: tuple[float, float, float] | None = None
     transparency: float | None = None
