@@ -28,8 +28,9 @@ _MAX_POLY = 4
 
 
 def formula_of(joint: Joint) -> Formula:
-    """The joint's relation as a formula (linear ones too)."""
-    return mimic_formula(joint.mimic)
+    """The joint's relation as a formula (linear ones too); of several values (OpenRAVE's
+    ``polyroots``), it takes the one within the joint's limits."""
+    return mimic_formula(joint.mimic).with_limits(joint.limits.lower, joint.limits.upper)
 
 
 def _polynomial(joint: Joint) -> tuple[str, list[float]] | None:

@@ -177,7 +177,8 @@ class _Builder:
             for i, joint in enumerate(self.joints):
                 if joint.mimic is None:
                     continue
-                formula = mimic_formula(joint.mimic)
+                formula = mimic_formula(joint.mimic).with_limits(joint.limits.lower,
+                                                                 joint.limits.upper)
                 try:
                     value = formula.evaluate({v: self.joints[index[v]].initial
                                               for v in formula.variables})
