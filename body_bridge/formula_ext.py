@@ -19,9 +19,9 @@ syntax:
 A formula with ``polyroots`` has several values (OpenRAVE's ``EvalMulti``): they are kept in
 ascending order, combined across operations, and a mimic joint takes the first inside its
 limits (within 1e-4 of them), or the first clamped to them, as OpenRAVE's ``SetDOFValues``
-does. Everything is bounded: 10 000 characters, parentheses nested 50 deep, expressions 200 deep (through
-definitions too), 64 values at a time, and
-definitions are shared (never copied), so evaluation time is linear in the text.
+does. Everything is bounded: 10 000 characters, parentheses nested 50 deep, expressions 200
+operations deep (through definitions too), 64 values at a time; definitions are shared (never
+copied), so evaluation time is linear in the text.
 """
 
 from __future__ import annotations
