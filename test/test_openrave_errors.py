@@ -65,7 +65,6 @@ def test_root_element(tmp_path):
      ":4: <axis> must hold numbers, found '0 0 x'"),
     ('<Joint name="j"><Body>a</Body><Body>b</Body><axis>0 0 0</axis></Joint>',
      ':4: <axis> is the zero vector'),
-    ('<Joint name="j"><Body>a</Body><Body>b</Body></Joint>', ":4: joint 'j' has no axis"),
     ('<Joint name="j"><Body>a</Body><Body>b</Body><axis>0 0 1</axis><lostop>0</lostop></Joint>',
      ':4: <lostop> is deprecated'),
     ('<Joint name="j" enable="false" mimic_pos="k*2"><Body>a</Body><Body>b</Body>'

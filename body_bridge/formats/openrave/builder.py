@@ -233,6 +233,14 @@ class _Builder:
             else:
                 self.warn(element, f'<adjacent> names a link that does not exist: {first!r} '
                                    f'or {second!r}; ignored')
+        if body.joined_adjacent:   # OpenRAVE: links a joint joins never collide (loops too)
+            for closure in parts.closures:
+                if (closure.link1, closure.link2) not in self.adjacent:
+                    self.adjacent.append((closure.link1, closure.link2))
+        else:
+            self.warn(body.element, 'makejoinedlinksadjacent="false": links joined in the '
+                                    'tree still never collide (MuJoCo filters parent and '
+                                    'child)')
 
     def _chain(self, base: str, effector: str) -> list[str] | None:
         """Movable joints from ``base`` down to ``effector``, or None if not a descendant."""

@@ -186,8 +186,10 @@ class _Reader:
                 if value is not None:
                     raw.meta[key] = raw.meta.get(key, ()) + (float(value),)
         raw.lower, raw.upper, raw.circular = lower, upper, circular
-        if all(s is not None for s in speed):
-            raw.maxvel = speed
+        # OpenRAVE's COLLADA reader: 0.5 rad/s or 0.01 m/s for an axis without a motion speed
+        speed = [v if v is not None else (0.5 if a.tag == 'revolute' else 0.01)
+                 for v, a in zip(speed, axes)]
+        raw.maxvel = speed
         if all(a is not None for a in accel):
             raw.maxaccel = accel
         degree = 1.0 if self.doc.radians else math.pi / 180.0
@@ -260,8 +262,7 @@ class _Reader:
         pairs, off = read_collision(self.doc, self.kmodel, self.links, self.warn)
         self.body.adjacent.extend(pairs)
         for name in off:
-            for geom in self.body.link(name).geoms:
-                geom.collide = False
+            self.body.link(name).enabled = False
         return robot or bool(self.body.manipulators or self.body.sensors)
 
 

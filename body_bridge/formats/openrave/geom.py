@@ -338,7 +338,7 @@ def geom_shapes(geom: RawGeom, cache: MeshCache, warn, name: str):
     else:
         collide = [(_primitive(geom), Pose(), _material(geom, None))]
         draw = _mesh_shapes(geom, 'render', cache, warn, name) or collide
-    return (draw if geom.visible else []), (collide if geom.collide else [])
+    return (draw if geom.visible else []), collide
 
 
 def place(items, link_from_geom: Pose, source: str) -> list[Shape]:

@@ -26,7 +26,7 @@ from ...fileaccess import file_problem
 from .collada import read_collada
 from .context import COLLADA, Context
 from .geom import read_geom
-from .joints import read_joint
+from .joints import check_attributes, read_joint
 from .mass import MassSpec, link_inertial, read_mass
 from .raw import RawBody, RawLink, RawSensor, RawWorld, TransformTags
 from .sensors import read_attached_sensor, read_manipulator, read_sensor
@@ -46,6 +46,13 @@ _ENV_IGNORED = {
     'iksolver': 'an OpenRAVE interface', 'trajectory': 'an OpenRAVE interface',
     'server': 'an OpenRAVE interface', 'spacesampler': 'an OpenRAVE interface',
 }
+
+
+#: Attributes of ``<Robot>``/``<KinBody>`` and of ``<Body>`` that OpenRAVE's reader knows.
+_BODY_ATTRIBUTES = frozenset({'name', 'file', 'prefix', 'type', 'makejoinedlinksadjacent',
+                              'skipgeometry', 'scalegeometry'})
+_LINK_ATTRIBUTES = frozenset({'name', 'type', 'enable', 'file', 'skipgeometry',
+                              'scalegeometry'})
 
 
 @dataclass
@@ -160,6 +167,7 @@ class Reader:
 
     def _robot(self, element: Element, body: RawBody, extra: dict) -> None:
         attrs = {**element.attrs, **extra}
+        check_attributes(self.ctx, element, _BODY_ATTRIBUTES)
         start_links = len(body.links)
         name = attrs.pop('file', None)
         element.used.add('@file')
@@ -222,6 +230,10 @@ class Reader:
         for key in ('skipgeometry', 'scalegeometry'):
             if key in attrs:
                 self.ctx.warn(element, f'attribute {key!r} is not supported and was ignored')
+        check_attributes(self.ctx, element, _BODY_ATTRIBUTES)
+        if 'makejoinedlinksadjacent' in attrs:
+            value = attrs['makejoinedlinksadjacent'].strip().lower()
+            body.joined_adjacent = not (value == 'false' or value == '0')
         start_links = len(body.links)
         name = attrs.pop('file', None)
         if name and name.strip().lower().endswith(COLLADA):
@@ -313,7 +325,8 @@ class Reader:
         for key in ('file', 'skipgeometry', 'scalegeometry'):
             if element.attr(key) is not None:
                 self.ctx.warn(element, f'body attribute {key!r} is not supported and was ignored')
-        element.attr('enable')
+        link.enabled = element.flag('enable', link.enabled)
+        check_attributes(self.ctx, element, _LINK_ATTRIBUTES)
         tags = TransformTags(link.transform)
         mass: MassSpec | None = None
         offsetfrom = None
