@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 import os
 import zipfile
-from collections import deque
 
 import numpy as np
 
@@ -116,15 +115,24 @@ class Document:
         self.path = path
         self.ids: dict[str, Element] = {}
         self.parent: dict[int, Element] = {}
+        self.sids: dict[str, list[Element]] = {}   # in document order
+        self._all: list[Element] = []
+        self._instanced: dict[int, list[Element]] | None = None
+        self.level: dict[int, int] = {id(root): 0}   # depth of each element in the tree
         stack = [root]
         while stack:
             element = stack.pop()
+            self._all.append(element)
             key = element.attrs.get('id')
             if key is not None:
                 self.ids.setdefault(key, element)
+            sid = element.attrs.get('sid')
+            if sid is not None:
+                self.sids.setdefault(sid, []).append(element)
             for child in element.children:
                 self.parent[id(child)] = element
-                stack.append(child)
+                self.level[id(child)] = self.level[id(element)] + 1
+            stack.extend(reversed(element.children))
         self.meter = self._unit()
         tools = [t.text.strip() for c in self.children(self.child(root, 'asset'), 'contributor')
                  for t in self.children(c, 'authoring_tool')]
@@ -177,26 +185,65 @@ class Document:
             return None
         return self.ids.get(value[1:])
 
+    def _instances_of(self, target: Element) -> list[Element]:
+        """The ``instance_*`` elements whose ``url`` names ``target``."""
+        if self._instanced is None:
+            self._instanced = {}
+            for element in self._all:
+                if element.tag.startswith('instance_'):
+                    found = self.url(element)
+                    if found is not None:
+                        self._instanced.setdefault(id(found), []).append(element)
+        return self._instanced.get(id(target), [])
+
+    def _depth_below(self, element: Element, start: Element) -> int | None:
+        """How many levels ``element`` is below ``start``, going up through parents and, at an
+        instantiated element, through the ``instance_*`` elements naming it; or None."""
+        frontier, seen, depth = [element], set(), 0
+        while frontier and depth < 400:
+            step = []
+            for current in frontier:
+                if current is start:
+                    return depth
+                if id(current) in seen:
+                    continue
+                seen.add(id(current))
+                parent = self.parent.get(id(current))
+                if parent is not None:
+                    step.append(parent)
+                step.extend(self._instances_of(current))
+            frontier, depth = step, depth + 1
+        return None
+
     def _find_sid(self, start: Element, sid: str) -> Element | None:
-        """The nearest descendant of ``start`` (or ``start`` through its ``url``) with ``sid``."""
-        queue = deque([start])
-        seen = set()
-        while queue:
-            element = queue.popleft()
-            if id(element) in seen:
-                continue
-            seen.add(id(element))
-            for child in element.children:
-                if child.attrs.get('sid') == sid:
-                    return child
-                queue.append(child)
-            if element.tag.startswith('instance_'):
-                target = self.url(element)
-                if target is not None:
+        """The nearest element with ``sid`` below ``start``, counting what ``instance_*``
+        elements below it instantiate (COLLADA's scoped ids)."""
+        candidates = [c for c in self.sids.get(sid, ()) if c is not start]
+        for below in (self._plainly_below, self._depth_below):   # the cheap test first
+            if below is self._depth_below and start.tag.startswith('instance_'):
+                target = self.url(start)
+                if target is not None and target is not start:
                     if target.attrs.get('sid') == sid:
                         return target
-                    queue.append(target)
+                    found = self._find_sid(target, sid)
+                    if found is not None:
+                        return found
+            best = None
+            for candidate in candidates:
+                depth = below(candidate, start)
+                if depth is not None and (best is None or depth < best[0]):
+                    best = (depth, candidate)
+            if best is not None:
+                return best[1]
         return None
+
+    def _plainly_below(self, element: Element, start: Element) -> int | None:
+        """How many levels ``element`` is below ``start`` through parents only, or None."""
+        depth = self.level[id(element)] - self.level[id(start)]
+        current = element
+        for _ in range(depth):
+            current = self.parent[id(current)]
+        return depth if current is start and depth > 0 else None
 
     def sidref(self, ref: str, context: Element | None = None) -> Element | None:
         """The element a SID reference names (see the module docstring), or None."""

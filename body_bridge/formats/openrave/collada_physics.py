@@ -16,6 +16,8 @@ Facts followed (OpenRAVE ``colladareader.cpp``):
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ...errors import ModelError
@@ -71,14 +73,23 @@ class VisualScene:
         return out
 
 
+def _parse(text: str, dtype) -> np.ndarray | None:
+    """Numbers separated by white space, fast (numpy's text reader); None if one is not."""
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')   # numpy warns, and stops, at what is not a number
+        try:
+            return np.fromstring(text, dtype=dtype, sep=' ')
+        except (ValueError, DeprecationWarning):
+            return None
+
+
 def _floats(doc: Document, source: Element) -> np.ndarray:
     array = doc.child(source, 'float_array')
     if array is None:
         raise source.error('a mesh source without <float_array>')
-    try:
-        values = np.array(array.text.split(), dtype=float)
-    except ValueError:
-        raise array.error('<float_array> holds something that is not a number') from None
+    values = _parse(array.text, float)
+    if values is None:
+        raise array.error('<float_array> holds something that is not a number')
     if not np.all(np.isfinite(values)):
         raise array.error('<float_array> holds a number that is not finite')
     return values
@@ -108,10 +119,10 @@ def _positions(doc: Document, mesh: Element, prim: Element) -> tuple[np.ndarray,
 
 
 def _indices(element: Element) -> np.ndarray:
-    try:
-        return np.array(element.text.split(), dtype=np.int64)
-    except ValueError:
-        raise element.error('<p> holds something that is not an index') from None
+    values = _parse(element.text, np.int64)
+    if values is None:
+        raise element.error(f'<{element.tag}> holds something that is not an index')
+    return values
 
 
 def _faces(doc: Document, prim: Element, offset: int, stride: int) -> np.ndarray:
