@@ -307,3 +307,50 @@ def test_pr2_sensors_manipulators_and_mimic_joints():
     assert len(mimics) == 6
     assert all(not w.endswith('has no <sensor type=...>; it was ignored') or 'stereo' in w
                for w in model.warnings)
+
+
+@pytest.mark.parametrize('old, new, message', [
+    ('attachment_full joint="kmodel1/joint0"', 'attachment_full joint="kmodel1/nothing"',
+     "attachment_full joint='kmodel1/nothing' names no <joint>"),
+    ('<p>0 2 1 0 1 3 0 3 2 1 2 3</p>', '<p>0 2 1 0 1 3 0 3 2 1 2 9</p>',
+     '<triangles> indexes a position that does not exist'),
+    ('0 0 0 0.1 0 0 0 0.1 0', '0 0 0 0.1 0 x 0 0.1 0', '<float_array> holds something that is'),
+    ('<rotate>0 0 1 90</rotate>\n     <link sid="link1"',
+     '<rotate>0 0 0 90</rotate>\n     <link sid="link1"', '<rotate> has a zero axis'),
+    ('<revolute sid="axis0"><axis>1 0 0</axis>', '<spherical sid="axis0"><axis>1 0 0</axis>',
+     None),
+])
+def test_broken_documents_fail_with_one_line(tmp_path, old, new, message):
+    assert old in DAE
+    text = DAE.replace(old, new, 1)
+    if message is None:     # an axis kind COLLADA has and OpenRAVE does not read
+        text = text.replace('</revolute></joint>\n   <joint name="j2"',
+                            '</spherical></joint>\n   <joint name="j2"', 1)
+        message = "joint 'j1': axes [] are not supported"
+    path = tmp_path / 'broken.dae'
+    path.write_text(text)
+    with pytest.raises(ModelError) as info:
+        load_model(path)
+    assert message in str(info.value) and '\n' not in str(info.value)
+    assert str(info.value).startswith(f'{path}:')
+
+
+def test_link_collision_and_visible_states(tmp_path):
+    text = DAE.replace('<ignore_link_pair link0="kmodel1/link0" link1="kmodel1/link2"/>',
+                       '<link_collision_state link="kmodel1/link1"><bool>false</bool>'
+                       '</link_collision_state><link_visible_state link="kmodel1/link0">'
+                       '<bool>false</bool></link_visible_state>')
+    path = tmp_path / 'states.dae'
+    path.write_text(text)
+    links = {link.name: link for link in load_model(path).links}
+    assert len(links['link1'].visuals) == 1 and links['link1'].collisions == ()
+    assert links['base'].visuals == () and len(links['base'].collisions) == 1
+
+
+def test_an_instance_node_cycle_does_not_hang(tmp_path):
+    text = DAE.replace('<rotate sid="j2_axis">0 0 1 0</rotate>',
+                       '<rotate sid="j2_axis">0 0 1 0</rotate><instance_node url="#n0"/>')
+    path = tmp_path / 'cycle.dae'
+    path.write_text(text)
+    model = load_model(path)
+    assert {link.name for link in model.links} == {'base', 'link1', 'link2'}

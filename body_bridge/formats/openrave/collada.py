@@ -259,10 +259,13 @@ class _Reader:
             for extra, technique in openrave_extras(self.doc, system, 'attach_sensor'):
                 self.body.sensors.append(read_attached_sensor(self.doc, extra, technique,
                                                               self.links))
-        pairs, off = read_collision(self.doc, self.kmodel, self.links, self.warn)
+        pairs, off, hidden = read_collision(self.doc, self.kmodel, self.links, self.warn)
         self.body.adjacent.extend(pairs)
         for name in off:
             self.body.link(name).enabled = False
+        for name in hidden:
+            for geom in self.body.link(name).geoms:
+                geom.visible = False
         return robot or bool(self.body.manipulators or self.body.sensors)
 
 

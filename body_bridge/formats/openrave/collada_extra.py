@@ -11,7 +11,8 @@
   (fx 0 cx 0 fy cy), ``image_dimensions`` (width height channels), ``measurement_time`` [s].
 * ``<extra type="collision">`` on a kinematics model: ``ignore_link_pair link0 link1`` (the
   pair never collides: adjacent), ``link_collision_state link`` with a bool (false: the link
-  collides with nothing).
+  collides with nothing), ``link_visible_state`` (false: the link is not drawn);
+  ``bind_instance_geometry`` is warned about, as OpenRAVE's reader does.
 * ``<formula>``: the target joint follows a MathML expression of other joints (OpenRAVE's
   ``equation type="position"`` when present); it becomes a mimic formula.
 """
@@ -128,8 +129,9 @@ def read_attached_sensor(doc: Document, extra: Element, technique: Element,
 
 
 def read_collision(doc: Document, kmodel: Element, links: dict, warn):
-    """(ignored link pairs, links that collide with nothing) of a kinematics model."""
-    pairs, off = [], []
+    """(ignored link pairs, links that collide with nothing, links not drawn) of a kinematics
+    model."""
+    pairs, off, hidden = [], [], []
     for _, technique in openrave_extras(doc, kmodel, 'collision'):
         for item in technique.children:
             if item.tag == 'ignore_link_pair':
@@ -139,14 +141,14 @@ def read_collision(doc: Document, kmodel: Element, links: dict, warn):
                     warn(item, 'ignore_link_pair names a link that does not exist; ignored')
                 else:
                     pairs.append((a, b, item))
-            elif item.tag == 'link_collision_state':
+            elif item.tag in ('link_collision_state', 'link_visible_state'):
                 name = links.get(item.attrs.get('link', ''))
                 if name is not None and doc.number(item) == 0.0:
-                    off.append(name)
+                    (off if item.tag == 'link_collision_state' else hidden).append(name)
             else:
                 warn(item, f'<{item.tag}> in a collision extra is not supported and was '
                            'ignored')
-    return pairs, off
+    return pairs, off, hidden
 
 
 # --- MathML -----------------------------------------------------------------------------
