@@ -10,7 +10,8 @@ module is the one syntax every loader translates to and every consumer reads:
 * functions: ``sin cos tan asin acos atan atan2 sinh cosh tanh exp log log10 sqrt abs min max
   pow floor ceil sign``;
 * the rest of the Function Parser syntax OpenRAVE uses (``:=`` definitions, comparisons,
-  ``if``, ``%``, ``polyroots2``..``8``, ...) is read by :mod:`body_bridge.formula_ext`.
+  ``if``, ``%``, ``polyroots2``..``8``, ...) is read by :mod:`body_bridge.fparser`, whose
+  ``parse_formula`` and ``mimic_formula`` read both.
 
 A :class:`Formula` evaluates at given variable values, differentiates numerically, and reports
 whether it is a polynomial of one variable (a MuJoCo joint coupling takes up to a quartic).
@@ -366,7 +367,7 @@ class Formula:
 
     def with_limits(self, lower: float | None, upper: float | None) -> Formula:
         """The formula choosing among several values by the limits [rad or m] of the joint it
-        drives (see ``formula_ext``); a formula of one value is itself."""
+        drives (see ``body_bridge.fparser``); a formula of one value is itself."""
         return self
 
 
@@ -378,9 +379,6 @@ def parse_formula(text: str) -> Formula:
     """
     if len(text) > 10_000:
         raise FormulaError('the formula is longer than 10000 characters')
-    from .formula_ext import looks_extended, parse_extended   # Function Parser syntax
-    if looks_extended(text):
-        return parse_extended(text)
     return Formula(_Parser(text).parse())
 
 

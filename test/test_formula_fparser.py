@@ -1,4 +1,4 @@
-"""OpenRAVE's Function Parser syntax in mimic formulas (body_bridge.formula_ext): definitions,
+"""OpenRAVE's Function Parser syntax in mimic formulas (body_bridge.fparser): definitions,
 conditions, comparisons, remainders, the extra functions and OpenRAVE's several-valued
 ``polyroots``; parsed without eval, bounded, and enforced by the integrator."""
 
@@ -10,7 +10,8 @@ import textwrap
 import pytest
 
 from body_bridge.formats import load_model
-from body_bridge.formula import FormulaError, parse_formula
+from body_bridge.formula import FormulaError
+from body_bridge.fparser import parse_formula
 from body_bridge.sim.build import BuildOptions
 from body_bridge.sim.simulation import Mode, SimOptions, Simulation
 

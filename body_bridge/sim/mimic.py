@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import mujoco
 
-from ..formula import Formula, mimic_formula
+from ..fparser import mimic_formula
+from ..formula import Formula
 from ..model import Joint, Model
 from .names import TENDON_PREFIX
 

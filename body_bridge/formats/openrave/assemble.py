@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...errors import ModelError
-from ...formula import FormulaError, parse_formula
+from ...fparser import parse_formula
+from ...formula import FormulaError
 from ...model import (Inertial, Joint, JointType, Limits, Link, LoopClosure, Mimic, Pose,
                      axis_angle_matrix, freeze)
 from .geom import MeshCache, geom_shapes, place

@@ -24,7 +24,8 @@ import os
 import numpy as np
 
 from ...errors import ModelError
-from ...formula import FormulaError, mimic_formula
+from ...fparser import mimic_formula
+from ...formula import FormulaError
 from ...model import Device, Frame, Joint, JointType, Link, Manipulator, Model, freeze
 from .assemble import BodyParts, assemble_body
 from .devices import manipulator_parts, sensor_device
