@@ -354,3 +354,15 @@ def test_an_instance_node_cycle_does_not_hang(tmp_path):
     path.write_text(text)
     model = load_model(path)
     assert {link.name for link in model.links} == {'base', 'link1', 'link2'}
+
+
+def test_a_scene_of_two_bodies_is_an_environment(tmp_path):
+    text = DAE.replace('  </instance_articulated_system>\n </kinematics_scene>',
+                       '  </instance_articulated_system>\n  <instance_articulated_system '
+                       'url="#motion" sid="sys2" name="tiny"/>\n </kinematics_scene>')
+    path = tmp_path / 'two.dae'
+    path.write_text(text)
+    model = load_model(path)
+    assert model.root == 'world'
+    names = {link.name for link in model.links}
+    assert {'tiny/base', 'tiny1/base', 'tiny/link2', 'tiny1/link2'} <= names

@@ -42,9 +42,10 @@ _TYPES = {('revolute',): 'hinge', ('prismatic',): 'slider',
           ('revolute', 'revolute'): 'universal'}
 
 
-def collada_systems(doc: Document) -> list[tuple[Element, Element | None, Element | None]]:
-    """(articulated system, kinematics scene, instance_kinematics_scene) of each body the
-    document's scene instantiates; the library's systems when there is no scene."""
+def collada_systems(doc: Document) -> list[tuple]:
+    """(articulated system, kinematics scene, instance_kinematics_scene, the name the scene
+    gives it) of each body the document's scene instantiates; the library's systems when there
+    is no scene."""
     out = []
     scene = doc.child(doc.root, 'scene')
     for instance in doc.children(scene, 'instance_kinematics_scene'):
@@ -52,7 +53,7 @@ def collada_systems(doc: Document) -> list[tuple[Element, Element | None, Elemen
         for element in doc.children(kscene, 'instance_articulated_system'):
             system = doc.url(element)
             if system is not None:
-                out.append((system, kscene, instance))
+                out.append((system, kscene, instance, element.attrs.get('name')))
     if not out:
         library = doc.child(doc.root, 'library_articulated_systems')
         inner = set()
@@ -61,7 +62,7 @@ def collada_systems(doc: Document) -> list[tuple[Element, Element | None, Elemen
             nested = doc.child(motion, 'instance_articulated_system')
             if nested is not None and doc.url(nested) is not None:
                 inner.add(id(doc.url(nested)))
-        out = [(s, None, None) for s in doc.children(library, 'articulated_system')
+        out = [(s, None, None, None) for s in doc.children(library, 'articulated_system')
                if id(s) not in inner]
     return out
 
@@ -298,7 +299,7 @@ def read_collada(path: str, body: RawBody | None, warn,
     pscene = doc.url(doc.child(scene_el, 'instance_physics_scene')) \
         if doc.child(scene_el, 'instance_physics_scene') is not None else None
     out, budget = [], [MAX_TRIANGLES]
-    for index, (system, kscene, instance) in enumerate(systems):
+    for index, (system, kscene, instance, given) in enumerate(systems):
         chain, kmodel = articulated_chain(doc, system)
         if kmodel is None:
             raise system.error('the articulated system instantiates no kinematics model')
@@ -319,17 +320,12 @@ def read_collada(path: str, body: RawBody | None, warn,
             target.kind = 'robot'
         _start_values(target, reader.made, system)
         if not target.name:
-            name = _system_name(doc, system, kscene) or kmodel.attrs.get('name')
+            name = given or system.attrs.get('name') or kmodel.attrs.get('name')
             target.name = name or os.path.basename(path).split('.')[0]
+        if any(b.name == target.name for b in out):   # bodies of one scene: unique names
+            target.name = f'{target.name}{index}'
         out.append(target)
     return out
-
-
-def _system_name(doc: Document, system: Element, kscene: Element | None) -> str | None:
-    for element in doc.children(kscene, 'instance_articulated_system'):
-        if doc.url(element) is system and element.attrs.get('name'):
-            return element.attrs['name']
-    return system.attrs.get('name')
 
 
 def _start_values(body: RawBody, made: list[RawLink], element: Element) -> None:
