@@ -96,6 +96,11 @@ def test_makejoinedlinksadjacent_false_is_reported(tmp_path):
 
 def test_unknown_attributes_are_reported(tmp_path):
     model = _robot(tmp_path, '<Joint name="j" stiffnes="3"><Body>base</Body><Body>l1</Body>'
-                             '</Joint>', kinbody_attrs='colour="red"')
+                             '</Joint>', '<Body name="l2" mass="3"><Geom type="sphere" '
+                             'size="2"><radius>0.1</radius></Geom></Body>'
+                             '<Joint name="k"><Body>l1</Body><Body>l2</Body></Joint>',
+                   kinbody_attrs='colour="red"')
+    assert any("<body> attribute 'mass' is not known" in w for w in model.warnings)
+    assert any("<geom> attribute 'size' is not known" in w for w in model.warnings)
     assert any(":6: <joint> attribute 'stiffnes' is not known" in w for w in model.warnings)
     assert any("<kinbody> attribute 'colour' is not known" in w for w in model.warnings)

@@ -85,6 +85,9 @@ def read_geom(element: Element, resolve, warn) -> RawGeom | None:
     visible = element.flag('render', True)
     element.attr('modifiable')  # a planning hint (convex padding), no meaning here
     element.attr('name')
+    for key in element.attrs:
+        if key not in ('type', 'render', 'modifiable', 'name'):
+            warn(element, f'<geom> attribute {key!r} is not known and was ignored')
     tags = TransformTags()
     geom = RawGeom(kind, np.eye(4), element, visible=visible)
     for child in element.children:
