@@ -366,3 +366,15 @@ def test_a_scene_of_two_bodies_is_an_environment(tmp_path):
     assert model.root == 'world'
     names = {link.name for link in model.links}
     assert {'tiny/base', 'tiny1/base', 'tiny/link2', 'tiny1/link2'} <= names
+
+
+def test_an_environment_includes_a_collada_body_as_a_kinbody(tiny, tmp_path):
+    (tmp_path / 'scene.env.xml').write_text('''
+<Environment>
+  <KinBody file="tiny.dae" name="thing"><translation>0 2 0</translation></KinBody>
+</Environment>''')
+    model = load_model(tmp_path / 'scene.env.xml')
+    world_joint = {j.name: j for j in model.joints}['thing/world_joint']
+    assert world_joint.meta['body_kind'] == 'kinbody'
+    links = {link.name: link for link in model.links}
+    np.testing.assert_allclose(links['thing/link1'].pose.pos, (0, 2, 0.5), atol=1e-12)
