@@ -10,13 +10,13 @@ import zipfile
 import numpy as np
 import pytest
 
-from conftest import SHARED_MODELS
+from conftest import CORPUS
 
 from body_bridge.errors import ModelError
 from body_bridge.formats import load_model
 from body_bridge.formats.openrave import collada_doc
 
-ROBOTS = SHARED_MODELS / 'openrave' / 'src' / 'robots'
+ROBOTS = CORPUS / 'openrave' / 'src' / 'robots'
 
 #: A two-link arm: joint j1 at (0, 0, 0.5) turning about the attachment's x (the attachment
 #: is turned 90 deg about z, so the world's y); limits -45..90 deg; 30 deg/s; a 2 kg link2 with
@@ -271,6 +271,7 @@ def test_a_missing_collada_include_names_the_file(tmp_path):
         load_model(tmp_path / 'a.robot.xml')
 
 
+@pytest.mark.corpus
 def test_puma_numbers_are_the_files():
     model = load_model(ROBOTS / 'pumaarm.zae')
     links = {link.name: link for link in model.links}
@@ -283,6 +284,7 @@ def test_puma_numbers_are_the_files():
     assert joints['J0'].limits.velocity == pytest.approx(math.radians(85.94366926962348))
 
 
+@pytest.mark.corpus
 def test_puma_robot_xml_joins_arm_and_gripper_at_one_link():
     model = load_model(ROBOTS / 'puma.robot.xml')
     names = [link.name for link in model.links]
@@ -292,6 +294,7 @@ def test_puma_robot_xml_joins_arm_and_gripper_at_one_link():
     assert {m.name for m in model.manipulators} >= {'arm', 'arm_nogripper'}
 
 
+@pytest.mark.corpus
 def test_pr2_sensors_manipulators_and_mimic_joints():
     model = load_model(ROBOTS / 'pr2-beta-static.zae')
     kinds = {d.name: d.kind.value for d in model.devices}

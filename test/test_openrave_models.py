@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import SHARED_MODELS
+from conftest import CORPUS
 from model_checks import check_all
 
 from body_bridge.formats import load_model
 
-OPENRAVE = SHARED_MODELS / 'openrave'
+pytestmark = pytest.mark.corpus  # every test here reads the real model corpus
+
+OPENRAVE = CORPUS / 'openrave'
 XML = sorted(p for p in OPENRAVE.rglob('*.xml')
              if p.name.endswith(('.robot.xml', '.kinbody.xml', '.env.xml')))
 #: OpenRAVE's COLLADA robots (zipped .zae and plain .dae).

@@ -4,6 +4,11 @@ this process over real DDS as a user's tools would."""
 
 from __future__ import annotations
 
+import pytest
+from conftest import ROS_MISSING
+
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 from sensor_msgs.msg import CameraInfo, Image, JointState, LaserScan
 
 from body_bridge.ros import qos
@@ -12,6 +17,7 @@ from conftest import shared_model
 from test_end_to_end import Probe, stamp
 from test_sensors_ros import SensorProbe
 
+pytestmark = pytest.mark.corpus  # the PR2 is in the real model corpus
 PR2 = shared_model('openrave/src/robots/pr2-beta-static.zae')
 STARTUP = 120.0  # [s] wall time: the PR2 has 88 links and two 640 x 480 cameras
 TOPICS = {

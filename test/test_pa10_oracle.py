@@ -15,13 +15,15 @@ import mujoco
 import numpy as np
 import pytest
 
-from conftest import SHARED_MODELS
+from conftest import CORPUS
 
 from body_bridge.formats import load_model
 from body_bridge.sim.build import BuildOptions, build_spec
 
-CHOREONOID = SHARED_MODELS / 'choreonoid' / 'share' / 'model' / 'PA10' / 'PA10.body'
-OPENRAVE = SHARED_MODELS / 'openrave' / 'src' / 'robots' / 'mitsubishi-pa10.zae'
+pytestmark = pytest.mark.corpus  # both PA10 files are in the real model corpus
+
+CHOREONOID = CORPUS / 'choreonoid' / 'share' / 'model' / 'PA10' / 'PA10.body'
+OPENRAVE = CORPUS / 'openrave' / 'src' / 'robots' / 'mitsubishi-pa10.zae'
 ARM = {'choreonoid': ['J1', 'J2', 'J3', 'J4', 'J5', 'J6', 'J7'],
        'openrave': ['S1', 'S2', 'S3', 'E1', 'E2', 'W1', 'W2']}
 TIP = {'choreonoid': 'J7', 'openrave': 'link7'}
