@@ -27,3 +27,5 @@ $py -m body_bridge snapshot $models/openrave/src/robots/pr2-beta-static.zae -o $
   --position r_elbow_flex_joint=-1.0 --position l_shoulder_pan_joint=0.4 \
   --position l_shoulder_lift_joint=0.2 --position l_elbow_flex_joint=-1.0 \
   --position head_tilt_joint=0.3 2>/dev/null
+$py -m body_bridge snapshot $models/choreonoid/share/model/Tank/Tank.body -o $out/tank.png \
+  "${size[@]}" --time 0.5 --position TURRET_Y=0.6 --position TURRET_P=-0.2 2>/dev/null
