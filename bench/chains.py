@@ -21,6 +21,7 @@ REAL_MODELS = {
     'sr1': 'choreonoid/share/model/SR1/SR1.body',
     'barrettwam': 'openrave/src/robots/barrettwam.robot.xml',
     'slider_crank': 'chrono/data/yaml/mbs/model_slider_crank_reduced.yaml',
+    'pr2': 'openrave/src/robots/pr2-beta-static.zae',
 }
 
 LINK_LENGTH = 0.05  # [m]

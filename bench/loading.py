@@ -3,7 +3,8 @@
 The bridge side is ``load_model(path)`` then ``to_urdf(model)`` (shapes URDF lacks written as
 STL files into a scratch folder), what the node does before it can publish anything. The
 floor is a plain parse of the same model files: YAML (``.body``, ``.yaml``) with PyYAML's C
-loader, XML with the standard library's ElementTree; the files are the ones the loader opens
+loader, XML with the standard library's ElementTree (a COLLADA ``.zae``: its document unzipped
+with ``zipfile``, then parsed); the files are the ones the loader opens
 (found with an audit hook on a first load), mesh files aside, as no plain parser exists for
 them. The time spent reading meshes (``body_bridge.meshfiles``) is reported on its own.
 Warm: a first load is not timed; the two sides then alternate (medians).
@@ -14,6 +15,7 @@ from __future__ import annotations
 import sys
 import time
 import xml.etree.ElementTree as ElementTree
+import zipfile
 from pathlib import Path
 
 import yaml
@@ -23,7 +25,7 @@ from figures import side_by_side, timed
 __all__ = ['run', 'files_read']
 
 _YAML = ('.body', '.yaml', '.yml')
-_XML = ('.xml',)
+_XML = ('.xml', '.dae', '.zae')
 _MESH_USERS = ('body_bridge.formats.openrave.geom', 'body_bridge.formats.choreonoid.resources',
                'body_bridge.meshfiles')
 
@@ -47,7 +49,12 @@ def files_read(action) -> list[str]:
 
 def _floor(files: list[str]) -> None:
     for path in files:
-        if path.endswith(_XML):
+        if path.endswith('.zae'):
+            with zipfile.ZipFile(path) as archive:
+                for member in archive.namelist():
+                    if member.endswith('.dae'):
+                        ElementTree.fromstring(archive.read(member))
+        elif path.endswith(_XML):
             ElementTree.parse(path)
         else:
             with open(path, 'rb') as stream:

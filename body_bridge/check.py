@@ -178,7 +178,7 @@ def _check_kinematics(model: Model, text: str, trials: int, report: Report) -> N
 
 
 def _random_positions(model: Model, rng) -> dict[str, float]:
-    from .formula import mimic_formula
+    from .fparser import mimic_formula
     q = {}
     for joint in model.movable_joints:
         if joint.mimic is None:

@@ -8,7 +8,10 @@ module is the one syntax every loader translates to and every consumer reads:
   not starting with a digit) is written in double quotes: ``"arm/JF1"``;
 * ``+ - * /``, ``^`` (power, right-associative), unary ``+``/``-``, parentheses;
 * functions: ``sin cos tan asin acos atan atan2 sinh cosh tanh exp log log10 sqrt abs min max
-  pow floor ceil sign``.
+  pow floor ceil sign``;
+* the rest of the Function Parser syntax OpenRAVE uses (``:=`` definitions, comparisons,
+  ``if``, ``%``, ``polyroots2``..``8``, ...) is read by :mod:`body_bridge.fparser`, whose
+  ``parse_formula`` and ``mimic_formula`` read both.
 
 A :class:`Formula` evaluates at given variable values, differentiates numerically, and reports
 whether it is a polynomial of one variable (a MuJoCo joint coupling takes up to a quartic).
@@ -373,6 +376,11 @@ class Formula:
     def renamed(self, names: Mapping[str, str]) -> Formula:
         """The same formula with variables renamed (names missing from the map stay)."""
         return Formula(_rename(self._tree, names))
+
+    def with_limits(self, lower: float | None, upper: float | None) -> Formula:
+        """The formula choosing among several values by the limits [rad or m] of the joint it
+        drives (see ``body_bridge.fparser``); a formula of one value is itself."""
+        return self
 
 
 def parse_formula(text: str) -> Formula:

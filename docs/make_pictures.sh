@@ -21,5 +21,11 @@ $py -m body_bridge snapshot $models/choreonoid/share/model/AizuSpider/AizuSpider
   -o $out/aizu_spider.png "${size[@]}" 2>/dev/null
 $py -m body_bridge snapshot $models/chrono/historical/58ece18a/data/yaml/models/slider_crank.yaml \
   -o $out/slider_crank.png "${size[@]}" --azimuth 80 --elevation 30 --time 0.5 2>/dev/null
+$py -m body_bridge snapshot $models/openrave/src/robots/pr2-beta-static.zae -o $out/pr2.png \
+  "${size[@]}" --azimuth 40 --elevation 20 --position torso_lift_joint=0.2 \
+  --position r_shoulder_pan_joint=-0.4 --position r_shoulder_lift_joint=0.2 \
+  --position r_elbow_flex_joint=-1.0 --position l_shoulder_pan_joint=0.4 \
+  --position l_shoulder_lift_joint=0.2 --position l_elbow_flex_joint=-1.0 \
+  --position head_tilt_joint=0.3 2>/dev/null
 $py -m body_bridge snapshot $models/choreonoid/share/model/Tank/Tank.body -o $out/tank.png \
   "${size[@]}" --time 0.5 --position TURRET_Y=0.6 --position TURRET_P=-0.2 2>/dev/null

@@ -7,7 +7,7 @@ import math
 import mujoco
 import numpy as np
 
-from body_bridge.formula import mimic_formula
+from body_bridge.fparser import mimic_formula
 from body_bridge.model import Model
 from body_bridge.sim.build import BuildOptions, build_spec
 from body_bridge.urdf import to_urdf

@@ -17,9 +17,10 @@ from body_bridge.corpus import REASON
 
 REAL = ('sr1', 'barrettwam', 'slider_crank') if HAVE_CORPUS else ()
 RUNNING = REAL[:1] + ('chain30', 'sample_arm')
+LOADED = (*REAL, 'pr2') if HAVE_CORPUS else ()
 EXPECTED = (
-    [f'load_{m}_{f}' for m in REAL for f in ('time', 'floor', 'ratio', 'model_files',
-                                             'mesh_time', 'ratio_without_meshes')] +
+    [f'load_{m}_{f}' for m in LOADED for f in (
+        'time', 'floor', 'ratio', 'model_files', 'mesh_time', 'ratio_without_meshes')] +
     [f'throughput_{m}_{f}' for m in RUNNING for f in (
         'raw_period', 'bridge_period', 'ratio', 'ratio_wall', 'bridge_rtf_wall',
         'bridge_period_unsubscribed', 'ratio_unsubscribed', 'messages_received')] +
@@ -78,6 +79,7 @@ def test_quick_run_prints_and_writes_every_figure(tmp_path):
     if HAVE_CORPUS:
         assert printed['load_barrettwam_model_files'][0] == 3.0  # robot, arm and hand XML files
         assert printed['load_barrettwam_mesh_time'][0] > 0.0
+        assert printed['load_pr2_model_files'][0] == 1.0  # one .zae, its meshes inside
         assert printed['tracks_tank_kinect_image_rate'][0] > 0.0  # the Tank's Kinect was heard
     for model in (*REAL, 'chain30', 'sample_arm'):
         assert printed[f'memory_{model}_loaded'][0] > printed['memory_python_baseline'][0]

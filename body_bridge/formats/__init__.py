@@ -17,7 +17,7 @@ __all__ = ['load_model', 'LOADERS']
 LOADERS = {ext: choreonoid.load for ext in choreonoid.EXTENSIONS}
 LOADERS.update({ext: openrave.load for ext in openrave.EXTENSIONS})
 LOADERS[openrave.XML_EXTENSION] = openrave.load_xml  # OpenRAVE when its root element says so
-LOADERS.update({ext: openrave.load_collada for ext in ('.zae', '.dae')})  # a clear refusal
+LOADERS.update({ext: openrave.load_collada for ext in ('.zae', '.dae')})  # OpenRAVE COLLADA
 LOADERS.update({ext: chrono.load for ext in chrono.EXTENSIONS})  # recognised by content
 
 

@@ -192,12 +192,17 @@ class Model:
         return sum(link.inertial.mass for link in self.links if link.inertial is not None)
 
     def device_frames(self) -> dict[str, str]:
-        """The TF frame name of each device: its name, or ``<link>_<name>`` if that is taken."""
+        """The TF frame name of each device: its name, or ``<link>_<name>`` if that is taken
+        (by a link, a frame, or a joint named as the frame's fixed joint ``<frame>_joint``)."""
         taken = set(self._links) | {f.name for f in self.frames}
+        joints = {j.name for j in self.joints}
+
+        def used(frame: str) -> bool:
+            return frame in taken or f'{frame}_joint' in joints
         frames = {}
         for device in self.devices:
-            frame = device.name if device.name not in taken else f'{device.link}_{device.name}'
-            while frame in taken:
+            frame = device.name if not used(device.name) else f'{device.link}_{device.name}'
+            while used(frame):
                 frame += '_frame'
             taken.add(frame)
             frames[device.name] = frame

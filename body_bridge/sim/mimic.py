@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import mujoco
 
-from ..formula import Formula, mimic_formula
+from ..fparser import mimic_formula
+from ..formula import Formula
 from ..model import Joint, Model
 from .names import TENDON_PREFIX
 
@@ -28,8 +29,9 @@ _MAX_POLY = 4
 
 
 def formula_of(joint: Joint) -> Formula:
-    """The joint's relation as a formula (linear ones too)."""
-    return mimic_formula(joint.mimic)
+    """The joint's relation as a formula (linear ones too); of several values (OpenRAVE's
+    ``polyroots``), it takes the one within the joint's limits."""
+    return mimic_formula(joint.mimic).with_limits(joint.limits.lower, joint.limits.upper)
 
 
 def _polynomial(joint: Joint) -> tuple[str, list[float]] | None:

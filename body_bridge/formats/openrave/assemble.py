@@ -14,20 +14,29 @@ they are. Universal and hinge2 joints become two revolute joints with a massless
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ...errors import ModelError
-from ...formula import FormulaError, parse_formula
+from ...fparser import parse_formula
+from ...formula import FormulaError
 from ...model import (Inertial, Joint, JointType, Limits, Link, LoopClosure, Mimic, Pose,
                      axis_angle_matrix, freeze)
 from .geom import MeshCache, geom_shapes, place
 from .raw import RawBody, RawJoint, RawLink, inverse, rotation_matrix, \
     translation_matrix
 
-__all__ = ['BodyParts', 'BodyAssembler', 'assemble_body']
+__all__ = ['BodyParts', 'BodyAssembler', 'assemble_body', 'DEFAULT_MAXVEL', 'DEFAULT_MAXACCEL',
+           'DEFAULT_MAXTORQUE']
+
+#: OpenRAVE's joint defaults (``KinBody::JointInfo``) for what a file does not give:
+#: speed [rad/s or m/s], acceleration [rad/s^2 or m/s^2], torque [N m or N].
+DEFAULT_MAXVEL = 10.0
+DEFAULT_MAXACCEL = 50.0
+DEFAULT_MAXTORQUE = 1e5
 
 
 @dataclass
@@ -158,6 +167,8 @@ class BodyAssembler:
             shapes = place(collide, at, geom.element.where())
             collisions.extend(shapes)
             visuals.extend(shapes if draw is collide else place(draw, at, geom.element.where()))
+        if not raw.enabled:   # a disabled link (OpenRAVE enable="false") collides with nothing
+            collisions = []
         inertial = raw.inertial
         if inertial is not None:
             if not (np.isfinite(inertial.mass) and np.all(np.isfinite(inertial.com))
@@ -197,8 +208,8 @@ class BodyAssembler:
         for key in ('weight', 'resolution', 'rotorinertia', 'mode', 'hardmaxvel'):
             if key in joint.meta:
                 meta[key] = joint.meta[key]
-        if joint.maxaccel is not None:
-            meta['maxaccel'] = tuple(joint.maxaccel)
+        meta['maxaccel'] = tuple(joint.maxaccel) if joint.maxaccel is not None else \
+            (DEFAULT_MAXACCEL,) * joint.dof
         if not joint.active:
             meta['passive'] = True
         for index, eqs in joint.mimic.items():
@@ -257,17 +268,23 @@ class BodyAssembler:
                  axis: np.ndarray) -> Joint:
         kind = JointType.PRISMATIC if joint.type == 'slider' else JointType.REVOLUTE
         lower, upper = joint.lower[index], joint.upper[index]
-        velocity = joint.maxvel[index] if joint.maxvel and index < len(joint.maxvel) else None
+        velocity = joint.maxvel[index] if joint.maxvel and index < len(joint.maxvel) \
+            else DEFAULT_MAXVEL
         effort = joint.maxtorque[index] if joint.maxtorque and index < len(joint.maxtorque) \
-            else None
+            else DEFAULT_MAXTORQUE
+        rotor = joint.meta.get('rotorinertia', ())
+        armature = float(rotor[min(index, len(rotor) - 1)]) if rotor else 0.0
+        if not (math.isfinite(armature) and armature >= 0):
+            raise joint.element.error(f'joint {joint.name!r}: <rotorinertia> must be a '
+                                      'non-negative number')
         mimic = self._mimic(joint, index)
         if joint.circular and kind == JointType.REVOLUTE:
             kind, lower, upper = JointType.CONTINUOUS, None, None
         initial = joint.initial[index] if index < len(joint.initial) else 0.0
         meta = self._meta(joint, circular=True) if joint.circular else self._meta(joint)
         return Joint(name, kind, parent, child, axis / np.linalg.norm(axis),
-                     Limits(lower, upper, velocity, effort), float(initial), mimic=mimic,
-                     source=joint.element.where(), meta=freeze(meta))
+                     Limits(lower, upper, velocity, effort), float(initial), armature=armature,
+                     mimic=mimic, source=joint.element.where(), meta=freeze(meta))
 
     def _mimic(self, joint: RawJoint, index: int) -> Mimic | None:
         eqs = joint.mimic.get(index)

@@ -23,14 +23,15 @@ import os
 
 import numpy as np
 
-from ...errors import ModelError, UnsupportedError
-from ...formula import FormulaError, mimic_formula
+from ...errors import ModelError
+from ...fparser import mimic_formula
+from ...formula import FormulaError
 from ...model import Device, Frame, Joint, JointType, Link, Manipulator, Model, freeze
 from .assemble import BodyParts, assemble_body
 from .devices import manipulator_parts, sensor_device
 from .geom import MeshCache
 from .raw import RawBody, RawWorld
-from .context import COLLADA, Context
+from .context import Context
 from .reader import read_world
 from .xmlfile import parse_file
 
@@ -66,9 +67,12 @@ def load_xml(path: str | os.PathLike) -> Model:
 
 
 def load_collada(path: str | os.PathLike) -> Model:
-    """COLLADA robots are out of scope: one clear line."""
-    raise UnsupportedError(os.fspath(path), None, 'COLLADA robot files (.zae, .dae) are not '
-                           'supported; only OpenRAVE XML robots are')
+    """A COLLADA robot or body (``.dae``, ``.zae``) as OpenRAVE writes them.
+
+    Raises:
+        ModelError: ``path:line: message`` for anything the file gets wrong.
+    """
+    return load(path)
 
 
 def load(path: str | os.PathLike) -> Model:
@@ -76,11 +80,8 @@ def load(path: str | os.PathLike) -> Model:
 
     Raises:
         ModelError: ``path:line: message`` for anything the file gets wrong.
-        UnsupportedError: for what it uses that the project does not support (COLLADA).
     """
     path = os.fspath(path)
-    if path.lower().endswith(COLLADA):
-        return load_collada(path)
     world, warnings = read_world(path)
     ctx = Context(path)
     ctx.warnings = warnings
@@ -177,7 +178,8 @@ class _Builder:
             for i, joint in enumerate(self.joints):
                 if joint.mimic is None:
                     continue
-                formula = mimic_formula(joint.mimic)
+                formula = mimic_formula(joint.mimic).with_limits(joint.limits.lower,
+                                                                 joint.limits.upper)
                 try:
                     value = formula.evaluate({v: self.joints[index[v]].initial
                                               for v in formula.variables})
@@ -232,6 +234,14 @@ class _Builder:
             else:
                 self.warn(element, f'<adjacent> names a link that does not exist: {first!r} '
                                    f'or {second!r}; ignored')
+        if body.joined_adjacent:   # OpenRAVE: links a joint joins never collide (loops too)
+            for closure in parts.closures:
+                if (closure.link1, closure.link2) not in self.adjacent:
+                    self.adjacent.append((closure.link1, closure.link2))
+        else:
+            self.warn(body.element, 'makejoinedlinksadjacent="false": links joined in the '
+                                    'tree still never collide (MuJoCo filters parent and '
+                                    'child)')
 
     def _chain(self, base: str, effector: str) -> list[str] | None:
         """Movable joints from ``base`` down to ``effector``, or None if not a descendant."""

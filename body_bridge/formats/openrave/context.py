@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from ...errors import UnsupportedError, where
+from ...errors import where
 from ...fileaccess import file_problem
 from .xmlfile import Element, parse_file
 
@@ -69,13 +69,20 @@ class Context:
         """Parse a ``file=`` include; its root element must be one of ``expected``.
 
         Raises:
-            UnsupportedError: a COLLADA file.
             ModelError: a missing file, an include cycle, an unexpected root element.
         """
-        if name.strip().lower().endswith(COLLADA):
-            raise UnsupportedError(element.path, element.line,
-                                   f'<{element.tag} file="{name.strip()}">: COLLADA robot and '
-                                   'body files (.zae, .dae) are not supported')
+        root = parse_file(self.locate(element, name))
+        if root.tag not in expected:
+            raise root.error(f'expected <{"> or <".join(expected)}> as the root element of an '
+                             f'included file, found <{root.tag}>')
+        return root
+
+    def locate(self, element: Element, name: str) -> str:
+        """The file a ``file=`` include names, checked (exists, regular, no cycle, depth).
+
+        Raises:
+            ModelError: a missing file, an include cycle, includes nested too deep.
+        """
         path = self.find(name, os.path.dirname(element.path))
         if path is None:
             raise element.error(f'file {name.strip()!r} not found (looked beside the file, '
@@ -89,8 +96,4 @@ class Context:
                                 f'{" -> ".join(os.path.basename(p) for p in self.chain)})')
         if len(self.chain) > _MAX_DEPTH:
             raise element.error(f'files are included deeper than {_MAX_DEPTH} levels')
-        root = parse_file(path)
-        if root.tag not in expected:
-            raise root.error(f'expected <{"> or <".join(expected)}> as the root element of an '
-                             f'included file, found <{root.tag}>')
-        return root
+        return path

@@ -85,6 +85,9 @@ def read_geom(element: Element, resolve, warn) -> RawGeom | None:
     visible = element.flag('render', True)
     element.attr('modifiable')  # a planning hint (convex padding), no meaning here
     element.attr('name')
+    for key in element.attrs:
+        if key not in ('type', 'render', 'modifiable', 'name'):
+            warn(element, f'<geom> attribute {key!r} is not known and was ignored')
     tags = TransformTags()
     geom = RawGeom(kind, np.eye(4), element, visible=visible)
     for child in element.children:
@@ -326,7 +329,8 @@ def geom_shapes(geom: RawGeom, cache: MeshCache, warn, name: str):
     if geom.kind == 'trimesh':
         collide = _mesh_shapes(geom, 'collision', cache, warn, name)
         if collide is None and geom.vertices is not None and len(geom.vertices) >= 3:
-            faces = np.arange(len(geom.vertices)).reshape(-1, 3)
+            faces = geom.faces if geom.faces is not None else \
+                np.arange(len(geom.vertices)).reshape(-1, 3)
             collide = [(Mesh(geom.vertices, faces, name), Pose(), _material(geom, None))]
         draw = _mesh_shapes(geom, 'render', cache, warn, name)
         collide = collide or draw or []

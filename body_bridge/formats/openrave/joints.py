@@ -15,9 +15,20 @@ from .context import Context
 from .raw import RawBody, RawJoint, RawLink, inverse, scaled
 from .xmlfile import Element
 
-__all__ = ['read_joint', 'find_link', 'mimic_attrs', 'JOINT_TYPES']
+__all__ = ['read_joint', 'find_link', 'mimic_attrs', 'check_attributes', 'JOINT_TYPES',
+           'JOINT_ATTRIBUTES']
 
 JOINT_TYPES = ('hinge', 'slider', 'universal', 'hinge2', 'spherical')
+#: Attributes a ``<Joint>`` may have (besides ``mimic*``).
+JOINT_ATTRIBUTES = frozenset({'name', 'type', 'enable', 'circular'})
+
+
+def check_attributes(ctx: Context, element: Element, known, also=lambda key: False) -> None:
+    """Warn about each attribute of ``element`` that OpenRAVE's reader does not know."""
+    for key in element.attrs:
+        if key not in known and not also(key) and not key.startswith('xmlns'):
+            ctx.warn(element, f'<{element.tag}> attribute {key!r} is not known and was '
+                              'ignored')
 
 
 def read_joint(ctx: Context, element: Element, body: RawBody, offset_of) -> RawJoint | None:
@@ -41,7 +52,8 @@ def read_joint(ctx: Context, element: Element, body: RawBody, offset_of) -> RawJ
                         'given': False, 'meta': {}, 'initial': []}
     bodies: list[RawLink] = []
     anchor = np.zeros(3)
-    axes = [None] * dof
+    # OpenRAVE's JointInfo starts every axis as (0 0 1); a spherical joint turns about x, y, z
+    axes = [np.array([0.0, 0.0, 1.0]) for _ in range(dof)]
     if kind == 'spherical':
         axes = [np.array(a, float) for a in np.eye(3)]
     offsetfrom = None
@@ -96,11 +108,7 @@ def read_joint(ctx: Context, element: Element, body: RawBody, offset_of) -> RawJ
             ctx.warn(child, f'<{tag}> is not used by a {kind} joint and was ignored')
     if len(bodies) != 2:
         raise element.error(f'joint {name!r} must name two bodies, found {len(bodies)}')
-    locked = active and not mimic and dof == 1 and not circular and \
-        joint_data['lower'][0] == joint_data['upper'][0]
-    if (active or mimic) and not locked and any(a is None for a in axes):
-        index = [i + 1 for i, a in enumerate(axes) if a is None][0]
-        raise element.error(f'joint {name!r} has no axis' + (str(index) if dof > 1 else ''))
+    check_attributes(ctx, element, JOINT_ATTRIBUTES, lambda key: key.startswith('mimic'))
     toffset = np.eye(4) if offsetfrom is None else offset_of(offsetfrom)
     toffset = inverse(bodies[0].transform) @ toffset
     axes = [None if a is None else toffset[:3, :3] @ a for a in axes]

@@ -116,6 +116,7 @@ class RawGeom:
     render: tuple[str, np.ndarray] | None = None      # (resolved path, scale xyz)
     collision: tuple[str, np.ndarray] | None = None
     vertices: np.ndarray | None = None                 # inline triangle soup, (3N, 3)
+    faces: np.ndarray | None = None                    # (M, 3) indices into vertices, if any
     visible: bool = True
     diffuse: tuple[float, float, float] | None = None
     ambient: tuple[float, float, float] | None = None
@@ -130,6 +131,7 @@ class RawLink:
     geoms: list[RawGeom] = field(default_factory=list)
     inertial: Inertial | None = None
     static: bool = False
+    enabled: bool = True               # False: drawn and weighed, never collides
 
 
 @dataclass(eq=False)
@@ -200,6 +202,7 @@ class RawBody:
     manipulators: list[RawManipulator] = field(default_factory=list)
     sensors: list[RawSensor] = field(default_factory=list)
     jointvalues: tuple[np.ndarray, Element] | None = None
+    joined_adjacent: bool = True       # makejoinedlinksadjacent: joined links never collide
 
     def link(self, name: str) -> RawLink | None:
         for link in self.links:

@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...fileaccess import file_problem
+from .collada import read_collada
 from .context import COLLADA, Context
 from .geom import read_geom
-from .joints import read_joint
+from .joints import check_attributes, read_joint
 from .mass import MassSpec, link_inertial, read_mass
 from .raw import RawBody, RawLink, RawSensor, RawWorld, TransformTags
 from .sensors import read_attached_sensor, read_manipulator, read_sensor
@@ -45,6 +46,13 @@ _ENV_IGNORED = {
     'iksolver': 'an OpenRAVE interface', 'trajectory': 'an OpenRAVE interface',
     'server': 'an OpenRAVE interface', 'spacesampler': 'an OpenRAVE interface',
 }
+
+
+#: Attributes of ``<Robot>``/``<KinBody>`` and of ``<Body>`` that OpenRAVE's reader knows.
+_BODY_ATTRIBUTES = frozenset({'name', 'file', 'prefix', 'type', 'makejoinedlinksadjacent',
+                              'skipgeometry', 'scalegeometry'})
+_LINK_ATTRIBUTES = frozenset({'name', 'type', 'enable', 'file', 'skipgeometry',
+                              'scalegeometry'})
 
 
 @dataclass
@@ -72,6 +80,11 @@ class Reader:
     def read(self) -> RawWorld:
         path = self.ctx.path
         self.ctx.chain.append(os.path.realpath(path))
+        if path.lower().endswith(COLLADA):
+            bodies = read_collada(path, None, self.ctx.warn)
+            world = RawWorld(path, len(bodies) > 1)
+            world.bodies.extend(bodies)
+            return world
         root = parse_file(path)
         if root.tag == 'environment':
             world = RawWorld(path, True)
@@ -120,6 +133,28 @@ class Reader:
             else:
                 self.ctx.warn(child, f'<{tag}> is not an environment element and was ignored')
 
+    def _collada(self, element: Element, name: str, body: RawBody, attrs: dict) -> None:
+        """A COLLADA ``file=`` include: its first body joins ``body``, under ``prefix``."""
+        path = self.ctx.locate(element, name)
+        counts = (len(body.links), len(body.joints), len(body.manipulators), len(body.sensors))
+        kind = body.kind
+        self.ctx.chain.append(os.path.realpath(path))
+        try:
+            read_collada(path, body, self.ctx.warn, first_only=True)
+        finally:
+            self.ctx.chain.pop()
+        body.kind = kind
+        prefix = attrs.get('prefix')
+        if not prefix:
+            return
+        renamed = {j.name: prefix + j.name for j in body.joints[counts[1]:]}
+        for link in body.links[counts[0]:]:
+            link.name = prefix + link.name
+        for joint in body.joints[counts[1]:]:
+            joint.name = prefix + joint.name
+            joint.meta.setdefault('renames', []).append(renamed)
+        _prefix_extras(body, counts[2], counts[3], prefix)
+
     def _nested(self, element: Element, name: str, expected, read) -> None:
         root = self.ctx.include(element, name, expected)
         self.ctx.chain.append(os.path.realpath(root.path))
@@ -132,10 +167,13 @@ class Reader:
 
     def _robot(self, element: Element, body: RawBody, extra: dict) -> None:
         attrs = {**element.attrs, **extra}
+        check_attributes(self.ctx, element, _BODY_ATTRIBUTES)
         start_links = len(body.links)
         name = attrs.pop('file', None)
         element.used.add('@file')
-        if name:
+        if name and name.strip().lower().endswith(COLLADA):
+            self._collada(element, name, body, attrs)
+        elif name:
             self._nested(element, name, ('robot', 'kinbody'), lambda root: (
                 self._robot(root, body, attrs) if root.tag == 'robot'
                 else self._kinbody(root, body, attrs, _Scope(body, root))))
@@ -166,14 +204,7 @@ class Reader:
         self._finish(element, body, attrs, start_links, links0, joints0, tags.matrix())
         prefix = attrs.get('prefix')
         if prefix:
-            for manip in body.manipulators[manips0:]:
-                manip.name = prefix + manip.name
-                manip.base = None if manip.base is None else prefix + manip.base
-                manip.effector = None if manip.effector is None else prefix + manip.effector
-                manip.gripper_joints = [prefix + j for j in manip.gripper_joints]
-            for sensor in body.sensors[sensors0:]:
-                sensor.name = prefix + sensor.name
-                sensor.link = None if sensor.link is None else prefix + sensor.link
+            _prefix_extras(body, manips0, sensors0, prefix)
 
     def _finish(self, element, body, attrs, start_links, links0, joints0, transform) -> None:
         """End of a Robot or KinBody element: name, prefix, then its transform."""
@@ -199,9 +230,15 @@ class Reader:
         for key in ('skipgeometry', 'scalegeometry'):
             if key in attrs:
                 self.ctx.warn(element, f'attribute {key!r} is not supported and was ignored')
+        check_attributes(self.ctx, element, _BODY_ATTRIBUTES)
+        if 'makejoinedlinksadjacent' in attrs:
+            value = attrs['makejoinedlinksadjacent'].strip().lower()
+            body.joined_adjacent = not (value == 'false' or value == '0')
         start_links = len(body.links)
         name = attrs.pop('file', None)
-        if name:
+        if name and name.strip().lower().endswith(COLLADA):
+            self._collada(element, name, body, attrs)
+        elif name:
             self._nested(element, name, ('kinbody',), lambda root: self._kinbody(
                 root, body, attrs, _Scope(body, root)))
         links0, joints0 = len(body.links), len(body.joints)
@@ -288,7 +325,8 @@ class Reader:
         for key in ('file', 'skipgeometry', 'scalegeometry'):
             if element.attr(key) is not None:
                 self.ctx.warn(element, f'body attribute {key!r} is not supported and was ignored')
-        element.attr('enable')
+        link.enabled = element.flag('enable', link.enabled)
+        check_attributes(self.ctx, element, _LINK_ATTRIBUTES)
         tags = TransformTags(link.transform)
         mass: MassSpec | None = None
         offsetfrom = None
@@ -318,6 +356,18 @@ class Reader:
             transform = scope.offset_of(offsetfrom) @ transform
         link.transform = transform
         scope.orig[link] = transform.copy()
+
+
+def _prefix_extras(body: RawBody, manips0: int, sensors0: int, prefix: str) -> None:
+    """``prefix`` on the manipulators and sensors made since the given counts."""
+    for manip in body.manipulators[manips0:]:
+        manip.name = prefix + manip.name
+        manip.base = None if manip.base is None else prefix + manip.base
+        manip.effector = None if manip.effector is None else prefix + manip.effector
+        manip.gripper_joints = [prefix + j for j in manip.gripper_joints]
+    for sensor in body.sensors[sensors0:]:
+        sensor.name = prefix + sensor.name
+        sensor.link = None if sensor.link is None else prefix + sensor.link
 
 
 def read_world(path: str) -> tuple[RawWorld, list[str]]:

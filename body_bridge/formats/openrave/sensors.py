@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .context import Context
+from .joints import check_attributes
 from .raw import RawManipulator, RawSensor, TransformTags, scaled
 from .xmlfile import Element
 
@@ -14,6 +15,7 @@ __all__ = ['read_manipulator', 'read_attached_sensor', 'read_sensor']
 def read_manipulator(ctx: Context, element: Element) -> RawManipulator:
     """A ``<Manipulator>``: base, effector, gripper joints, closing and palm directions, tool."""
     manip = RawManipulator(element.attr('name') or 'manipulator', element)
+    check_attributes(ctx, element, ('name',))
     tags = TransformTags()
     for child in element.children:
         tag = child.tag
@@ -41,6 +43,7 @@ def read_manipulator(ctx: Context, element: Element) -> RawManipulator:
 
 def read_attached_sensor(ctx: Context, element: Element, sensor: RawSensor) -> RawSensor:
     """An ``<AttachedSensor>``: its link, transform and ``<sensor>``."""
+    check_attributes(ctx, element, ('name',))
     tags = TransformTags()
     for child in element.children:
         tag = child.tag

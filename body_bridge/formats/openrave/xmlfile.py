@@ -21,7 +21,7 @@ from defusedxml.sax import parseString as _sax_parse_string
 from ...errors import ModelError, where
 from ...fileaccess import read_regular
 
-__all__ = ['Element', 'parse_file', 'root_tag', 'MAX_BYTES', 'MAX_DEPTH']
+__all__ = ['Element', 'parse_file', 'parse_bytes', 'root_tag', 'MAX_BYTES', 'MAX_DEPTH']
 
 #: Largest OpenRAVE XML file read [bytes].
 MAX_BYTES = 64 * 1024 * 1024
@@ -144,6 +144,15 @@ def parse_file(path: str | os.PathLike) -> Element:
     """
     path = os.fspath(path)
     data = read_regular(path, MAX_BYTES, 'file', 'cannot read the file: no such file')
+    return parse_bytes(data, path)
+
+
+def parse_bytes(data: bytes, path: str) -> Element:
+    """Parse an XML document held in memory (``path`` names it in messages).
+
+    Raises:
+        ModelError: as :func:`parse_file`.
+    """
     builder = _Builder(path)
     try:
         _sax_parse_string(data, builder, forbid_dtd=False, forbid_entities=True,
