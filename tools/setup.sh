@@ -18,7 +18,8 @@ digest() {
   cat "$root/tools/requirements.txt" "$root/tools/requirements-build.txt" \
       "$root/tools/tf2_msgs/CMakeLists.txt" "$root/tools/tf2_msgs/package.xml" \
       "$root/tools/tf2_msgs/msg/TFMessage.msg" "$root/setup.py" "$root/setup.cfg" \
-      "$root/tools/setup.sh" | sha256sum | cut -d' ' -f1
+      "$root/tools/setup.sh" "$root"/tools/control_msgs/*/* "$root"/tools/control_msgs/*.* \
+      "$root/tools/build_interface.sh" | sha256sum | cut -d' ' -f1
 }
 
 # 1. System tools the tests need: check_urdf (the C++ URDF parser ROS tools use).
@@ -70,6 +71,11 @@ if ! "$py" -c 'import tf2_msgs.msg' >/dev/null 2>&1 || [ -n "${FORCE:-}" ]; then
     make -j"$(nproc)" install >"$build/build.log" 2>&1 || { tail -50 "$build/build.log" >&2; exit 1; }
   )
   "$py" -c 'import tf2_msgs.msg' || { say "error: tf2_msgs does not import after the build"; exit 1; }
+fi
+
+# 3b. control_msgs (the trajectory and gripper actions), the same way (tools/build_interface.sh).
+if ! "$py" -c 'import control_msgs.action' >/dev/null 2>&1 || [ -n "${FORCE:-}" ]; then
+  bash "$root/tools/build_interface.sh" "$venv" "$root/tools/control_msgs" control_msgs.action
 fi
 
 # 4. body_bridge itself, editable.
