@@ -70,12 +70,15 @@ class Controller:
         kind: 'commands' (forward command group) or 'trajectory'.
         mode: what the values are (trajectories are positions).
         joints: the joints, in the order of a command's values.
+        constraints: a trajectory controller's ``constraints.*`` parameters as (key, value)
+            pairs, keys without the prefix (read by :mod:`body_bridge.ros.goals`).
     """
 
     name: str
     kind: str
     mode: Mode
     joints: tuple[str, ...]
+    constraints: tuple[tuple[str, object], ...] = ()
 
     @property
     def topic(self) -> str:
@@ -112,7 +115,13 @@ def _controller(name: str, keys: Mapping[str, object], joints: list[str],
         raise ParameterError(f'{prefix}.joints', 'a joint is named twice')
     if kinematic and mode == Mode.EFFORT:
         raise ParameterError(f'{prefix}.type', 'the model is kinematic: it takes no efforts')
-    return Controller(name, kind, mode, tuple(names))
+    constraints = tuple(sorted((key[len('constraints.'):], value) for key, value in keys.items()
+                               if kind == 'trajectory' and key.startswith('constraints.')))
+    controller = Controller(name, kind, mode, tuple(names), constraints)
+    if kind == 'trajectory':
+        from .goals import read_constraints
+        read_constraints(controller)  # bad values are refused when the bridge starts
+    return controller
 
 
 def read_controllers(values: Mapping[str, object], joints: list[str], kinematic: bool = False
@@ -134,7 +143,7 @@ def read_controllers(values: Mapping[str, object], joints: list[str], kinematic:
     controllers, warnings = [], []
     for name, keys in sorted(by_name.items()):
         controller = _controller(name, keys, joints, kinematic)
-        used = {'type', 'joints'}
+        used = {'type', 'joints'} | {f'constraints.{key}' for key, _ in controller.constraints}
         if controller.kind == 'commands':
             used.add('interface_name')
         for key in sorted(set(keys) - used):

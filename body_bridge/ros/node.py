@@ -226,6 +226,8 @@ class BridgeNode(Node):
         self._tf_msg = wire.tf_message(frames) if frames else None
         self._clock_msg = wire.clock_message() if publishes_clock else None
         self.commands = CommandTopics(self, sim, self.controllers)
+        from .actions import FollowTrajectoryServers
+        self.trajectory_actions = FollowTrajectoryServers(self, self.controllers)
         from .sensors import SensorPublishers
         self.sensors = SensorPublishers(self, self.device_overlay)
         # External controllers of the model (Chrono CONTROLLER motors, load controllers).

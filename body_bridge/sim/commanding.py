@@ -120,3 +120,27 @@ class Commanding:
             self._pending.append(('follow', trajectory, rows, start))
         return notes
 
+
+    def desired_state(self, names: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list]:
+        """What joints in position mode are asked to be at now (stepping thread).
+
+        Args:
+            names: joints in position mode.
+
+        Returns:
+            Desired positions [rad or m] and velocities [/s] at the current simulated time
+            (a trajectory being followed is sampled; a held target has zero velocity), and
+            for each joint the :class:`JointTrajectory` it follows (None: it holds a target).
+        """
+        rows = self._rows_of(names)
+        pos = np.minimum(np.maximum(self._target[rows], self._lower[rows]), self._upper[rows])
+        vel = np.zeros(len(rows))
+        following: list = [None] * len(rows)
+        for i, row in enumerate(rows):
+            entry = self._runs[row]
+            if entry is None:
+                continue
+            run, col = entry
+            p, v = run.sample(self.time)
+            pos[i], vel[i], following[i] = p[col], v[col], run.trajectory
+        return pos, vel, following
