@@ -89,7 +89,10 @@ def read_constraints(controller) -> Constraints:
     joints = list(controller.joints)
     goal_time, stopped = 0.0, 0.01
     path, goal = np.zeros(len(joints)), np.zeros(len(joints))
-    for key, value in controller.constraints:
+    for full, value in controller.options:
+        if not full.startswith('constraints.'):
+            continue
+        key = full[len('constraints.'):]
         name = f'{prefix}.{key}'
         joint, _, what = key.rpartition('.')
         if key == 'goal_time':
