@@ -18,12 +18,10 @@ import itertools
 import math
 from collections import deque
 
-import mujoco
 import numpy as np
 
 from ..model import JointType, Model
-from ..sim.build import BuildOptions, build_spec
-from ..sim.mimic import formula_of
+from ..sim.contacts import ShapeContacts
 
 __all__ = ['adjacent_pairs', 'chain_pairs', 'never_colliding', 'colliding_pairs',
            'sample_configurations', 'pair', 'NEVER_MARGIN']
@@ -93,47 +91,6 @@ def _range(joint) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-class _Checker:
-    """The model's collision shapes in MuJoCo, posed joint by joint; shapes closer than
-    ``margin`` [m] count as touching."""
-
-    def __init__(self, model: Model, margin: float = 0.0):
-        spec = build_spec(model, BuildOptions(self_collision=True, ground_plane='off'))
-        self.mj = spec.compile()
-        self.mj.geom_margin[:] = margin
-        self.data = mujoco.MjData(self.mj)
-        self.free = [j for j in model.movable_joints if j.mimic is None and j.type.dof == 1]
-        self.followers = [(j, formula_of(j)) for j in model.ordered_joints()
-                          if j.mimic is not None and j.type.dof == 1]
-        self.qadr = {j.name: int(self.mj.joint(j.name).qposadr[0])
-                     for j in model.movable_joints if j.type.dof == 1}
-        self.link_of = [self.mj.body(int(b)).name for b in self.mj.geom_bodyid]
-        collide = (self.mj.geom_contype != 0) | (self.mj.geom_conaffinity != 0)
-        self.links = sorted({self.link_of[g] for g in np.flatnonzero(collide)})
-
-    def touching(self, q: np.ndarray) -> set[tuple[str, str]]:
-        """Link pairs in contact with the free joints at ``q``."""
-        qpos = self.data.qpos
-        values = {}
-        for joint, value in zip(self.free, q):
-            qpos[self.qadr[joint.name]] = value
-            values[joint.name] = value
-        for joint, formula in self.followers:
-            try:
-                value = formula.evaluate({v: values.get(v, 0.0) for v in formula.variables})
-            except ValueError:
-                value = 0.0
-            qpos[self.qadr[joint.name]] = values[joint.name] = value
-        mujoco.mj_kinematics(self.mj, self.data)
-        mujoco.mj_collision(self.mj, self.data)
-        out = set()
-        for contact in self.data.contact[:self.data.ncon]:
-            a, b = self.link_of[contact.geom1], self.link_of[contact.geom2]
-            if a != b:
-                out.add(pair(a, b))
-        return out
-
-
 def sample_configurations(model: Model, samples: int, seed: int) -> np.ndarray:
     """(samples, n) positions of the model's free 1-DOF joints, uniform within their limits."""
     joints = [j for j in model.movable_joints if j.mimic is None and j.type.dof == 1]
@@ -146,7 +103,7 @@ def colliding_pairs(model: Model, configurations, margin: float = 0.0
                     ) -> tuple[list[str], set[tuple[str, str]]]:
     """The links with collision shapes, and the pairs that touch (come closer than
     ``margin`` [m]) in any configuration."""
-    checker = _Checker(model, margin)
+    checker = ShapeContacts(model, margin)
     seen: set[tuple[str, str]] = set()
     for q in configurations:
         seen |= checker.touching(q)

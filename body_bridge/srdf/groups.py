@@ -4,7 +4,8 @@
   manipulator; its gripper joints (and the joints that mimic them) are the group
   ``<manipulator>_hand``, the end effector ``<manipulator>_hand`` on the effector link.
 * A Choreonoid link group is a group of its links (a group with subgroups lists them).
-* A model with neither has one group of all its joints, named as the model.
+* A model with neither has one group of all its 1-DOF joints, named as the model (none when
+  it has none).
 
 Each group's ``home`` state puts its joints at their initial positions (clipped into their
 limits). Each group with joints of its own gets a trajectory controller
@@ -105,11 +106,10 @@ def plan_groups(model: Model, rules=None) -> tuple[list[Group], list[EndEffector
                                 joints=_commanded(model, group.all_links())))
         for group in rules.groups:
             add(group)
-    if not groups:
-        groups.append(Group(model.name, joint_elements=[
-            j.name for j in model.movable_joints if j.type.dof == 1],
-            joints=[j.name for j in model.movable_joints
-                    if j.type.dof == 1 and j.mimic is None]))
+    every = [j.name for j in model.movable_joints if j.type.dof == 1]
+    if not groups and every:
+        groups.append(Group(model.name, joint_elements=every, joints=[
+            name for name in every if model.joint(name).mimic is None]))
     return groups, effectors
 
 
