@@ -8,7 +8,9 @@ order: ``loading`` (parse + convert + URDF against a plain parse of the same fil
 ``throughput`` (the stepping thread against raw ``mj_step``), ``scale`` (chains of 1 to 100
 joints and more, and growing numbers of devices), ``realtime`` (the sample arm with a
 640x480 camera at 30 Hz), ``camera`` (``bench/camera.py``), ``latency``
-(``bench/latency.py``), ``memory`` (resident size after loading and after 60 s of running).
+(``bench/latency.py``), ``memory`` (resident size after loading and after 60 s of running),
+``tracks`` (``bench/tracks.py``: the tracks' cost per period, the Tank with its Kinect at
+real-time factor 1).
 Ratios are measured side by side in one run (see ``figures.side_by_side``). ``--quick`` runs
 every figure briefly (fewer repetitions, shorter runs): for checking that the suite works,
 not for numbers.
@@ -27,7 +29,7 @@ from pathlib import Path
 
 from figures import REPO, Figures, isolate_dds
 
-GROUPS = ('loading', 'throughput', 'scale', 'realtime', 'camera', 'latency', 'memory')
+GROUPS = ('loading', 'throughput', 'scale', 'realtime', 'camera', 'latency', 'memory', 'tracks')
 DEFAULT_JSON = REPO / 'bench' / 'results' / 'latest.json'
 
 
@@ -58,7 +60,7 @@ def _run_groups(groups, figures: Figures, quick: bool, scratch: Path) -> None:
 
 
 def _group(group, figures, quick, scratch, context, listener) -> None:
-    from chains import model_path, write_chain
+    from chains import model_path, real_models, write_chain
     common = {'mesh_directory': str(scratch / 'meshes')}
     if group == 'loading':
         import loading
@@ -66,11 +68,10 @@ def _group(group, figures, quick, scratch, context, listener) -> None:
     elif group == 'throughput':
         import throughput
         chain = write_chain(scratch, 30, imus=1, force_sensor=True)
-        throughput.run(figures, context, listener, {
-            'sr1': (model_path('sr1'), common),
-            'chain30': (chain, common),
-            'sample_arm': (model_path('sample_arm'), common),
-        }, quick)
+        models = {'sr1': (model_path('sr1'), common)} if 'sr1' in real_models() else {}
+        models['chain30'] = (chain, common)
+        models['sample_arm'] = (model_path('sample_arm'), common)
+        throughput.run(figures, context, listener, models, quick)
     elif group == 'scale':
         import scale
         scale.run(figures, context, listener, quick, scratch, common)
@@ -86,11 +87,20 @@ def _group(group, figures, quick, scratch, context, listener) -> None:
     elif group == 'memory':
         import memory
         memory.run(figures, listener, quick, scratch)
+    elif group == 'tracks':
+        from figures import have_corpus
+        if have_corpus():  # the Tank is a real model
+            import tracks
+            tracks.run(figures, context, listener, quick, scratch)
 
 
 def main(argv=None) -> int:
     args = _arguments(argv)
     isolate_dds()
+    from figures import have_corpus
+    if not have_corpus():
+        from body_bridge.corpus import REASON
+        print(f'bench: {REASON}; the figures of real models are left out', file=sys.stderr)
     groups = [g for g in GROUPS if not args.only or g in args.only]
     figures = Figures()
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')

@@ -1,6 +1,6 @@
 """Model -> URDF text, built from urdf_parser_py objects.
 
-Choices the URDF format forces (documented in the README):
+Choices the URDF format forces (documented in docs/formats.md):
 
 * Shapes URDF lacks (capsule, cone, triangle meshes) are written as binary STL files into a
   mesh directory and referenced by ``file://`` URIs (or a caller's prefix).
@@ -81,10 +81,7 @@ def _geometry(shape: Shape, mesh_paths: dict[int, str], uri: Callable[[str], str
         return urdf.Sphere(float(g.radius))
     if isinstance(g, Cylinder):
         return urdf.Cylinder(float(g.radius), float(g.length))
-    path = mesh_paths.get(id(shape))
-    if path is None:
-        raise ValueError(f'no mesh file was written for a {type(g).__name__} shape')
-    return urdf.Mesh(filename=uri(path))
+    return urdf.Mesh(filename=uri(mesh_paths[id(shape)]))  # to_urdf wrote them all
 
 
 def _file_uri(path: str) -> str:
@@ -156,10 +153,11 @@ def _link(link, mesh_paths, uri) -> urdf.Link:
 def _joint(model: Model, joint) -> urdf.Joint:
     kind = {JointType.FIXED: 'fixed', JointType.REVOLUTE: 'revolute',
             JointType.CONTINUOUS: 'continuous', JointType.PRISMATIC: 'prismatic',
-            JointType.BALL: 'floating', JointType.FREE: 'floating'}[joint.type]
+            JointType.BALL: 'floating', JointType.FREE: 'floating',
+            JointType.TRACK: 'fixed'}[joint.type]
     out = urdf.Joint(name=joint.name, parent=joint.parent, child=joint.child, joint_type=kind,
                      origin=_origin(model.joint_origin(joint)))
-    if joint.type.dof == 1:
+    if joint.type.dof == 1 and not joint.type.rigid:
         out.axis = [float(a) for a in joint.axis]
         lim = joint.limits
         velocity = float(lim.velocity) if lim.velocity is not None else 0.0

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 from builtin_interfaces.msg import Duration, Time
 from control_msgs.action import FollowJointTrajectory
 from control_msgs.msg import JointTolerance

@@ -13,10 +13,12 @@ import yaml
 
 from body_bridge.formats import load_model
 
-from conftest import SHARED_MODELS
+from conftest import CORPUS
 from model_checks import check_all
 
-CHOREONOID = SHARED_MODELS / 'choreonoid'
+pytestmark = pytest.mark.corpus  # every test here reads the real model corpus
+
+CHOREONOID = CORPUS / 'choreonoid'
 BODY_FILES = sorted(CHOREONOID.rglob('*.body'))
 
 
@@ -47,9 +49,8 @@ def _file_masses(path: Path, seen=()) -> dict[str, float]:
         if item.get('type') == 'Skip':
             continue
         total = float(item.get('mass', 0.0)) + _rigid_body_mass(item.get('elements'))
-        if item.get('type') == 'ContinuousTrack':
-            for i in range(item['numJoints']):
-                out[f"{item['name']}{i}"] = total
+        if item.get('type') == 'ContinuousTrack':  # one link for the chain of shoes
+            out[str(item['name'])] = total * item['numJoints']
         else:
             out[str(item['name'])] = total
     return out

@@ -6,6 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 
 #: RIHS01 type hashes of the released control_msgs (Jazzy, Kilted), as its generated headers
 #: carry them. Goal, Result and Feedback are what a client and a server must agree on.

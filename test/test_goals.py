@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # body_bridge.ros imports rclpy
+pytest.importorskip('rclpy', reason=ROS_MISSING)
 
 from body_bridge.errors import ParameterError
 from body_bridge.ros import goals as G

@@ -11,6 +11,12 @@ import sys
 import mujoco
 import numpy as np
 import pytest
+from conftest import ROS_MISSING
+
+# Needs ROS 2 (rclpy, message packages) and the real model corpus (the Barrett WAM).
+pytestmark = [pytest.mark.ros, pytest.mark.corpus]
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 from control_msgs.action import GripperCommand
 from rclpy.action import ActionClient
 from sensor_msgs.msg import JointState

@@ -12,12 +12,10 @@ import yaml
 from body_bridge import urdf
 from body_bridge.cli import main
 from body_bridge.formats import load_model
-from body_bridge.ros.commands import read_controllers
-from body_bridge.ros.grippers import find_grippers
 from body_bridge.srdf import DEFAULT_SAMPLES, make_srdf, write_srdf
 from body_bridge.srdf import collisions as C
 
-from conftest import SAMPLE_ARM, shared_model
+from conftest import ROS_MISSING, SAMPLE_ARM, shared_model
 
 MODELS = {
     'wam': 'openrave/src/robots/barrettwam.robot.xml',
@@ -31,7 +29,9 @@ def _model(key):
     return load_model(SAMPLE_ARM if MODELS[key] is None else shared_model(MODELS[key]))
 
 
-@pytest.fixture(scope='module', params=sorted(MODELS))
+@pytest.fixture(scope='module', params=[
+    pytest.param(key, marks=pytest.mark.corpus) if path else key
+    for key, path in sorted(MODELS.items())])
 def written(request, tmp_path_factory):
     model = _model(request.param)
     srdf = make_srdf(model, DEFAULT_SAMPLES, seed=0)
@@ -93,7 +93,11 @@ def test_declared_and_adjacent_pairs(written):
         assert srdf.disabled.get(C.pair('WAIST', 'RLEG_KNEE')) != 'Declared'  # 4 apart
 
 
+@pytest.mark.ros
 def test_groups_and_controllers_match_the_bridge(written):
+    pytest.importorskip('rclpy', reason=ROS_MISSING)
+    from body_bridge.ros.commands import read_controllers
+    from body_bridge.ros.grippers import find_grippers
     key, model, srdf, paths, _ = written
     names = {g.name for g in srdf.groups}
     expected = {'wam': {'arm', 'arm_hand'}, 'arm': {'sample_arm'},

@@ -15,7 +15,7 @@ import time
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import TransformStamped
-from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
@@ -34,6 +34,7 @@ from . import params as P
 from . import qos, wire
 from .commands import CommandTopics, read_controllers
 from .params import PARAMETERS
+from .settable import on_set_parameters
 
 __all__ = ['BridgeNode', 'PARAMETERS', 'problem_of']
 
@@ -155,6 +156,8 @@ class BridgeNode(Node):
         self.grippers = find_grippers(model, self.controllers, commanded)
         for line in notes + more + rest:
             self.get_logger().warning(line)
+        from .mobile import drive_of
+        self.drive = drive_of(self) if p['simulate'] else None
         # Parameters declared later by the parts that own them (sensor publishers declare
         # devices.<device>.on/rate): given back, so that they can declare them with their
         # descriptors (the value given still applies); what nobody claims is warned about.
@@ -196,12 +199,15 @@ class BridgeNode(Node):
             out.append(_transform(fixed_frame, self.frame(model.root),
                                   self.initial_pose @ model.link(model.root).pose, stamp))
         for joint in model.ordered_joints():
-            if joint.type == JointType.FIXED:
+            if joint.type.rigid:
                 out.append(_transform(self.frame(joint.parent), self.frame(joint.child),
                                       model.joint_origin(joint), stamp))
         for extra in model.frames:
             out.append(_transform(self.frame(extra.link), self.frame(extra.name), extra.pose,
                                   stamp))
+        odom = self.params['odom_frame']
+        if self.params['odom_tf'] and self.drive is not None and odom != fixed_frame:
+            out.append(_transform(fixed_frame, odom, Pose(), stamp))  # docs/mobile.md
         frames = model.device_frames()
         for device in model.devices:
             frame = frames[device.name]
@@ -223,6 +229,8 @@ class BridgeNode(Node):
         # Built once, patched and published as bytes every period (see wire.py).
         self._state_msg = wire.joint_state_message(list(sim.joint_names))
         fixed_frame = self.params['fixed_frame']
+        if self.params['odom_tf'] and self.drive is not None:
+            fixed_frame = self.params['odom_frame']
         frames = [(fixed_frame if parent is None else self.frame(parent), self.frame(child))
                   for parent, child in sim.moving_frames]
         self._tf_msg = wire.tf_message(frames) if frames else None
@@ -237,6 +245,9 @@ class BridgeNode(Node):
         # External controllers of the model (Chrono CONTROLLER motors, load controllers).
         from .chrono_controllers import attach as attach_controllers
         self._controller_subs = attach_controllers(self)
+        if self.drive is not None:
+            from .mobile import MobileBase
+            self.mobile = MobileBase(self, sim, self.drive)
         self._warn_unclaimed()
         self._control_services = [
             self.create_service(Trigger, '~/reset', self._on_reset),
@@ -310,7 +321,7 @@ class BridgeNode(Node):
         self.restart_request: str | None = None
         self.restart_after = 0.0
         self._reload_service = self.create_service(Trigger, '~/reload', self._on_reload)
-        self.add_on_set_parameters_callback(self._on_set_model)
+        self.add_on_set_parameters_callback(lambda given: on_set_parameters(self, given))
 
     def check_reload(self, spec: str) -> str | None:
         """Everything a restart with model ``spec`` would do that can fail, done aside: the
@@ -337,7 +348,7 @@ class BridgeNode(Node):
             return f'{spec}: the model cannot be loaded ({type(err).__name__}: {err})'
         return None
 
-    def _request_restart(self, spec: str) -> None:
+    def request_restart(self, spec: str) -> None:
         self.restart_request = spec
         self.restart_after = time.monotonic() + 0.5
         self.get_logger().info(f'reload: {spec} is good; the bridge restarts with it')
@@ -347,27 +358,12 @@ class BridgeNode(Node):
         problem = self.check_reload(spec)
         response.success = problem is None
         if problem is None:
-            self._request_restart(spec)
+            self.request_restart(spec)
             response.message = f'{spec}: loaded; the bridge restarts with it'
         else:
             response.message = f'reload failed, the running model goes on: {problem}'
             self.warn_throttled(response.message)
         return response
-
-    def _on_set_model(self, parameters) -> SetParametersResult:
-        for parameter in parameters:
-            if parameter.name != 'model':
-                continue
-            if not isinstance(parameter.value, str) or not parameter.value:
-                return SetParametersResult(successful=False,
-                                           reason='model must be a file or a bundled model name')
-            problem = self.check_reload(parameter.value)
-            if problem is not None:
-                self.warn_throttled(f'parameter model: {parameter.value} refused, the running '
-                                    f'model goes on: {problem}')
-                return SetParametersResult(successful=False, reason=problem)
-            self._request_restart(parameter.value)
-        return SetParametersResult(successful=True)
 
     # --- services -----------------------------------------------------------------------------
 

@@ -25,8 +25,9 @@ from rcl_interfaces.msg import ParameterDescriptor, ParameterType
 from ..errors import ParameterError
 from ..model import Model, Pose
 
-__all__ = ['PARAMETERS', 'GROUPS', 'declare_parameters', 'group', 'read_gains',
-           'read_initial_positions', 'initial_pose', 'unused_parameters']
+__all__ = ['PARAMETERS', 'SETTABLE', 'READ_ONLY', 'GROUPS', 'GROUP_READ_ONLY',
+           'declare_parameters', 'group', 'read_gains', 'read_initial_positions', 'initial_pose',
+           'unused_parameters']
 
 _D, _B, _S = ParameterType.PARAMETER_DOUBLE, ParameterType.PARAMETER_BOOL, \
     ParameterType.PARAMETER_STRING
@@ -68,14 +69,71 @@ PARAMETERS = {
                       'beyond 1e10): reset (the world back to its initial state) or pause (at '
                       'the state before the diverging period).'),
     'devices_file': ('', _S, 'YAML file that adds devices to the model and sets their rate, '
-                     'noise and on/off state (README, Sensors).'),
+                     'noise and on/off state (docs/sensors.md).'),
+    'cmd_vel': (True, _B, 'For a model with a free root and left and right tracks or two '
+                'wheels on one axis: take geometry_msgs/Twist on cmd_vel and publish '
+                'nav_msgs/Odometry on odom (docs/mobile.md).'),
+    'drive_left_joints': ('', _S, 'The joints cmd_vel drives on the left, as a list or '
+                          'comma-separated; "": found from the model.'),
+    'drive_right_joints': ('', _S, 'The joints cmd_vel drives on the right; "": found from '
+                           'the model.'),
+    'drive_separation': (0.0, _D, 'Distance between the left and right drive [m] in the '
+                         'kinematics of cmd_vel; 0: measured from the model.'),
+    'cmd_vel_timeout': (0.5, _D, 'The base stops when no cmd_vel came for this long [s of '
+                        'simulated time]; 0: it keeps the last twist.'),
+    'odom_frame': ('odom', _S, 'frame_id of odom.'),
+    'odom_tf': (False, _B, 'Publish the root link\'s TF from odom_frame (REP-105) rather than '
+                'from fixed_frame, with a static identity fixed_frame -> odom_frame.'),
 }
 
-#: Parameters that may change while the node runs: a new value reloads the model (node.py).
-RELOADING = ('model',)
+#: What a parameter set while the node runs does (``ros2 param set``); the others are
+#: read-only, each for the reason given in :data:`READ_ONLY`.
+SETTABLE = {
+    'model': 'settable: reloads the model',
+    'real_time_factor': 'settable: the pace changes at once (several models: on the first '
+                        'model\'s node)',
+}
+
+#: Why the other parameters cannot change while the node runs.
+READ_ONLY = {
+    'simulate': 'chooses what the node is at start',
+    'fixed_frame': 'the static transforms are published once, latched',
+    'frame_prefix': 'the static transforms are published once, latched',
+    'timestep': 'the physics model is compiled with it at start',
+    'control_rate': 'the world\'s control period is set at start',
+    'start_paused': 'applies at start (pause and resume with ~/set_paused)',
+    'ground_plane': 'the physics model is compiled with it at start',
+    'self_collision': 'the physics model is compiled with it at start',
+    'kinematic': 'the physics model is compiled with it at start',
+    'servo_frequency': 'the servos are tuned from it at start',
+    'servo_damping': 'the servos are tuned from it at start',
+    'gravity_compensation': 'the servos are set up with it at start',
+    'default_velocity_limit': 'the joint limits are set at start',
+    'initial_pose': 'the initial state is built at start (~/reset returns to it)',
+    'mesh_directory': 'robot_description is written once, at start',
+    'on_divergence': 'the watchdog is set up at start',
+    'devices_file': 'the devices are made at start (devices.<device>.on/rate are settable)',
+    'cmd_vel': 'the cmd_vel and odom topics are made at start',
+    'drive_left_joints': 'the drive is found at start',
+    'drive_right_joints': 'the drive is found at start',
+    'drive_separation': 'the drive kinematics are set up at start',
+    'cmd_vel_timeout': 'the drive is set up at start',
+    'odom_frame': 'the odom topic and frames are made at start',
+    'odom_tf': 'the static fixed_frame -> odom transform is published once, latched',
+}
+#: String parameters that also take a list of strings (joined by commas).
+_LISTS = ('drive_left_joints', 'drive_right_joints')
 
 #: Parameter groups whose member names the user chooses.
 GROUPS = ('controllers', 'gains', 'initial_positions')
+
+#: Why the groups cannot change while the node runs (they are declared untyped, so the node
+#: refuses a new value itself).
+GROUP_READ_ONLY = {
+    'controllers': 'the command topics are made at start',
+    'gains': 'the servos are tuned at start',
+    'initial_positions': 'the initial state is built at start (~/reset returns to it)',
+}
 
 #: Parameters rclpy declares itself, or that the node declares later.
 _OTHERS = {'use_sim_time', 'robot_description', 'start_type_description_service'}
@@ -102,6 +160,9 @@ def _coerce(name: str, value, ptype: int):
         return value
     if ptype == _S and isinstance(value, str):
         return value
+    if name in _LISTS and isinstance(value, (list, tuple)) and \
+            all(isinstance(x, str) for x in value):
+        return ', '.join(value)
     if ptype == _DA and not isinstance(value, (str, bytes)) and hasattr(value, '__len__') \
             and all(number(x) for x in value):
         return [float(x) for x in value]
@@ -125,7 +186,7 @@ def declare_parameters(node, defaults: Mapping[str, object] | None = None) -> di
             value = _coerce(name, node.get_parameter(name).value, ptype)
             node.undeclare_parameter(name)
         descriptor = ParameterDescriptor(name=name, type=ptype, description=text,
-                                         read_only=name not in RELOADING)
+                                         read_only=name not in SETTABLE)
         node.declare_parameters('', [(name, value, descriptor)], ignore_override=True)
         values[name] = value
     return values

@@ -18,6 +18,7 @@ from .closures import add_closure
 from .forces import add_model_forces
 from .mimic import add_mimic_constraints
 from .sensors import add_devices
+from .tracks import add_belt
 from .names import ACTUATOR_PREFIX, WORLD
 
 __all__ = ['BuildOptions', 'build_spec', 'ACTUATOR_PREFIX', 'MIN_MASS', 'MIN_INERTIA',
@@ -143,6 +144,8 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
             body = _add_body(spec, bodies[joint.parent], link, model.joint_origin(joint),
                              contact(link), options)
             _add_joint(spec, body, joint)
+            if joint.type == JointType.TRACK:
+                add_belt(body, joint, link.inertial.mass if link.inertial else None)
         bodies[link.name] = body
     add_mimic_constraints(spec, model, spec.option.timestep)
     for closure in model.closures:
@@ -198,10 +201,22 @@ def _add_body(spec, parent, link, pose: Pose, contact, options) -> mujoco.MjsBod
         body.explicitinertial = True
         body.mass = inertial.mass
         body.ipos = [float(x) for x in inertial.com]
-        i = inertial.inertia
-        body.fullinertia = [i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2]]
+        body.fullinertia = _full_inertia(inertial.inertia)
     _add_geoms(spec, body, link, contact)
     return body
+
+
+def _full_inertia(inertia: np.ndarray) -> list[float]:
+    """MjSpec's ``fullinertia`` [kg m^2] of a tensor, its principal moments raised to
+    MIN_INERTIA. A moment of 0 (a loader sets one that is negative by rounding to 0) is bounded
+    by MuJoCo 4's compiler but rejected by MuJoCo 3's, which checks the moments first; raised
+    here, both compile the same model."""
+    i = 0.5 * (inertia + inertia.T)
+    moments, axes = np.linalg.eigh(i)
+    if moments.min() < MIN_INERTIA:
+        i = (axes * np.maximum(moments, MIN_INERTIA)) @ axes.T
+    return [float(i[0, 0]), float(i[1, 1]), float(i[2, 2]), float(i[0, 1]), float(i[0, 2]),
+            float(i[1, 2])]
 
 
 def _add_geoms(spec, body, link, contact) -> None:
@@ -263,8 +278,8 @@ def _add_geom(spec, body, shape: Shape, name: str, visible: bool, contact) -> No
 
 
 def _add_joint(spec, body, joint) -> None:
-    if joint.type == JointType.FIXED:
-        return
+    if joint.type.rigid:
+        return  # a track's joint is its belt's (sim/tracks.py)
     j = body.add_joint()
     j.name = joint.name
     j.info = joint.source or ''

@@ -74,6 +74,8 @@ class LinkSpec:
     inertial: Inertial | None = None
     parts: LinkParts = field(default_factory=lambda: LinkParts(''))
     line: int | None = None
+    #: Shoes of the ContinuousTrack chain this link approximates (0: not one).
+    shoes: int = 0
 
 
 def import_keys(node_data: dict, ctx: Context, line: int | None) -> dict | None:
