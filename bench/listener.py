@@ -57,7 +57,7 @@ class Listener:
             return True
         if topic in GLOBAL:
             return bool(self.spaces)
-        if topic.endswith(SKIPPED):
+        if topic.endswith(SKIPPED) or '/_action/' in topic:  # action internals: not state
             return False
         for space, cameras in self.spaces.items():
             if topic.startswith(space + '/'):

@@ -7,6 +7,7 @@
     python -m body_bridge snapshot MODEL -o PICTURE.png [--camera DEVICE]
     python -m body_bridge rviz MODEL [-o CONFIG.rviz]
     python -m body_bridge params [--markdown] [--write FILE]
+    python -m body_bridge srdf MODEL -o ROBOT.srdf [--samples N] [--seed S]
 
 Exit status 0 on success; 2 with one ``path:line: message`` line on stderr for a bad model
 (``check``: 2 when any model has an error). Warnings about what a loader ignored go to stderr
@@ -185,6 +186,17 @@ def _params(args) -> int:
     return 0
 
 
+def _srdf(args) -> int:
+    from .srdf import make_srdf, write_srdf
+    if args.samples < 0:
+        print(f'--samples must be 0 or more, not {args.samples}', file=sys.stderr)
+        return 2
+    model = _load(args.model)
+    for path in write_srdf(make_srdf(model, args.samples, args.seed), args.output):
+        print(path)
+    return 0
+
+
 def _sim(args, ros_args: list[str]) -> int:
     from .ros.launcher import run
     if args.quiet:
@@ -253,11 +265,19 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument('--markdown', action='store_true', help='as a Markdown table')
     p.add_argument('--write', metavar='FILE', help='replace the generated parameter table '
                    'in FILE (docs/topics-and-parameters.md)')
+    p = sub.add_parser('srdf', help='write an SRDF for MoveIt (groups, end effectors, home '
+                       'states, collision pairs to skip) with MoveIt\'s controllers file and '
+                       'the bridge\'s parameter file beside it')
+    p.add_argument('model', help='model file, or the name of a bundled model')
+    p.add_argument('-o', '--output', required=True, help='SRDF file to write')
+    p.add_argument('--samples', type=int, default=10000, help='configurations sampled for '
+                   'link pairs that never collide (default 10000; 0: none)')
+    p.add_argument('--seed', type=int, default=0, help='seed of the sampling (default 0)')
     return parser
 
 
 _COMMANDS = {'convert': _convert, 'info': _info, 'check': _check, 'snapshot': _snapshot,
-             'rviz': _rviz, 'params': _params}
+             'rviz': _rviz, 'params': _params, 'srdf': _srdf}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -34,7 +34,8 @@ digest() {
   local files=("$root/tools/$requirements" "$root/tools/tf2_msgs/CMakeLists.txt"
                "$root/tools/tf2_msgs/package.xml" "$root/tools/tf2_msgs/msg/TFMessage.msg"
                "$root/tools/constraints-humble.txt" "$root/setup.py" "$root/setup.cfg"
-               "$root/tools/setup.sh")
+               "$root/tools/setup.sh" "$root/tools/build_interface.sh"
+               "$root"/tools/control_msgs/*/* "$root"/tools/control_msgs/*.*)
   [ -n "$build_requirements" ] && files+=("$root/tools/$build_requirements")
   cat "${files[@]}" | sha256sum | cut -d' ' -f1
 }
@@ -103,6 +104,12 @@ if [ -n "$build_requirements" ] && { ! "$py" -c 'import tf2_msgs.msg' >/dev/null
     make -j"$(nproc)" install >"$build/build.log" 2>&1 || { tail -50 "$build/build.log" >&2; exit 1; }
   )
   "$py" -c 'import tf2_msgs.msg' || { say "error: tf2_msgs does not import after the build"; exit 1; }
+fi
+
+# 3b. control_msgs (the trajectory and gripper actions), the same way (tools/build_interface.sh).
+if [ -n "$build_requirements" ] && { ! "$py" -c 'import control_msgs.action' >/dev/null 2>&1 ||
+                                     [ -n "${FORCE:-}" ]; }; then
+  bash "$root/tools/build_interface.sh" "$venv" "$root/tools/control_msgs" control_msgs.action
 fi
 
 # 4. body_bridge itself, editable.

@@ -15,7 +15,10 @@ Controller groups are declared in the parameter file::
 
 A forward command group listens on ``<name>/commands`` (std_msgs/Float64MultiArray, one value
 per joint in the order of ``joints``; all NaN means no command), a trajectory controller on
-``<name>/joint_trajectory`` (trajectory_msgs/JointTrajectory).
+``<name>/joint_trajectory`` (trajectory_msgs/JointTrajectory) and the action
+``<name>/follow_joint_trajectory`` (:mod:`body_bridge.ros.actions`). A
+``position_controllers/GripperActionController`` group is a gripper with the action
+``<name>/gripper_command`` (:mod:`body_bridge.ros.grippers`).
 
 A rejected message leaves every joint with its last valid command and produces one warning
 naming the topic and the reason (each distinct warning at most once per second).
@@ -55,6 +58,7 @@ CONTROLLER_TYPES = {
     'velocity_controllers/JointGroupVelocityController': ('commands', Mode.VELOCITY),
     'effort_controllers/JointGroupEffortController': ('commands', Mode.EFFORT),
     'forward_command_controller/ForwardCommandController': ('commands', None),
+    'position_controllers/GripperActionController': ('gripper', Mode.POSITION),
 }
 _INTERFACES = {'position': Mode.POSITION, 'velocity': Mode.VELOCITY, 'effort': Mode.EFFORT}
 _NAME = re.compile(r'[A-Za-z][A-Za-z0-9_]*$')
@@ -70,12 +74,16 @@ class Controller:
         kind: 'commands' (forward command group) or 'trajectory'.
         mode: what the values are (trajectories are positions).
         joints: the joints, in the order of a command's values.
+        options: the type's own parameters as sorted (key, value) pairs: a trajectory
+            controller's ``constraints.*`` (:mod:`body_bridge.ros.goals`), a gripper's
+            ``closing_direction`` (:mod:`body_bridge.ros.grippers`).
     """
 
     name: str
     kind: str
     mode: Mode
     joints: tuple[str, ...]
+    options: tuple[tuple[str, object], ...] = ()
 
     @property
     def topic(self) -> str:
@@ -100,6 +108,8 @@ def _controller(name: str, keys: Mapping[str, object], joints: list[str],
                                  'position, velocity, effort')
         mode = _INTERFACES[interface]
     names = keys.get('joints')
+    if names is None and kind == 'gripper':
+        names = keys.get('joint')  # ros2_controllers' GripperActionController has one joint
     if isinstance(names, str):
         names = [names]
     if not names or not all(isinstance(n, str) for n in names):
@@ -112,7 +122,14 @@ def _controller(name: str, keys: Mapping[str, object], joints: list[str],
         raise ParameterError(f'{prefix}.joints', 'a joint is named twice')
     if kinematic and mode == Mode.EFFORT:
         raise ParameterError(f'{prefix}.type', 'the model is kinematic: it takes no efforts')
-    return Controller(name, kind, mode, tuple(names))
+    options = tuple(sorted((key, value) for key, value in keys.items() if
+                           (kind == 'trajectory' and key.startswith('constraints.')) or
+                           (kind == 'gripper' and key == 'closing_direction')))
+    controller = Controller(name, kind, mode, tuple(names), options)
+    if kind == 'trajectory':
+        from .goals import read_constraints
+        read_constraints(controller)  # bad values are refused when the bridge starts
+    return controller
 
 
 def read_controllers(values: Mapping[str, object], joints: list[str], kinematic: bool = False
@@ -134,9 +151,11 @@ def read_controllers(values: Mapping[str, object], joints: list[str], kinematic:
     controllers, warnings = [], []
     for name, keys in sorted(by_name.items()):
         controller = _controller(name, keys, joints, kinematic)
-        used = {'type', 'joints'}
+        used = {'type', 'joints'} | {key for key, _ in controller.options}
         if controller.kind == 'commands':
             used.add('interface_name')
+        if controller.kind == 'gripper':
+            used.add('joint')
         for key in sorted(set(keys) - used):
             warnings.append(f'parameter controllers.{name}.{key} is not used by body_bridge')
         controllers.append(controller)
@@ -158,6 +177,7 @@ class CommandTopics:
 
     def __init__(self, node, sim, controllers: list[Controller]):
         self.node, self.sim = node, sim
+        controllers = [c for c in controllers if c.kind != 'gripper']  # an action, no topic
         self.subscriptions = [self._subscribe(JointState, 'joint_commands',
                                               self._on_joint_commands)]
         for c in controllers:

@@ -152,6 +152,8 @@ class BridgeNode(Node):
             P.group(self, 'initial_positions'), model)
         self.controllers, rest = read_controllers(P.group(self, 'controllers'), commanded,
                                                   kinematic=p['kinematic'])
+        from .grippers import find_grippers
+        self.grippers = find_grippers(model, self.controllers, commanded)
         for line in notes + more + rest:
             self.get_logger().warning(line)
         from .mobile import drive_of
@@ -234,6 +236,10 @@ class BridgeNode(Node):
         self._tf_msg = wire.tf_message(frames) if frames else None
         self._clock_msg = wire.clock_message() if publishes_clock else None
         self.commands = CommandTopics(self, sim, self.controllers)
+        from .actions import FollowTrajectoryServers
+        from .grippers import GripperServers
+        self.trajectory_actions = FollowTrajectoryServers(self, self.controllers)
+        self.gripper_actions = GripperServers(self, self.grippers)
         from .sensors import SensorPublishers
         self.sensors = SensorPublishers(self, self.device_overlay)
         # External controllers of the model (Chrono CONTROLLER motors, load controllers).
@@ -327,7 +333,10 @@ class BridgeNode(Node):
             commanded = [j.name for j in model.movable_joints if j.mimic is None]
             P.read_gains(P.group(self, 'gains'), commanded)
             initial, _ = P.read_initial_positions(P.group(self, 'initial_positions'), model)
-            read_controllers(P.group(self, 'controllers'), commanded, kinematic=p['kinematic'])
+            controllers, _ = read_controllers(P.group(self, 'controllers'), commanded,
+                                              kinematic=p['kinematic'])
+            from .grippers import find_grippers
+            find_grippers(model, controllers, commanded)
             urdf_writer.to_urdf(model, mesh_dir=p['mesh_directory'] or cache_dir('meshes'))
             if p['simulate']:
                 from dataclasses import replace

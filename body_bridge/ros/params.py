@@ -3,8 +3,10 @@
 Fixed parameters are in :data:`PARAMETERS`. Three groups have names the user chooses, as
 ros2_control configurations do (ROS parameters cannot hold lists of dictionaries):
 
-* ``controllers.<name>.type``, ``controllers.<name>.joints`` (and ``interface_name``):
-  controller groups (:mod:`body_bridge.ros.commands`);
+* ``controllers.<name>.type``, ``controllers.<name>.joints`` (and ``interface_name``,
+  a trajectory controller's ``constraints.*``, a gripper's ``closing_direction``):
+  controller groups (:mod:`body_bridge.ros.commands`, :mod:`body_bridge.ros.goals`,
+  :mod:`body_bridge.ros.grippers`);
 * ``gains.<joint>.p`` [N m/rad or N/m], ``gains.<joint>.d`` [N m s/rad or N s/m]: servo gains
   over the ones derived from ``servo_frequency``;
 * ``initial_positions.<joint>`` [rad or m]: initial joint positions over the file's.

@@ -124,3 +124,61 @@ class Commanding:
             self._pending.append(('follow', trajectory, rows, start))
         return notes
 
+
+    def limit_efforts(self, names: Sequence[str], limits) -> None:
+        """Cap the force of joints' servos from the next control period on (any thread).
+
+        Args:
+            names: the joints.
+            limits: one per joint [N m or N]; 0 or infinite: the joint's own effort limit
+                (a larger value is lowered to it). A reset restores every joint's own limit.
+
+        Raises:
+            CommandRejected: unknown joints, a length mismatch, a negative or NaN limit.
+        """
+        rows = self._rows_of(names)
+        limits = np.asarray(limits, dtype=float).reshape(-1)
+        if len(limits) != len(rows):
+            raise CommandRejected(f'{len(rows)} joint names but {len(limits)} effort limits')
+        if np.any(np.isnan(limits)) or np.any(limits < 0):
+            raise CommandRejected('an effort limit is negative or NaN')
+        own = self._effort[rows]
+        limits = np.where((limits > 0) & (limits < own), limits, own)
+        with self._lock:
+            self._pending.append(('limit', None, rows, limits))
+
+    def _force_limits(self, rows: np.ndarray, limits: np.ndarray) -> None:
+        """Servo force ranges [N m or N] (infinite: none), stepping thread."""
+        act = self._act[rows]
+        finite = np.isfinite(limits)
+        self.mj.actuator_forcelimited[act] = finite
+        self.mj.actuator_forcerange[act] = np.where(finite, limits, 0.0)[:, None] * [-1.0, 1.0]
+
+    def joint_range(self, names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Lower and upper position limits of joints [rad or m] (infinite: none)."""
+        rows = self._rows_of(names)
+        return self._lower[rows].copy(), self._upper[rows].copy()
+
+    def desired_state(self, names: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list]:
+        """What joints in position mode are asked to be at now (stepping thread).
+
+        Args:
+            names: joints in position mode.
+
+        Returns:
+            Desired positions [rad or m] and velocities [/s] at the current simulated time
+            (a trajectory being followed is sampled; a held target has zero velocity), and
+            for each joint the :class:`JointTrajectory` it follows (None: it holds a target).
+        """
+        rows = self._rows_of(names)
+        pos = np.minimum(np.maximum(self._target[rows], self._lower[rows]), self._upper[rows])
+        vel = np.zeros(len(rows))
+        following: list = [None] * len(rows)
+        for i, row in enumerate(rows):
+            entry = self._runs[row]
+            if entry is None:
+                continue
+            run, col = entry
+            p, v = run.sample(self.time)
+            pos[i], vel[i], following[i] = p[col], v[col], run.trajectory
+        return pos, vel, following

@@ -140,6 +140,7 @@ class Simulation(Binding, Commanding):
         with self._lock:
             self._pending.clear()
         self._set_modes(Mode.POSITION, np.arange(n))
+        self._force_limits(np.arange(n), self._effort)
         self.data.ctrl[self._act] = 0.0
         self.mj.actuator_biasprm[self._act, 0] = 0.0
         for hook in self.reset_hooks:
@@ -173,6 +174,9 @@ class Simulation(Binding, Commanding):
         with self._lock:
             pending, self._pending = self._pending, []
         for kind, what, rows, extra in pending:
+            if kind == 'limit':
+                self._force_limits(rows, extra)
+                continue
             if kind == 'set':
                 self._set_modes(what, rows)
                 self._target[rows] = extra

@@ -44,8 +44,9 @@ __all__ = ['load', 'EXTENSIONS']
 
 EXTENSIONS = ('.body',)
 
+# link_group and collision_detection_rules: read by the SRDF writer (groups.py).
 _HEADER_KEYS = frozenset({'format', 'format_version', 'angle_unit', 'name', 'root_link',
-                          'links', 'extra_joints'})
+                          'links', 'extra_joints', 'link_group', 'collision_detection_rules'})
 _SUB_BODY_KEYS = frozenset({'type', 'uri', 'prefix', 'suffix', 'device_prefix',
                             'joint_id_offset', 'parent', 'translation', 'rotation'}) | \
     (LINK_KEYS - {'name', 'joint_name', 'elements', 'mass', 'center_of_mass', 'inertia'})
