@@ -7,6 +7,7 @@ import os
 from ..errors import ModelError
 from ..fileaccess import file_problem
 from ..model import Model
+from ..textures import check_textures
 from . import choreonoid, chrono, openrave
 from .checks import check_model
 
@@ -24,7 +25,8 @@ def load_model(path: str | os.PathLike) -> Model:
     """Load a model file of any supported format, chosen by its name.
 
     Every model's numbers are checked (``formats/checks.py``): what cannot be simulated is
-    rejected, what can be repaired is, with a warning.
+    rejected, what can be repaired is, with a warning; texture images that cannot be drawn
+    are dropped with a warning (``textures.py``).
 
     Raises:
         ModelError: the file is missing, of an unknown kind, or broken (``path:line: ...``).
@@ -36,6 +38,6 @@ def load_model(path: str | os.PathLike) -> Model:
             problem = file_problem(path)
             if problem is not None:
                 raise ModelError(path, None, problem)
-            return check_model(LOADERS[ext](path))
+            return check_textures(check_model(LOADERS[ext](path)))
     known = ', '.join(sorted(LOADERS))
     raise ModelError(path, None, f'unknown model format (known file endings: {known})')

@@ -168,17 +168,13 @@ def _elevation_grid(gnode: Node, name: str):
     return mesh, np.eye(3)
 
 
-def _face_set(gnode: Node, name: str):
-    vertices = gnode.numbers('vertices', 'coordinate', multiple=3, minimum=9)
-    if vertices is None:
-        raise gnode.error('IndexedFaceSet has no vertices')
-    indices = gnode.raw('faces', 'coord_index')
-    if not isinstance(indices, list):
-        raise gnode.error('IndexedFaceSet faces must be a list of vertex indices closed by -1')
+def _polygon_list(gnode: Node, indices, what: str) -> list[list[int]]:
+    """Index lists closed by -1 (the last one may stay open), polygons of under three
+    corners dropped."""
     polygons, current = [], []
     for value in indices:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise gnode.error(f'IndexedFaceSet face index {value!r} is not an integer')
+            raise gnode.error(f'IndexedFaceSet {what} {value!r} is not an integer')
         if value < 0:
             if len(current) >= 3:
                 polygons.append(current)
@@ -187,10 +183,27 @@ def _face_set(gnode: Node, name: str):
             current.append(value)
     if len(current) >= 3:
         polygons.append(current)
+    return polygons
+
+
+def _face_set(gnode: Node, name: str):
+    vertices = gnode.numbers('vertices', 'coordinate', multiple=3, minimum=9)
+    if vertices is None:
+        raise gnode.error('IndexedFaceSet has no vertices')
+    indices = gnode.raw('faces', 'coord_index')
+    if not isinstance(indices, list):
+        raise gnode.error('IndexedFaceSet faces must be a list of vertex indices closed by -1')
+    polygons = _polygon_list(gnode, indices, 'face index')
     if not polygons:
         raise gnode.error('IndexedFaceSet has no face of three or more vertices')
+    texcoords = gnode.numbers('tex_coord', 'tex_coords', multiple=2)
+    tex_polygons = None
+    raw = gnode.raw('tex_coord_index', 'tex_coord_indices')
+    if texcoords is not None and isinstance(raw, list) and raw:
+        tex_polygons = _polygon_list(gnode, raw, 'texture coordinate index')
     try:
-        mesh = geo.face_set_mesh(vertices.reshape(-1, 3), polygons, f'{name}_faces')
+        mesh = geo.face_set_mesh(vertices.reshape(-1, 3), polygons, f'{name}_faces',
+                                 texcoords, tex_polygons)
     except ValueError as err:
         raise gnode.error(f'IndexedFaceSet: {err}') from None
     return mesh, np.eye(3)
@@ -214,7 +227,8 @@ def _resource_geometry(gnode: Node, name: str):
         raise gnode.error('the resource has no mesh')
     stem = os.path.splitext(os.path.basename(parts[0].uri))[0]
     mesh = geo.merge_meshes(meshes, f'{name}_{stem}')
-    return Mesh(mesh.vertices, mesh.faces, mesh.name, parts[0].source), np.eye(3)
+    return Mesh(mesh.vertices, mesh.faces, mesh.name, parts[0].source, mesh.texcoords), \
+        np.eye(3)
 
 
 _READERS = {
@@ -239,7 +253,7 @@ def place(geometry, local: np.ndarray, frame: Frame, name: str):
     mesh = geo.to_mesh(geometry)
     baked = geo.transform_mesh(mesh, frame.linear @ local, name=name if not isinstance(
         geometry, Mesh) else mesh.name)
-    return Mesh(baked.vertices, baked.faces, baked.name, mesh.source), \
+    return Mesh(baked.vertices, baked.faces, baked.name, mesh.source, baked.texcoords), \
         Pose(frame.translation, np.eye(3))
 
 

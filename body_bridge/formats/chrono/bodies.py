@@ -309,7 +309,7 @@ def _mesh_shapes(node: Node, filename: str, data_path: DataPath, pose: Pose, sca
     for index, part in enumerate(parts):
         mesh = part.mesh
         name = stem if len(parts) == 1 else f'{stem}_{index}'
-        scaled = Mesh(np.asarray(mesh.vertices) * scale, mesh.faces, name, path)
+        scaled = Mesh(np.asarray(mesh.vertices) * scale, mesh.faces, name, path, mesh.texcoords)
         shapes.append(Shape(scaled, pose, material or part.material,
                             f'{node.ctx.path}:{node.line}'))
     return shapes
