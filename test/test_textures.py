@@ -157,3 +157,107 @@ def test_face_set_with_texture_indices_splits_shared_vertices():
     with pytest.raises(ValueError, match='corner for corner'):
         face_set_mesh([(0, 0, 0), (1, 0, 0), (1, 1, 0)], [[0, 1, 2]], texcoords=[(0, 0)],
                       tex_polygons=[[0, 0]])
+
+
+# --- textured mesh files: OBJ, VRML, COLLADA -------------------------------------------------
+
+# A 1 m quad facing -x at x = 2 (the camera at the origin looks along +x: +y left, +z up),
+# corners from the lower left counter-clockwise as the camera sees them, with the texture
+# coordinates of the image's lower left, lower right, upper right and upper left corners.
+QUAD = ((2, 0.5, -0.5), (2, -0.5, -0.5), (2, -0.5, 0.5), (2, 0.5, 0.5))
+UV = ((0, 0), (1, 0), (1, 1), (0, 1))
+
+
+def obj_quad(tmp_path):
+    (tmp_path / 'quad.mtl').write_text('newmtl picture\nKd 1 1 1\nmap_Kd quadrants.png\n')
+    lines = ['mtllib quad.mtl'] + [f'v {x} {y} {z}' for x, y, z in QUAD]
+    lines += [f'vt {u} {v}' for u, v in UV] + ['usemtl picture', 'f 1/1 2/2 3/3 4/4']
+    (tmp_path / 'quad.obj').write_text('\n'.join(lines) + '\n')
+    return 'quad.obj'
+
+
+def vrml_quad(tmp_path):
+    points = ', '.join(' '.join(str(c) for c in p) for p in QUAD)
+    uv = ', '.join(f'{u} {v}' for u, v in UV)
+    # The texture coordinates listed from the upper right: texCoordIndex puts them back.
+    uv_shifted = ', '.join(f'{u} {v}' for u, v in UV[2:] + UV[:2])
+    assert uv_shifted != uv
+    (tmp_path / 'quad.wrl').write_text(f"""#VRML V2.0 utf8
+Shape {{
+  appearance Appearance {{ material Material {{ }} texture ImageTexture {{ url "quadrants.png" }} }}
+  geometry IndexedFaceSet {{
+    coord Coordinate {{ point [ {points} ] }}
+    coordIndex [ 0 1 2 3 -1 ]
+    texCoord TextureCoordinate {{ point [ {uv_shifted} ] }}
+    texCoordIndex [ 2 3 0 1 -1 ]
+  }}
+}}
+""")
+    return 'quad.wrl'
+
+
+def collada_quad(tmp_path):
+    points = ' '.join(str(c) for p in QUAD for c in p)
+    uv = ' '.join(str(c) for p in UV for c in p)
+    (tmp_path / 'quad.dae').write_text(f"""<?xml version="1.0" encoding="utf-8"?>
+<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
+  <asset><unit name="meter" meter="1"/><up_axis>Z_UP</up_axis></asset>
+  <library_images><image id="img"><init_from>quadrants.png</init_from></image></library_images>
+  <library_effects><effect id="fx"><profile_COMMON>
+    <newparam sid="surf"><surface type="2D"><init_from>img</init_from></surface></newparam>
+    <newparam sid="samp"><sampler2D><source>surf</source></sampler2D></newparam>
+    <technique sid="common"><lambert>
+      <diffuse><texture texture="samp" texcoord="UVMap"/></diffuse>
+    </lambert></technique>
+  </profile_COMMON></effect></library_effects>
+  <library_materials><material id="mat"><instance_effect url="#fx"/></material>
+  </library_materials>
+  <library_geometries><geometry id="quad"><mesh>
+    <source id="pos"><float_array id="pos-a" count="12">{points}</float_array>
+      <technique_common><accessor source="#pos-a" count="4" stride="3">
+        <param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/>
+      </accessor></technique_common></source>
+    <source id="uv"><float_array id="uv-a" count="8">{uv}</float_array>
+      <technique_common><accessor source="#uv-a" count="4" stride="2">
+        <param name="S" type="float"/><param name="T" type="float"/>
+      </accessor></technique_common></source>
+    <vertices id="verts"><input semantic="POSITION" source="#pos"/></vertices>
+    <polylist material="m" count="1">
+      <input semantic="VERTEX" source="#verts" offset="0"/>
+      <input semantic="TEXCOORD" source="#uv" offset="1" set="0"/>
+      <vcount>4</vcount><p>0 0 1 1 2 2 3 3</p>
+    </polylist>
+  </mesh></geometry></library_geometries>
+  <library_visual_scenes><visual_scene id="scene"><node id="n">
+    <instance_geometry url="#quad"><bind_material><technique_common>
+      <instance_material symbol="m" target="#mat"/>
+    </technique_common></bind_material></instance_geometry>
+  </node></visual_scene></library_visual_scenes>
+  <scene><instance_visual_scene url="#scene"/></scene>
+</COLLADA>
+""")
+    return 'quad.dae'
+
+
+@pytest.mark.parametrize('write', [obj_quad, vrml_quad, collada_quad])
+def test_textured_mesh_files_are_drawn_by_their_texture_coordinates(tmp_path, write):
+    quad_scene(tmp_path)  # writes the image
+    mesh_file = write(tmp_path)
+    path = tmp_path / 'resource.body'
+    path.write_text(textwrap.dedent(f"""
+        format: ChoreonoidBody
+        format_version: 2.0
+        name: quad
+        links:
+          - name: base
+            joint_type: fixed
+            mass: 1.0
+            inertia: [ 0.1, 0, 0, 0.1, 0, 0.1 ]
+            elements:
+              - type: Visual
+                elements: [ {{ type: Resource, uri: {mesh_file} }} ]
+    """))
+    model = load_model(path)
+    assert model.link('base').visuals[0].material.texture.endswith('quadrants.png')
+    rgb = camera_view(model, tmp_path, 'base', (0, 0, 0), (0, 0, 0), fov=0.4)
+    assert quadrant_colours(rgb) == ['red', 'green', 'blue', 'white']
