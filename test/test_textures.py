@@ -184,7 +184,9 @@ def vrml_quad(tmp_path):
     assert uv_shifted != uv
     (tmp_path / 'quad.wrl').write_text(f"""#VRML V2.0 utf8
 Shape {{
-  appearance Appearance {{ material Material {{ }} texture ImageTexture {{ url "quadrants.png" }} }}
+  appearance Appearance {{
+    material Material {{ }} texture ImageTexture {{ url "quadrants.png" }}
+  }}
   geometry IndexedFaceSet {{
     coord Coordinate {{ point [ {points} ] }}
     coordIndex [ 0 1 2 3 -1 ]

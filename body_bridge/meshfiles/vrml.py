@@ -5,7 +5,8 @@ LOD (the first level), Inline (VRML and the other mesh formats), Shape, Appearan
 (diffuse, emissive and specular colours, shininess, ambientIntensity, transparency),
 ImageTexture (its url becomes the texture path), IndexedFaceSet (polygons triangulated,
 ``ccw``, ``Color`` per face or vertex: faces are split into one part per colour;
-``texCoord`` and ``texCoordIndex`` of a textured shape), Box, Sphere, Cylinder, Cone, ElevationGrid, DEF/USE.
+``texCoord`` and ``texCoordIndex`` of a textured shape), Box, Sphere, Cylinder, Cone,
+ElevationGrid, DEF/USE.
 Lines, points, lights, sensors, viewpoints and other nodes without surface are skipped;
 Text and Extrusion are skipped with a warning. Numbers are the file's (VRML's unit is the
 metre).
