@@ -11,8 +11,10 @@ Facts from the Body file reference and Choreonoid's scene reader this module rel
 * IndexedFaceSet takes ``vertices`` (or VRML's ``coordinate``) and ``faces`` (or
   ``coordIndex``): polygons closed by -1, counter-clockwise; TriangleMesh takes
   ``vertices`` and ``triangles``.
-* Material: ``diffuse``/``diffuseColor`` RGB and ``transparency`` (0 opaque); a texture's
-  ``url``/``uri`` is relative to the file that names it.
+* Material: ``diffuse``/``diffuseColor`` RGB and ``transparency`` (0 opaque), ``emissive``
+  and ``specular`` RGB, ``specular_exponent`` or ``shininess`` (0..1, VRML's: an exponent of
+  128 times it), ``ambient``/``ambientIntensity``; a texture's ``url``/``uri`` is relative
+  to the file that names it.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import os
 import numpy as np
 
 from ... import geometry as geo
-from ...errors import UnsupportedError
+from ...errors import ModelError, UnsupportedError
 from ...model import Box, Capsule, Cone, Cylinder, Material, Mesh, Pose, Sphere, axis_angle_matrix
 from .nodes import Frame, Node
 from .resources import mesh_parts, resolve_uri
@@ -313,7 +315,35 @@ def read_appearance(node: Node) -> Material | None:
     rgb = (0.8, 0.8, 0.8) if diffuse is None else tuple(float(c) for c in np.clip(diffuse, 0, 1))
     transparency = mnode.number('transparency', default=0.0)
     alpha = float(np.clip(1.0 - transparency, 0.0, 1.0))
-    mnode.warn_unused('material', frozenset({
-        'ambient', 'ambient_intensity', 'emissive', 'emissive_color', 'specular',
-        'specular_color', 'specular_exponent', 'shininess'}))
-    return Material(rgba=(*rgb, alpha), texture=texture)
+    extras = _lighting(mnode)
+    mnode.warn_unused('material')
+    return Material(rgba=(*rgb, alpha), texture=texture, **extras)
+
+
+def _lighting(mnode: Node) -> dict:
+    """The material's emissive and specular colours, shininess (0..1: a specular exponent
+    of 128 times it) and ambient intensity, those the file gives."""
+    extras = {}
+
+    def read(what, *names):
+        try:
+            return what(*names)
+        except ModelError as err:  # only looks: the model loads, this value does not count
+            mnode.ctx.warn(mnode.line, f'{err.message}; ignored')
+            return None
+
+    for key, names in (('emission', ('emissive', 'emissive_color')),
+                       ('specular', ('specular', 'specular_color'))):
+        value = read(mnode.vector, *names)
+        if value is not None:
+            extras[key] = tuple(float(c) for c in np.clip(value, 0.0, 1.0))
+    exponent = read(mnode.number, 'specular_exponent')
+    shininess = read(mnode.number, 'shininess')
+    if exponent is not None:
+        extras['shininess'] = float(np.clip(exponent / 128.0, 0.0, 1.0))
+    elif shininess is not None:
+        extras['shininess'] = float(np.clip(shininess, 0.0, 1.0))
+    ambient = read(mnode.number, 'ambient', 'ambient_intensity')
+    if ambient is not None:
+        extras['ambient'] = float(np.clip(ambient, 0.0, 1.0))
+    return extras
