@@ -102,9 +102,11 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
     spec.compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_FALSE
     spec.compiler.boundmass = MIN_MASS
     spec.compiler.boundinertia = MIN_INERTIA
-    # Real model files carry inertias that break the triangle inequality; MuJoCo rejects
-    # them unless it may balance them (the URDF keeps the file's values).
-    spec.compiler.balanceinertia = True
+    # MuJoCo balances no inertia: one that breaks A + B >= C beyond rounding was warned about
+    # at load and turns balancing on (sim/forces.py); one within rounding of the bound (a flat
+    # plate, a thin rod) is nudged onto it here (_rigid_inertia), so the simulated inertia is
+    # the URDF's.
+    spec.compiler.balanceinertia = False
     spec.option.timestep = float(model.timestep or options.timestep)
     spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
 
@@ -201,10 +203,28 @@ def _add_body(spec, parent, link, pose: Pose, contact, looks) -> mujoco.MjsBody:
         body.explicitinertial = True
         body.mass = inertial.mass
         body.ipos = [float(x) for x in inertial.com]
-        i = inertial.inertia
+        i = _rigid_inertia(inertial.inertia)
         body.fullinertia = [i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2]]
     _add_geoms(spec, body, link, contact, looks)
     return body
+
+
+#: Principal moments within this fraction of the largest from A + B = C are a rigid body's
+#: (a flat plate meets the bound exactly; its eigenvalues miss it by rounding).
+RIGID_TOL = 1e-9
+
+
+def _rigid_inertia(tensor: np.ndarray) -> np.ndarray:
+    """The inertia [kg m^2]; one within rounding of A + B = C (a flat plate) gets every
+    principal moment raised by ``C - A - B`` plus 1e-12 C, which puts it on the rigid side
+    (A + B > C) so MuJoCo takes it unbalanced."""
+    moments = np.linalg.eigvalsh(tensor)
+    largest = float(moments[2])
+    gap = largest - float(moments[0]) - float(moments[1])  # > 0: A + B < C
+    margin = 1e-12 * largest
+    if gap <= -margin or gap > RIGID_TOL * largest:
+        return tensor  # clear of the bound, or beyond rounding (the loader warned)
+    return tensor + (gap + margin) * np.eye(3)
 
 
 def _add_geoms(spec, body, link, contact, looks: Appearance) -> None:
