@@ -16,7 +16,7 @@ from .transforms import Pose
 
 __all__ = [
     'Box', 'Sphere', 'Cylinder', 'Capsule', 'Cone', 'Mesh', 'Geometry', 'Material', 'Shape',
-    'ContactMaterial', 'ShapeContact'
+    'ContactMaterial', 'ContactPair', 'ShapeContact'
 ]
 
 
@@ -135,12 +135,28 @@ class Shape:
 class ContactMaterial:
     """Contact properties of a surface. The ``smc`` values are kept as given (Chrono's
     penalty model): Young's modulus [Pa], Poisson ratio, normal and tangential stiffness
-    [N/m] and damping [N s/m], by name."""
+    [N/m] and damping [N s/m], by name.
+
+    ``rule`` says how two surfaces' values combine where no pair says otherwise: 'min' (the
+    smaller friction and restitution, Chrono's rule) or 'max' (the integrator's own).
+    """
 
     name: str
     friction: float = 0.8
     restitution: float = 0.01
     smc: Mapping = field(default_factory=lambda: EMPTY)
+    rule: str = 'max'
+
+
+@dataclass(frozen=True, slots=True)
+class ContactPair:
+    """The contact values of two named contact materials touching (either order), as a
+    material table gives them: friction coefficient and coefficient of restitution."""
+
+    first: str
+    second: str
+    friction: float
+    restitution: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

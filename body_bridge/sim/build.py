@@ -17,6 +17,7 @@ from .. import geometry as geo
 from ..model import Box, Capsule, Cylinder, JointType, Mesh, Model, Pose, Shape, Sphere
 from .appearance import Appearance
 from .closures import add_closure
+from .contacts import apply_contacts
 from .forces import add_model_forces
 from .mimic import add_mimic_constraints
 from .sensors import add_devices
@@ -156,6 +157,7 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
         exclude = spec.add_exclude()
         exclude.bodyname1, exclude.bodyname2 = first, second
     add_model_forces(spec, model)
+    apply_contacts(spec, model)
     add_devices(spec, model)
     return spec
 

@@ -185,7 +185,8 @@ def _read_material(node: Node) -> ContactMaterial:
     if smc:
         node.warn(f'SMC contact values ({", ".join(smc)}) are kept in the model; the '
                   'integrator\'s contacts use the friction and restitution only')
-    return ContactMaterial(name, friction, restitution, freeze(smc))
+    # Chrono's default composition takes the smaller friction and restitution of the two.
+    return ContactMaterial(name, friction, restitution, freeze(smc), rule='min')
 
 
 def _read_contact(node: Node, body: BodySpec, data_path: DataPath) -> None:
