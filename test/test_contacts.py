@@ -50,3 +50,76 @@ def test_chrono_contact_takes_the_smaller_friction(tmp_path, ground, block):
     assert data.ncon > 0
     frictions = {round(float(data.contact[i].friction[0]), 9) for i in range(data.ncon)}
     assert frictions == {0.2}
+
+
+# --- Choreonoid's material table -------------------------------------------------------------
+
+TABLE = """
+materials:
+  - {name: Default}
+  - {name: Ice}
+  - {name: Rubber}
+contact_materials:
+  - {materials: [Default, Default], friction: 0.5, restitution: 0.0}
+  - {materials: [Ice, Rubber], friction: 0.3, restitution: 0.0}
+"""
+
+
+def body(tmp_path, name, material, size, mass):
+    path = tmp_path / f'{name}.body'
+    path.write_text(textwrap.dedent(f"""
+        format: ChoreonoidBody
+        format_version: 2.0
+        name: {name}
+        links:
+          - name: {name}
+            joint_type: {'free' if mass else 'fixed'}
+            material: {material}
+            mass: {mass or 1.0}
+            inertia: [ 0.01, 0, 0, 0.01, 0, 0.01 ]
+            elements:
+              - type: Shape
+                geometry: {{ type: Box, size: {list(size)} }}
+    """))
+    return load_model(path)
+
+
+def slide_on_ramp(tmp_path, monkeypatch, angle):
+    """How far [m] a Rubber box slides down an Ice ramp of ``angle`` [rad] in one second."""
+    from body_bridge.model import Pose
+    from body_bridge.sim.options import SimOptions
+    from body_bridge.sim.world import World
+    table = tmp_path / 'materials.yaml'
+    table.write_text(TABLE)
+    monkeypatch.setenv('BODY_BRIDGE_MATERIAL_TABLE', str(table))
+    c, s = math.cos(angle), math.sin(angle)
+    tilt = np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]])  # about +y: +x points downhill
+    ramp = body(tmp_path, 'ramp', 'Ice', (2.0, 1.0, 0.1), 0)
+    box = body(tmp_path, 'box', 'Rubber', (0.1, 0.1, 0.1), 1.0)
+    world = World([(ramp, SimOptions(build=BuildOptions(ground_plane=False),
+                                     initial_pose=Pose(tilt @ (0, 0, -0.05), tilt))),
+                   (box, SimOptions(initial_pose=Pose(tilt @ (0, 0, 0.0502), tilt)))])
+    assert world.mj.npair == 1 and world.mj.pair_friction[0, 0] == pytest.approx(0.3)
+    data = world.data
+    mujoco.mj_forward(world.mj, data)
+    start = data.xpos[world.mj.body('box_1/box').id].copy()
+    mujoco.mj_step(world.mj, data, int(round(1.0 / world.mj.opt.timestep)))
+    return float((data.xpos[world.mj.body('box_1/box').id] - start) @ (tilt @ (1, 0, 0)))
+
+
+def test_a_box_sticks_on_a_ramp_flatter_than_the_tables_friction(tmp_path, monkeypatch):
+    assert abs(slide_on_ramp(tmp_path, monkeypatch, math.atan(0.25))) < 0.002  # 0.25 < 0.3
+
+
+def test_a_box_slides_down_a_ramp_steeper_than_the_tables_friction(tmp_path, monkeypatch):
+    angle = math.atan(0.4)  # 0.4 > 0.3: a = g (sin - 0.3 cos), 0.5 a t^2 = 0.45 m in 1 s
+    expected = 0.5 * 9.81 * (math.sin(angle) - 0.3 * math.cos(angle))
+    assert slide_on_ramp(tmp_path, monkeypatch, angle) == pytest.approx(expected, rel=0.1)
+
+
+def test_links_naming_materials_without_a_table_say_so_once(tmp_path, monkeypatch):
+    monkeypatch.delenv('BODY_BRIDGE_MATERIAL_TABLE', raising=False)
+    model = body(tmp_path, 'box', 'Rubber', (0.1, 0.1, 0.1), 1.0)
+    hits = [w for w in model.warnings if 'material table' in w]
+    assert len(hits) == 1 and 'Rubber' in hits[0]
+    assert model.contacts == ()

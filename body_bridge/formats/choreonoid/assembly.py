@@ -13,6 +13,7 @@ import numpy as np
 
 from ...errors import ModelError
 from ...model import Device, Joint, JointType, Limits, Link, LoopClosure, Model, Pose, freeze
+from . import materials
 from .links import LinkSpec
 from .nodes import Context
 
@@ -61,9 +62,33 @@ def assemble(body: ReadBody, ctx: Context) -> Model:
         else:
             joints.append(_joint(spec, ctx))
     closures = [_closure(c, world, ctx) for c in body.closures]
+    contacts, pairs, ground = _contact_materials(body, links, ctx)
     return Model(name=body.name, links=tuple(links), joints=tuple(joints), root=body.root,
                  root_joint=root_type, devices=tuple(_unique_names(devices, ctx)),
-                 closures=tuple(closures), source=ctx.path, warnings=_counted(ctx.warnings))
+                 closures=tuple(closures), source=ctx.path, warnings=_counted(ctx.warnings),
+                 contacts=contacts, contact_pairs=pairs, contact_ground=ground)
+
+
+def _contact_materials(body: ReadBody, links: list[Link], ctx: Context):
+    """(contacts, pairs, ground material) from the links' materials and the material table
+    (nothing when no link names a material)."""
+    named = {spec.name: spec.material for spec in body.links if spec.material}
+    if not named:
+        return (), (), None
+    path = materials.find_table(ctx.path)
+    if path is None:
+        ctx.warnings.append(f'{ctx.path}: links name contact materials '
+                            f'({", ".join(sorted(set(named.values())))}) but no Choreonoid '
+                            'material table was found (default/materials.yaml above the model, '
+                            f'or the file ${materials.TABLE_VARIABLE} names); contacts use the '
+                            "integrator's default values")
+        return (), (), None
+    try:
+        pairs = materials.read_table(path, ctx.warnings.append)
+    except ModelError as err:
+        ctx.warnings.append(f'{err}; contacts use the integrator\'s default values')
+        return (), (), None
+    return materials.link_contacts(links, named, pairs), pairs, materials.GROUND_MATERIAL
 
 
 def _counted(warnings: list[str]) -> tuple[str, ...]:
