@@ -46,6 +46,8 @@ class ReadBody:
     links: list[LinkSpec]
     closures: list[ReadClosure] = field(default_factory=list)
     extra_devices: list[Device] = field(default_factory=list)
+    #: Link pairs that never touch (collision_detection_rules).
+    excluded: tuple[tuple[str, str], ...] = ()
 
 
 def assemble(body: ReadBody, ctx: Context) -> Model:
@@ -66,7 +68,8 @@ def assemble(body: ReadBody, ctx: Context) -> Model:
     return Model(name=body.name, links=tuple(links), joints=tuple(joints), root=body.root,
                  root_joint=root_type, devices=tuple(_unique_names(devices, ctx)),
                  closures=tuple(closures), source=ctx.path, warnings=_counted(ctx.warnings),
-                 contacts=contacts, contact_pairs=pairs, contact_ground=ground)
+                 contacts=contacts, contact_pairs=pairs, contact_ground=ground,
+                 adjacent=body.excluded)
 
 
 def _contact_materials(body: ReadBody, links: list[Link], ctx: Context):

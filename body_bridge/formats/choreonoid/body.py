@@ -33,6 +33,7 @@ from ...fileaccess import file_problem
 from ...model import Model, Pose
 from .elements import LinkParts
 from .assembly import ReadBody, ReadClosure, assemble
+from .collision_rules import excluded_pairs
 from .links import LINK_KEYS, LinkSpec, _axis, import_keys, read_joint, read_link
 from .nodes import Context, Node, kind
 from .resources import resolve_uri
@@ -94,6 +95,7 @@ def _read_body(ctx: Context) -> ReadBody:
     if root not in names:
         raise ModelError(path, 1, f'root_link {root!r} is not a link of this body')
     body.root = root
+    body.excluded = excluded_pairs(top, {spec.name: spec.parent for spec in body.links})
     extra = top.raw('extra_joints')
     if extra is not None:
         _read_extra_joints(extra, ctx, body, names)
