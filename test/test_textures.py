@@ -1,5 +1,7 @@
 """Textures reach the cameras: images drawn by their texture coordinates, the right way up."""
 
+import base64
+import json
 import textwrap
 
 import cv2
@@ -241,7 +243,33 @@ def collada_quad(tmp_path):
     return 'quad.dae'
 
 
-@pytest.mark.parametrize('write', [obj_quad, vrml_quad, collada_quad])
+def gltf_quad(tmp_path):
+    positions = np.array(QUAD, dtype='<f4')
+    uv = np.array(UV, dtype='<f4')
+    uv[:, 1] = 1.0 - uv[:, 1]  # glTF's v runs down the image
+    indices = np.array([0, 1, 2, 0, 2, 3], dtype='<u2')
+    blob = positions.tobytes() + uv.tobytes() + indices.tobytes()
+    document = {
+        'asset': {'version': '2.0'}, 'scene': 0, 'scenes': [{'nodes': [0]}],
+        'nodes': [{'mesh': 0}],
+        'meshes': [{'primitives': [{'attributes': {'POSITION': 0, 'TEXCOORD_0': 1},
+                                    'indices': 2, 'material': 0}]}],
+        'materials': [{'pbrMetallicRoughness': {'baseColorTexture': {'index': 0}}}],
+        'textures': [{'source': 0}], 'images': [{'uri': 'quadrants.png'}],
+        'buffers': [{'byteLength': len(blob), 'uri': 'data:application/octet-stream;base64,'
+                     + base64.b64encode(blob).decode()}],
+        'bufferViews': [{'buffer': 0, 'byteOffset': 0, 'byteLength': 48},
+                        {'buffer': 0, 'byteOffset': 48, 'byteLength': 32},
+                        {'buffer': 0, 'byteOffset': 80, 'byteLength': 12}],
+        'accessors': [{'bufferView': 0, 'componentType': 5126, 'count': 4, 'type': 'VEC3'},
+                      {'bufferView': 1, 'componentType': 5126, 'count': 4, 'type': 'VEC2'},
+                      {'bufferView': 2, 'componentType': 5123, 'count': 6, 'type': 'SCALAR'}],
+    }
+    (tmp_path / 'quad.gltf').write_text(json.dumps(document))
+    return 'quad.gltf'
+
+
+@pytest.mark.parametrize('write', [obj_quad, vrml_quad, collada_quad, gltf_quad])
 def test_textured_mesh_files_are_drawn_by_their_texture_coordinates(tmp_path, write):
     quad_scene(tmp_path)  # writes the image
     mesh_file = write(tmp_path)
