@@ -67,6 +67,9 @@ PARAMETERS = {
                       'the state before the diverging period).'),
     'devices_file': ('', _S, 'YAML file that adds devices to the model and sets their rate, '
                      'noise and on/off state (README, Sensors).'),
+    'material_table': ('', _S, 'Choreonoid contact material table (friction and restitution '
+                       'per pair of link materials, docs/materials.md); empty: '
+                       'default/materials.yaml above the model file.'),
 }
 
 #: Parameters that may change while the node runs: a new value reloads the model (node.py).

@@ -78,13 +78,13 @@ def _contact_materials(body: ReadBody, links: list[Link], ctx: Context):
     named = {spec.name: spec.material for spec in body.links if spec.material}
     if not named:
         return (), (), None
-    path = materials.find_table(ctx.path)
+    path = ctx.session.material_table or materials.find_table(ctx.path)
     if path is None:
         ctx.warnings.append(f'{ctx.path}: links name contact materials '
                             f'({", ".join(sorted(set(named.values())))}) but no Choreonoid '
                             'material table was found (default/materials.yaml above the model, '
-                            f'or the file ${materials.TABLE_VARIABLE} names); contacts use the '
-                            "integrator's default values")
+                            'or the material_table parameter); contacts use the integrator\'s '
+                            'default values')
         return (), (), None
     try:
         pairs = materials.read_table(path, ctx.warnings.append)

@@ -55,14 +55,18 @@ _CLOSURE_TYPES = {'ball': 'ball', 'hinge': 'hinge', 'piston': 'piston'}
 MAX_LINKS = 10_000
 
 
-def load(path: str | os.PathLike) -> Model:
+def load(path: str | os.PathLike, material_table: str | None = None) -> Model:
     """Load a Choreonoid Body file into the neutral model.
+
+    ``material_table`` names Choreonoid's contact material table to use (default: the one
+    found above the model file, see ``materials.py``).
 
     Raises:
         ModelError: with ``path:line`` for anything the file gets wrong.
         UnsupportedError: a node or feature this loader does not read.
     """
     ctx = Context(os.fspath(path))
+    ctx.session.material_table = material_table or None
     body = _read_body(ctx)
     return assemble(body, ctx)
 

@@ -3,8 +3,9 @@
 A link's ``material`` names a material of the table (``Default`` when a link names none). The
 table is Choreonoid's own ``default/materials.yaml``, read where the model is (the nearest
 folder above the Body file holding ``default/materials.yaml`` or
-``share/default/materials.yaml``, as in Choreonoid's source tree and installation), or from
-the file the environment variable ``BODY_BRIDGE_MATERIAL_TABLE`` names. Its
+``share/default/materials.yaml``, as in Choreonoid's source tree and installation), or the
+file the caller names (``load_model(path, material_table)``, the node's ``material_table``
+parameter). Its
 ``contact_materials`` entries give each pair (``materials: [A, B]``) a ``friction`` and a
 ``restitution``; a pair the table does not list gets the integrator's combination of the two
 surfaces' values, which are the table's ``[Default, Default]`` values. The ground plane is
@@ -20,21 +21,16 @@ from ...errors import ModelError
 from ...model import ContactMaterial, ContactPair, ShapeContact
 from ..yamlsource import line_of, load_yaml
 
-__all__ = ['TABLE_VARIABLE', 'DEFAULT_MATERIAL', 'GROUND_MATERIAL', 'find_table', 'read_table',
+__all__ = ['DEFAULT_MATERIAL', 'GROUND_MATERIAL', 'find_table', 'read_table',
            'link_contacts']
 
-#: The environment variable naming another material table file.
-TABLE_VARIABLE = 'BODY_BRIDGE_MATERIAL_TABLE'
 DEFAULT_MATERIAL = 'Default'
 GROUND_MATERIAL = 'Ground'
 _PLACES = (('default', 'materials.yaml'), ('share', 'default', 'materials.yaml'))
 
 
 def find_table(body_path: str) -> str | None:
-    """The material table for a Body file, or None when there is none."""
-    named = os.environ.get(TABLE_VARIABLE)
-    if named:
-        return named
+    """The material table above a Body file, or None when there is none."""
     folder = os.path.dirname(os.path.abspath(body_path))
     while True:
         for place in _PLACES:
