@@ -129,7 +129,8 @@ def test_the_bridge_accepts_what_the_launch_file_passes(launch, tmp_path):
     args = [*bridge.kwargs['arguments'],
             '--params-file', str(REPO / 'config' / 'body_bridge.yaml'),
             '--params-file', str(params), '-p', 'start_paused:=true']
-    script = 'import sys; from body_bridge.ros.launcher import main; sys.argv[0] = "bridge"; main()'
+    script = ('import sys; from body_bridge.ros.launcher import main; sys.argv[0] = "bridge"; '
+              'main()')
     proc = subprocess.Popen([sys.executable, '-c', script, *args], cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:

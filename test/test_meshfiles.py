@@ -15,6 +15,7 @@ from conftest import SHARED_MODELS, shared_model
 from body_bridge import geometry as geo
 from body_bridge.errors import ModelError, UnsupportedError
 from body_bridge.meshfiles import MESH_EXTENSIONS, MeshFileWarning, _common, load_mesh_file
+from body_bridge.model import Mesh
 
 REAL = sorted(p for ext in ('wrl', 'iv', 'stl', 'obj', 'dae')
               for p in SHARED_MODELS.rglob(f'*.{ext}'))
@@ -541,7 +542,7 @@ DEF Transform { translation 30 0 0 children Shape { geometry ElevationGrid {
     solids = mesh.vertices[:, 0] < 25
     assert volume(parts) == pytest.approx(1 + 8)  # the grid is a surface: no volume
     grid = mesh.faces[~solids[mesh.faces].any(axis=1)]
-    sub = geo.Mesh(mesh.vertices, grid)
+    sub = Mesh(mesh.vertices, grid)
     # 2 cells of 0.5 x 2 on a slope rising 1 over 2: area = 1 * sqrt(2**2 + 1) in total.
     assert geo.mesh_area(sub) == pytest.approx(math.sqrt(5))
     normals = np.cross(*(mesh.vertices[grid[:, k]] - mesh.vertices[grid[:, 0]] for k in (1, 2)))

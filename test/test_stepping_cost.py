@@ -14,10 +14,10 @@ from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
-import body_bridge.sim.simulation as simulation
+import body_bridge.sim.binding as binding
 from body_bridge.formats import load_model
 from body_bridge.ros import wire
-from body_bridge.sim.simulation import Simulation
+from body_bridge.sim.simulation import Mode, Simulation
 from body_bridge.sim.trajectory import JointTrajectory
 
 
@@ -86,7 +86,7 @@ def test_stamp_parts_match_builtin_time():
 
 def _follow(model, distance: float, monkeypatch, seconds: float = 1.5):
     """Joint positions and setpoints at every period while every joint follows a 1 s move."""
-    monkeypatch.setattr(simulation, 'RETUNE_DISTANCE', distance)
+    monkeypatch.setattr(binding, 'RETUNE_DISTANCE', distance)
     sim = Simulation(model)
     rows = [sim.joint_names.index(n) for n in sim.actuated]
     goal = sim.joint_positions()[rows] + np.random.default_rng(0).uniform(
@@ -104,7 +104,7 @@ def _follow(model, distance: float, monkeypatch, seconds: float = 1.5):
 def test_retuning_after_a_move_tracks_as_retuning_every_period(path, monkeypatch):
     model = load_model(path if path == SAMPLE_ARM else shared_model(path))
     every_q, every_set = _follow(model, 0.0, monkeypatch)
-    moved_q, moved_set = _follow(model, simulation.RETUNE_DISTANCE, monkeypatch)
+    moved_q, moved_set = _follow(model, binding.RETUNE_DISTANCE, monkeypatch)
     assert np.max(np.abs(every_q - moved_q)) < 1e-3  # rad, along a move of up to 0.6 rad
     lag_every = np.max(np.abs(every_set - every_q))
     lag_moved = np.max(np.abs(moved_set - moved_q))
@@ -119,7 +119,7 @@ def test_a_robot_holding_still_is_not_retuned(monkeypatch):
     for _ in range(50):
         sim.step_period()
     assert calls == [0.0]  # once, at the first period after the start (reset)
-    sim.command(simulation.Mode.POSITION, ['elbow_pitch'], [0.5])
+    sim.command(Mode.POSITION, ['elbow_pitch'], [0.5])
     for _ in range(100):
         sim.step_period()
     assert 5 <= len(calls) <= 100  # retuned as the elbow moved, 0.5 rad in 0.02 rad steps

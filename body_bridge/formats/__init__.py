@@ -1,4 +1,5 @@
-"""Model loaders, one module per format, each exposing ``load(path) -> Model``."""
+"""Model loaders, one package per format, each exposing ``load(path) -> Model`` and its file
+endings; ``checks`` checks every model, ``yamlsource`` is the YAML reader two formats share."""
 
 from __future__ import annotations
 

@@ -92,7 +92,8 @@ def sphere_mesh(radius: float, n: int = SEGMENTS) -> Mesh:
 def cylinder_mesh(radius: float, length: float, n: int = SEGMENTS,
                   bottom: bool = True, top: bool = True) -> Mesh:
     h = 0.5 * length
-    profile = ([(0.0, -h)] if bottom else []) + [(radius, -h), (radius, h)] + ([(0.0, h)] if top else [])
+    profile = ([(0.0, -h)] if bottom else []) + [(radius, -h), (radius, h)] + \
+        ([(0.0, h)] if top else [])
     return _named(_lathe(profile, n), 'cylinder')
 
 
@@ -105,7 +106,8 @@ def cone_mesh(radius: float, length: float, n: int = SEGMENTS, bottom: bool = Tr
 def capsule_mesh(radius: float, length: float, n: int = SEGMENTS) -> Mesh:
     rows = max(2, n // 4)
     h = 0.5 * length
-    low = [(radius * math.sin(0.5 * math.pi * k / rows), -h - radius * math.cos(0.5 * math.pi * k / rows))
+    low = [(radius * math.sin(0.5 * math.pi * k / rows),
+            -h - radius * math.cos(0.5 * math.pi * k / rows))
            for k in range(rows + 1)]
     high = [(r, -z) for r, z in reversed(low)]
     low[0] = (0.0, -h - radius)
@@ -181,7 +183,8 @@ def mesh_volume(mesh: Mesh) -> float:
 def mesh_area(mesh: Mesh) -> float:
     """Total surface area [m^2]."""
     v = mesh.vertices[mesh.faces]
-    return float(0.5 * np.linalg.norm(np.cross(v[:, 1] - v[:, 0], v[:, 2] - v[:, 0]), axis=1).sum())
+    normals = np.cross(v[:, 1] - v[:, 0], v[:, 2] - v[:, 0])
+    return float(0.5 * np.linalg.norm(normals, axis=1).sum())
 
 
 def mesh_digest(mesh: Mesh) -> str:

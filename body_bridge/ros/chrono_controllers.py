@@ -16,8 +16,8 @@ topic                  type                    meaning
                                                true, else in the model frame
 =====================  ======================  =============================================
 
-Until a message arrives, and again after ``~/reset``, the input is zero. A message that is not finite is rejected with a
-throttled warning naming the topic; the last valid input stays.
+Until a message arrives, and again after ``~/reset``, the input is zero. A message that is not
+finite is rejected with a throttled warning naming the topic; the last valid input stays.
 """
 
 from __future__ import annotations

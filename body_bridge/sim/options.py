@@ -1,4 +1,5 @@
-"""Integrator settings of one model (:class:`SimOptions`), filled by the node from its parameters."""
+"""Integrator settings of one model (:class:`SimOptions`), filled by the node from its
+parameters."""
 
 from __future__ import annotations
 

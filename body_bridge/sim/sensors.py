@@ -10,12 +10,12 @@ Two parts:
   force; ``optical``: range, camera), each with its own rate, Gaussian noise (seeded: runs
   repeat) and saturation, values in SI units in the device frame.
 
-Conventions (the neutral model's, see ``model.py``): accelerometers read proper acceleration
-(at rest +9.81 m/s^2 along the axis that points up); force sensors read the force and torque
-the link exerts through the sensor on its parent (Choreonoid's convention: a foot standing on
-the ground pushes its leg up, a hand hanging from a wrist pulls it down), about the sensor's
-origin; range sensors measure along rays ``(cos p cos y, cos p sin y, sin p)`` of yaw ``y``
-(about +z, counter-clockwise from +x) and pitch ``p`` (up positive), in the device frame;
+Conventions (the neutral model's, see ``model/__init__.py``): accelerometers read proper
+acceleration (at rest +9.81 m/s^2 along the axis that points up); force sensors read the force
+and torque the link exerts through the sensor on its parent (Choreonoid's convention: a foot
+standing on the ground pushes its leg up, a hand hanging from a wrist pulls it down), about the
+sensor's origin; range sensors measure along rays ``(cos p cos y, cos p sin y, sin p)`` of yaw
+``y`` (about +z, counter-clockwise from +x) and pitch ``p`` (up positive), in the device frame;
 cameras render through the optical frame (z forward, x right, y down).
 """
 

@@ -9,7 +9,7 @@ Facts from Choreonoid's Body loader this module relies on:
   them are both. Visual and Collision take children in ``elements``, ``shape`` or
   ``resource``.
 * RigidBody: ``mass``, ``center_of_mass`` and ``inertia`` in the node's frame; several
-  combine into the link's mass (``link.py`` adds the link's own keys).
+  combine into the link's mass (``links.py`` adds the link's own keys).
 * Skip nodes are skipped; an unknown node type with ``is_optional: true`` is skipped with a
   warning (as Choreonoid does).
 """

@@ -129,7 +129,7 @@ class Context:
         path: the file being read (errors and warnings name it).
         angle_scale: radians per angle unit of the file.
         warnings: shared by every file read for one model.
-        session: caches shared by every file read for one model (see ``choreonoid.py``).
+        session: caches shared by every file read for one model (see ``body.py``).
     """
 
     path: str
