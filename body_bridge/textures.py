@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import os
+import struct
 
 import numpy as np
 
@@ -64,11 +65,14 @@ def read_texture(path: str | os.PathLike) -> np.ndarray:
 
 def texture_problem(path: str) -> str | None:
     """Why a texture file cannot be drawn (one line), or None when it can."""
+    from PIL import Image
+
     try:
         _open(path).verify()
     except ModelError as err:
         return err.message
-    except Exception as err:  # noqa: BLE001 - Pillow's verify raises assorted errors
+    except (OSError, ValueError, SyntaxError, IndexError, TypeError, struct.error,
+            Image.DecompressionBombError) as err:  # what Pillow's decoders raise on bad data
         return f'texture image is damaged ({type(err).__name__}: {err})'
     return None
 

@@ -10,6 +10,7 @@ import pytest
 from PIL import Image
 
 from body_bridge.device_overlay import apply_overlay, load_overlay
+from body_bridge.errors import ModelError
 from body_bridge.formats import load_model
 from body_bridge.geometry import face_set_mesh
 from body_bridge.sim.simulation import Simulation
@@ -291,3 +292,19 @@ def test_textured_mesh_files_are_drawn_by_their_texture_coordinates(tmp_path, wr
     assert model.link('base').visuals[0].material.texture.endswith('quadrants.png')
     rgb = camera_view(model, tmp_path, 'base', (0, 0, 0), (0, 0, 0), fov=0.4)
     assert quadrant_colours(rgb) == ['red', 'green', 'blue', 'white']
+
+
+def test_a_damaged_image_is_dropped_with_one_warning(tmp_path):
+    path = quad_scene(tmp_path)
+    good = (tmp_path / 'quadrants.png').read_bytes()
+    (tmp_path / 'quadrants.png').write_bytes(good[:len(good) // 2])  # cut short
+    model = load_model(path)
+    assert any('quadrants.png' in w and 'damaged' in w for w in model.warnings)
+    assert model.link('base').visuals[0].material.texture is None
+
+
+def test_texture_coordinates_that_are_not_numbers_are_refused(tmp_path):
+    path = quad_scene(tmp_path)
+    path.write_text(path.read_text().replace('tex_coord: [ 0, 0,', 'tex_coord: [ .nan, 0,'))
+    with pytest.raises(ModelError, match=r'quad.body:\d+: tex_coord must be finite'):
+        load_model(path)
