@@ -84,3 +84,14 @@ def test_a_flat_plate_keeps_its_inertia(size):
 def test_an_inertia_no_rigid_body_has_is_balanced():
     model = plate_model(np.diag([0.1, 0.1, 0.5]))
     assert differing_links(model) == ['plate']  # the integrator cannot take it as given
+
+
+def test_the_quadcopters_propellers_keep_their_spin_inertia():
+    # Each propeller is a flat plate (2e-6 + 1.5e-4 = 1.52e-4 kg m^2); balanced, its spin
+    # inertia would be the mean of the three, a third too low.
+    model = load_model(SHARED_MODELS / 'choreonoid/share/model/multicopter/quadcopter.body')
+    simulated = simulated_inertias(model)
+    for name in ('PROP0', 'PROP1', 'PROP2', 'PROP3'):
+        moments = np.linalg.eigvalsh(simulated[name][2])
+        np.testing.assert_allclose(moments, (2e-6, 1.5e-4, 1.52e-4), rtol=1e-6)
+        assert not [w for w in model.warnings if f"'{name}'" in w]
