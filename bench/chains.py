@@ -1,4 +1,5 @@
-"""The models the benchmarks run: real ones from ../shared/models, the bundled sample arm, and
+"""The models the benchmarks run: real ones from the model corpus (``$BODY_BRIDGE_MODELS`` or
+../shared/models; without it their figures are left out), the bundled sample arm, and
 generated chains of any number of joints (Choreonoid Body files in a temporary folder).
 
 A chain stands upright on a fixed base: ``n`` links of 5 cm and 0.2 kg, each on a revolute
@@ -11,9 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from figures import REPO, shared_model
+from figures import REPO, have_corpus, shared_model
 
-__all__ = ['REAL_MODELS', 'model_path', 'chain_text', 'write_chain']
+__all__ = ['REAL_MODELS', 'real_models', 'model_path', 'chain_text', 'write_chain']
 
 #: name -> model file, for the figures of real models (what a user would load).
 REAL_MODELS = {
@@ -24,6 +25,11 @@ REAL_MODELS = {
 
 LINK_LENGTH = 0.05  # [m]
 LINK_MASS = 0.2  # [kg]
+
+
+def real_models() -> list[str]:
+    """The names of ``REAL_MODELS`` that can run here: all with the corpus, none without."""
+    return list(REAL_MODELS) if have_corpus() else []
 
 
 def model_path(name: str) -> Path:

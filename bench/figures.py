@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_MODELS = REPO.parent / 'shared' / 'models'
 
 
 class Figures:
@@ -113,10 +112,20 @@ def rss_mb(pid: int | None = None) -> float:
     raise RuntimeError(f'no VmRSS for process {pid}')
 
 
+def have_corpus() -> bool:
+    """Whether the real model corpus is there (``$BODY_BRIDGE_MODELS`` or ../shared/models,
+    looked up as the test suite does: ``body_bridge.corpus``)."""
+    from body_bridge import corpus
+    return corpus.present(corpus.models_dir())
+
+
 def shared_model(relative: str) -> Path:
-    """A real model file from ../shared/models."""
-    path = SHARED_MODELS / relative
+    """A file of the real model corpus, by its path in the corpus."""
+    from body_bridge import corpus
+    folder = corpus.models_dir()
+    if not corpus.present(folder):
+        raise FileNotFoundError(corpus.REASON)
+    path = folder / relative
     if not path.exists():
-        raise FileNotFoundError(f'{path}: the shared model set is expected beside the '
-                                'repository')
+        raise FileNotFoundError(f'{path}: not in the real model corpus at {folder}')
     return path

@@ -5,7 +5,8 @@
 
 Alternates, per format (Choreonoid Body, OpenRAVE XML, Chrono YAML), between documents the
 Hypothesis strategies of ``test/fuzz_strategies.py`` generate and seeded mutations of the real
-files in ``../shared/models``, until the time is up. Every input must load or fail with the
+files of the model corpus (``$BODY_BRIDGE_MODELS``, else ``../shared/models``), until the time
+is up. Every input must load or fail with the
 project's own error as one ``path:line: message`` line (``test/fuzz_oracle.py``); every K-th
 input that loads is also converted to URDF and run in the integrator.
 

@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import yaml
-from chains import REAL_MODELS, model_path
+from chains import model_path, real_models
 from figures import side_by_side, timed
 
 __all__ = ['run', 'files_read']
@@ -114,5 +114,5 @@ def measure(figures, name: str, path: Path, repeats: int, scratch: Path) -> None
 
 def run(figures, quick: bool, scratch: Path) -> None:
     repeats = 3 if quick else 15
-    for name in REAL_MODELS:
+    for name in real_models():
         measure(figures, name, model_path(name), repeats, scratch)

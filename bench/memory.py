@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from chains import model_path, write_chain
+from chains import model_path, real_models, write_chain
 from figures import REPO, rss_mb
 
 __all__ = ['run']
@@ -45,7 +45,7 @@ def _start(name: str, model, scratch: Path) -> subprocess.Popen:
 
 def run(figures, listener, quick: bool, scratch: Path) -> None:
     warm_up, length = (2.0, 6.0) if quick else (10.0, 60.0)
-    models = {name: model_path(name) for name in ('sr1', 'barrettwam', 'slider_crank')}
+    models = {name: model_path(name) for name in real_models()}
     models['chain30'] = write_chain(scratch, 30, imus=1, force_sensor=True)
     models['sample_arm'] = model_path('sample_arm')
     figures.add('memory_python_baseline', _baseline(), 'MB')

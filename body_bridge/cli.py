@@ -192,8 +192,17 @@ def _sim(args, ros_args: list[str]) -> int:
     return run(['body_bridge', *ros_args], models=args.models)
 
 
+def _program() -> str:
+    """The command as the user typed it: ``python -m body_bridge``, or the installed script
+    (``body_bridge``, which ``ros2 run body_bridge body_bridge`` runs)."""
+    script = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ''
+    if not script or script in ('__main__.py', '-c'):
+        return 'python -m body_bridge'
+    return script
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog='python -m body_bridge',
+    parser = argparse.ArgumentParser(prog=_program(),
                                      description='Robot models of Choreonoid, OpenRAVE and '
                                      'Project Chrono as live ROS 2 robots.')
     sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
@@ -243,7 +252,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser('params', help='print the reference of the node\'s parameters')
     p.add_argument('--markdown', action='store_true', help='as a Markdown table')
     p.add_argument('--write', metavar='FILE', help='replace the generated parameter table '
-                   'in FILE (README.md)')
+                   'in FILE (docs/topics-and-parameters.md)')
     return parser
 
 

@@ -151,7 +151,10 @@ class _Parser:
     def atom(self):
         kind, value = self.take()
         if kind == 'num':
-            return _Num(float(value))
+            number = float(value)
+            if math.isinf(number):
+                raise FormulaError(f'the number {value} is too large in {self.text!r}')
+            return _Num(number)
         if kind == 'quoted':
             return _Var(value)
         if kind == 'name':
@@ -208,7 +211,7 @@ def _evaluate(node, values: Mapping[str, float]) -> float:
 _MAX_DEGREE = 8
 
 
-def _poly_add(a, b, sign=1.0):
+def _poly_add(a, b, sign: float):
     out = [0.0] * max(len(a), len(b))
     for i, c in enumerate(a):
         out[i] += c
@@ -251,7 +254,7 @@ def _polynomial(node, var: str):
     if node.op == '/':
         return [c / b[0] for c in a] if len(b) == 1 else None
     # power: a constant exponent that is a small non-negative integer
-    if len(b) != 1 or b[0] != int(b[0]) or not 0 <= b[0] <= _MAX_DEGREE:
+    if len(b) != 1 or not math.isfinite(b[0]) or b[0] != int(b[0]) or not 0 <= b[0] <= _MAX_DEGREE:
         return None if len(_trim(a)) > 1 or len(b) > 1 else [math.pow(a[0], b[0])]
     p = [1.0]
     for _ in range(int(b[0])):
@@ -269,6 +272,8 @@ def _trim(p):
 def _to_text(node, parent: int = 0) -> str:
     precedence = {'+': 1, '-': 1, '*': 2, '/': 2, '^': 4}
     if isinstance(node, _Num):
+        if math.copysign(1.0, node.value) < 0:  # reads back as a unary minus
+            return f'(-{-node.value!r})' if parent else f'-{-node.value!r}'
         return repr(node.value)
     if isinstance(node, _Var):
         return node.name if _IDENT.fullmatch(node.name) and node.name not in _CONSTANTS \
@@ -350,10 +355,17 @@ class Formula:
         return out
 
     def polynomial(self) -> tuple[str, list[float]] | None:
-        """(variable, coefficients lowest degree first) if this is a polynomial of one variable."""
+        """(variable, coefficients lowest degree first) if this is a polynomial of one variable.
+
+        Raises:
+            FormulaError: a part without variables is undefined (``sqrt(-1)``, ``1/0``).
+        """
         if len(self.variables) != 1:
             return None
-        coeffs = _polynomial(self._tree, self.variables[0])
+        try:
+            coeffs = _polynomial(self._tree, self.variables[0])
+        except (ValueError, ZeroDivisionError, OverflowError) as err:
+            raise FormulaError(f'{self.text!r} is undefined: {err}') from None
         if coeffs is None or not all(math.isfinite(c) for c in coeffs):
             return None
         return self.variables[0], _trim(coeffs)

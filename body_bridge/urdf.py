@@ -1,6 +1,6 @@
 """Model -> URDF text, built from urdf_parser_py objects.
 
-Choices the URDF format forces (documented in the README):
+Choices the URDF format forces (documented in docs/formats.md):
 
 * Shapes URDF lacks (capsule, cone, triangle meshes) are written as binary STL files into a
   mesh directory and referenced by ``file://`` URIs (or a caller's prefix).
@@ -81,10 +81,7 @@ def _geometry(shape: Shape, mesh_paths: dict[int, str], uri: Callable[[str], str
         return urdf.Sphere(float(g.radius))
     if isinstance(g, Cylinder):
         return urdf.Cylinder(float(g.radius), float(g.length))
-    path = mesh_paths.get(id(shape))
-    if path is None:
-        raise ValueError(f'no mesh file was written for a {type(g).__name__} shape')
-    return urdf.Mesh(filename=uri(path))
+    return urdf.Mesh(filename=uri(mesh_paths[id(shape)]))  # to_urdf wrote them all
 
 
 def _file_uri(path: str) -> str:

@@ -9,45 +9,68 @@ Arguments (``ros2 launch body_bridge sim.launch.py --show-args`` lists them):
 * ``model``: a model file or the name of a bundled model; several, separated by spaces (each
   optionally ``NAME=MODEL``), run in one process and one physics world, one node per model in
   the namespace ``<namespace>/<NAME>`` with frame prefix ``<NAME>/``.
-* ``namespace``, ``params_file`` (default: the package's ``config/body_bridge.yaml``),
-  ``use_sim_time`` (for the bridge node itself and rviz2).
-* ``real_time_factor``, ``simulate``: the node parameters of those names. Left at their
-  defaults (the node's), the parameter file decides; any other value overrides it.
+* ``namespace``, ``params_file`` (default: the package's ``config/body_bridge.yaml``).
+* ``use_sim_time`` (default true, for the bridge node itself and rviz2: every stamp the bridge
+  publishes is simulated time, on ``/clock``).
+* ``real_time_factor``, ``simulate``: the node parameters of those names. Empty (the default),
+  the parameter file decides; a value given overrides the file's ``/**`` section.
 * ``rviz``: start rviz2 in the same namespace with ``rviz_config`` (default: the package's
   ``config/body_bridge.rviz``, made for the sample arm; ``python -m body_bridge rviz MODEL``
-  writes one for any model).
+  writes one for any model). When rviz2 is not installed the launch stops before it starts
+  anything and says what to install.
 * ``log_level``: the node's ROS log level (``warn`` hides the topic table and status lines).
+
+The launch ends when the bridge exits (a bad model, Ctrl-C), rviz2 with it.
 
 Only launch and launch_ros APIs that Humble, Jazzy and Kilted all have are used.
 """
 
 import os
 
-from ament_index_python.packages import get_package_share_directory
+from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.actions import DeclareLaunchArgument, OpaqueFunction, Shutdown
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-
-#: The node's defaults of the parameters that are also launch arguments.
-_NODE_DEFAULTS = {'real_time_factor': 1.0, 'simulate': True}
 
 
 def _flag(text):
     return text.strip().lower() in ('true', '1', 'yes', 'on')
 
 
+def _number(name, text):
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f'{name}:={text} is not a number') from None
+
+
+def _require_rviz2():
+    """Stop before any process starts when rviz2 is missing (a process started earlier would
+    outlive the failed launch)."""
+    try:
+        get_package_share_directory('rviz2')
+    except PackageNotFoundError:
+        distro = os.environ.get('ROS_DISTRO') or '<distro>'
+        raise RuntimeError(f'rviz:=true needs rviz2, which is not installed: install it with '
+                           f'"sudo apt install ros-{distro}-rviz2" (or leave rviz:=false)'
+                           ) from None
+
+
 def _nodes(context):
     def value(name):
         return LaunchConfiguration(name).perform(context)
+    rviz = _flag(value('rviz'))
+    if rviz:
+        _require_rviz2()
     use_sim_time = _flag(value('use_sim_time'))
+    # Written by launch_ros into a parameter file under /** after params_file: a value given
+    # here wins over the file's /** section.
     overrides = {'use_sim_time': use_sim_time}
-    real_time_factor = float(value('real_time_factor'))
-    if real_time_factor != _NODE_DEFAULTS['real_time_factor']:
-        overrides['real_time_factor'] = real_time_factor
-    simulate = _flag(value('simulate'))
-    if simulate != _NODE_DEFAULTS['simulate']:
-        overrides['simulate'] = simulate
+    if value('real_time_factor').strip():
+        overrides['real_time_factor'] = _number('real_time_factor', value('real_time_factor'))
+    if value('simulate').strip():
+        overrides['simulate'] = _flag(value('simulate'))
     nodes = [Node(
         package='body_bridge',
         executable='bridge',
@@ -55,8 +78,9 @@ def _nodes(context):
         output='screen',
         arguments=[*value('model').split(), '--ros-args', '--log-level', value('log_level')],
         parameters=[value('params_file'), overrides],
+        on_exit=Shutdown(reason='the bridge exited'),
     )]
-    if _flag(value('rviz')):
+    if rviz:
         nodes.append(Node(
             package='rviz2',
             executable='rviz2',
@@ -79,14 +103,16 @@ def generate_launch_description():
         DeclareLaunchArgument('params_file',
                               default_value=os.path.join(share, 'config', 'body_bridge.yaml'),
                               description='ROS parameter file for the node(s)'),
-        DeclareLaunchArgument('use_sim_time', default_value='false',
-                              description='Let the bridge node and rviz2 run on simulated time'),
-        DeclareLaunchArgument('real_time_factor', default_value='1.0',
+        DeclareLaunchArgument('use_sim_time', default_value='true',
+                              description='The bridge node and rviz2 run on the simulated time '
+                              'of /clock, which stamps everything the bridge publishes'),
+        DeclareLaunchArgument('real_time_factor', default_value='',
                               description='Simulated seconds per wall-clock second; 0: as fast '
-                              'as possible (default: the parameter file\'s)'),
-        DeclareLaunchArgument('simulate', default_value='true',
-                              description='false: robot_description and TF from an external '
-                              'joint_states only (default: the parameter file\'s)'),
+                              'as possible. Empty: as params_file says'),
+        DeclareLaunchArgument('simulate', default_value='',
+                              description='true: run the physics; false: robot_description and '
+                              'TF from an external joint_states only. Empty: as params_file '
+                              'says'),
         DeclareLaunchArgument('rviz', default_value='false',
                               description='Start rviz2 with rviz_config'),
         DeclareLaunchArgument('rviz_config',

@@ -20,6 +20,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import body_bridge
+from body_bridge.corpus import models_dir
 from body_bridge.errors import BodyBridgeError
 from body_bridge.formats import load_model
 
@@ -62,8 +64,11 @@ def _alarm(signum, frame):
 
 
 def _innermost(tb) -> str:
-    """``module.py:function`` of the innermost frame in body_bridge (where the escape starts)."""
-    frames = [f for f in traceback.extract_tb(tb) if 'body_bridge' in f.filename]
+    """``module.py:function`` of the innermost frame in body_bridge (where the escape starts).
+    Frames are the package's by their directory (a checkout may itself be named body_bridge)."""
+    package = os.path.dirname(os.path.abspath(body_bridge.__file__)) + os.sep
+    frames = [f for f in traceback.extract_tb(tb)
+              if os.path.abspath(f.filename).startswith(package)]
     if not frames:
         frames = traceback.extract_tb(tb)
     if not frames:
@@ -152,20 +157,21 @@ def _simulate(model, periods: int = 20) -> None:
 
 # --- real files and their mutations -----------------------------------------------------------
 
-SHARED = Path(__file__).resolve().parents[2] / 'shared' / 'models'
+#: The real model corpus (``--models``, ``$BODY_BRIDGE_MODELS`` or ``../shared/models``).
+CORPUS = models_dir()
 ENDINGS = {'choreonoid': ('.body',), 'openrave': ('.robot.xml', '.kinbody.xml', '.env.xml'),
            'chrono': ('.yaml', '.yml')}
 
 
 def seed_files(fmt: str) -> list[Path]:
-    """The real model files of a format in ../shared/models (entry files by their ending)."""
-    root = SHARED / fmt
+    """The real model files of a format in the corpus (entry files by their ending)."""
+    root = CORPUS / fmt
     return sorted(p for p in root.rglob('*') if p.is_file() and p.name.lower().endswith(
         ENDINGS[fmt]) and not p.name.endswith('.schema.yaml'))
 
 
 class Mirror:
-    """A tree of symbolic links standing in for ../shared/models, where one file is replaced.
+    """A tree of symbolic links standing in for the corpus, where one file is replaced.
 
     A mutated copy of a real file is written beside links to everything its original sees
     (same folder and every folder above it up to the format's root), so that the files it
@@ -178,8 +184,8 @@ class Mirror:
 
     def place(self, original: Path) -> Path:
         """The folder in the mirror that stands for ``original``'s folder (made on demand)."""
-        parts = original.parent.relative_to(SHARED).parts
-        here, source = self.root, SHARED
+        parts = original.parent.relative_to(CORPUS).parts
+        here, source = self.root, CORPUS
         for depth in range(len(parts) + 1):
             if here.is_symlink():
                 here.unlink()  # a folder linked before must now hold a replaced file

@@ -219,6 +219,7 @@ def test_missing_file():
         load_model('/nonexistent/robot.body')
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize('relative', [
     'choreonoid/share/model/misc/box1.body',
     'choreonoid/share/model/misc/floor.body',
@@ -229,6 +230,7 @@ def test_real_models_load(relative):
     assert model.links
 
 
+@pytest.mark.corpus
 def test_sr1_matches_the_file():
     model = load_model(shared_model('choreonoid/share/model/SR1/SR1.body'))
     assert model.root == 'WAIST' and model.root_joint == JointType.FREE

@@ -111,6 +111,7 @@ def test_joint_parameters(tmp_path):
     assert any('not a unit vector' in w for w in model.warnings)
 
 
+@pytest.mark.corpus
 def test_pseudo_continuous_track_is_a_fixed_joint_with_a_warning():
     model = load_model(shared_model('choreonoid/share/model/misc/conveyor.body'))
     joint = model.joint('TRACK')
@@ -121,6 +122,7 @@ def test_pseudo_continuous_track_is_a_fixed_joint_with_a_warning():
                for w in model.warnings)
 
 
+@pytest.mark.corpus
 def test_free_joints_below_the_root_are_independent_bodies():
     model = load_model(shared_model('choreonoid/share/model/misc/pyramid.body'))
     assert [j.type for j in model.joints] == [JointType.FREE, JointType.FREE]
@@ -173,6 +175,7 @@ def test_import_adds_keys_and_the_links_own_win(tmp_path):
     assert any("'friction_model'" in w for w in model.warnings)
 
 
+@pytest.mark.corpus
 def test_real_imports_are_read_and_their_unknown_keys_named():
     model = load_model(shared_model('choreonoid/historical/89196252/sample/TrackedVehicle/'
                                     'TrackedVehicle.body'))
@@ -235,6 +238,7 @@ def test_visual_inside_collision_is_an_error(tmp_path):
         """, 'a Visual node is inside a Collision node', 8)
 
 
+@pytest.mark.corpus
 def test_real_model_separates_visual_meshes_from_collision_primitives():
     model = load_model(shared_model('choreonoid/share/model/PA10/PA10.body'))
     base = model.link('BASE')
@@ -294,6 +298,7 @@ def test_yaml_scene_resource_by_anchor(tmp_path):
     assert shape.source.startswith(str(tmp_path / 'parts.yaml'))
 
 
+@pytest.mark.corpus
 def test_real_yaml_resource_places_visual_and_collision():
     model = load_model(shared_model('choreonoid/share/model/AizuWheel/AizuWheel.body'))
     chassis = model.link('CHASSIS')
@@ -360,6 +365,7 @@ def look(model, device):
     return world.rot[:, 0], world.rot[:, 2]
 
 
+@pytest.mark.corpus
 def test_camera_parameters_and_defaults():
     model = load_model(shared_model('choreonoid/share/model/misc/FourWheelCar.body'))
     (camera,) = model.devices
@@ -374,6 +380,7 @@ def test_camera_parameters_and_defaults():
     np.testing.assert_allclose(up, (0, 1, 0), atol=1e-12)
 
 
+@pytest.mark.corpus
 def test_optical_frame_rotation_of_a_real_camera():
     model = load_model(shared_model('choreonoid/share/model/Tank/TankBody.body'))
     kinect = next(d for d in model.devices if d.name == 'Kinect')
@@ -439,6 +446,7 @@ def test_sensor_kinds_and_units(tmp_path):
     assert 'direction' not in devices['lamp'].params
 
 
+@pytest.mark.corpus
 def test_plug_in_devices_are_kept_with_their_parameters():
     model = load_model(shared_model('choreonoid/share/model/misc/mid360.body'))
     (lidar,) = model.devices
@@ -452,6 +460,7 @@ def test_plug_in_devices_are_kept_with_their_parameters():
         assert device.kind == DeviceKind.OTHER and device.name == f'Base_{device.type_name}'
 
 
+@pytest.mark.corpus
 def test_competitor_marker_and_on_keys():
     model = load_model(shared_model('choreonoid/share/model/AizuSpider/AizuSpiderNS.body'))
     devices = {d.name: d for d in model.devices}
@@ -463,6 +472,7 @@ def test_competitor_marker_and_on_keys():
     assert not any("'True'" in w or "'on'" in w for w in model.warnings)
 
 
+@pytest.mark.corpus
 def test_real_camera_frames_in_a_yaml_resource():
     # AizuSpiderCommon.yaml turns each camera with rotations about z and x (GL convention).
     model = load_model(shared_model('choreonoid/share/model/AizuSpider/AizuSpiderNS.body'))
@@ -498,6 +508,7 @@ def test_device_errors_and_duplicates(tmp_path):
 # --- sub-bodies, tracks, extra joints ------------------------------------------------------
 
 
+@pytest.mark.corpus
 def test_sub_bodies_with_suffixes():
     model = load_model(shared_model('choreonoid/share/model/misc/BoxesOnFloor.body'))
     assert [link.name for link in model.links] == ['Floor', 'box1', 'box2', 'box3', 'box4']
@@ -506,6 +517,7 @@ def test_sub_bodies_with_suffixes():
     assert model.link('box3').inertial.mass == 12.8
 
 
+@pytest.mark.corpus
 def test_sub_body_prefixes_device_prefix_and_joint_ids():
     model = load_model(shared_model('choreonoid/share/model/AizuSpider/AizuSpiderSS.body'))
     arm = load_model(shared_model('choreonoid/share/model/JACO2/JACO2.body'))
@@ -517,6 +529,62 @@ def test_sub_body_prefixes_device_prefix_and_joint_ids():
     np.testing.assert_allclose(base.pos, (-0.06320, -0.094, 0.5150), atol=1e-12)
     np.testing.assert_allclose(base.rot @ (1, 0, 0), (0, 1, 0), atol=1e-12)
     assert model.joint('BASE').type == JointType.FIXED and model.joint('BASE').parent == 'CHASSIS'
+
+
+def test_sub_body_prefix_suffix_device_prefix_and_joint_id_offset(tmp_path):
+    body(tmp_path, """
+        links:
+          - { name: BASE, joint_type: fixed }
+          - { name: WRIST, parent: BASE, joint_type: revolute, joint_id: 1,
+              translation: [ 0, 0, 0.2 ],
+              elements: [ { type: ForceSensor, name: FORCE } ] }
+        """, name='arm.body')
+    model = load(tmp_path, """
+        links:
+          - { name: CHASSIS, joint_type: free, mass: 10 }
+          - { type: SubBody, uri: arm.body, parent: CHASSIS, prefix: L_, suffix: _1,
+              device_prefix: LEFT_, joint_id_offset: 4, translation: [ 0.1, 0.2, 0.3 ],
+              rotation: [ 0, 0, 1, 90 ] }
+          - { type: SubBody, uri: arm.body, parent: CHASSIS, prefix: R_,
+              translation: [ 0.1, -0.2, 0.3 ] }
+        """)
+    assert [link.name for link in model.links] == ['CHASSIS', 'L_BASE_1', 'L_WRIST_1',
+                                                   'R_BASE', 'R_WRIST']
+    assert {d.name: d.link for d in model.devices} == {'LEFT_FORCE': 'L_WRIST_1',
+                                                       'R_FORCE': 'R_WRIST'}  # the prefix
+    assert model.joint('L_WRIST_1').meta['joint_id'] == 5
+    assert model.joint('R_WRIST').meta['joint_id'] == 1
+    # The SubBody node places the sub-body's root on the chassis with a fixed joint.
+    base = model.joint('L_BASE_1')
+    assert base.type == JointType.FIXED and base.parent == 'CHASSIS'
+    np.testing.assert_allclose(model.link('L_BASE_1').pose.pos, (0.1, 0.2, 0.3), atol=1e-12)
+    np.testing.assert_allclose(model.link('L_BASE_1').pose.rot @ (1, 0, 0), (0, 1, 0),
+                               atol=1e-12)
+    np.testing.assert_allclose(model.link('R_WRIST').pose.pos, (0.1, -0.2, 0.5), atol=1e-12)
+
+
+def test_optical_frame_rotation_turns_the_gl_frame(tmp_path):
+    """optical_frame_rotation is the GL frame's rotation in the device frame: a quarter turn
+    about X makes a GL camera (looking along -Z) look along +Y of the link, as Choreonoid
+    reads it; the model's device frame looks along its +x."""
+    model = load(tmp_path, """
+        links:
+          - name: a
+            elements:
+              - { type: Camera, name: plain }
+              - { type: Camera, name: turned, optical_frame_rotation: [ 1, 0, 0, 90 ] }
+              - { type: RangeSensor, name: scanner, optical_frame: robotics }
+        """)
+    devices = {d.name: d for d in model.devices}
+    forward, up = look(model, devices['plain'])
+    np.testing.assert_allclose(forward, (0, 0, -1), atol=1e-9)
+    np.testing.assert_allclose(up, (0, 1, 0), atol=1e-9)
+    forward, up = look(model, devices['turned'])
+    np.testing.assert_allclose(forward, (0, 1, 0), atol=1e-9)
+    np.testing.assert_allclose(up, (0, 0, 1), atol=1e-9)
+    forward, up = look(model, devices['scanner'])
+    np.testing.assert_allclose(forward, (1, 0, 0), atol=1e-9)
+    np.testing.assert_allclose(up, (0, 0, 1), atol=1e-9)
 
 
 def test_each_sub_body_file_has_its_own_angle_unit(tmp_path):
@@ -544,6 +612,52 @@ def test_sub_body_errors(tmp_path):
           "sub-body 'none.body' does not exist", 3)
 
 
+def test_continuous_track_of_our_own(tmp_path):
+    model = load(tmp_path, """
+        links:
+          - { name: ROOT, joint_type: free, mass: 10, inertia: [1, 0, 0, 0, 1, 0, 0, 0, 1] }
+          - type: ContinuousTrack
+            name: SHOE
+            parent: ROOT
+            translation: [0.5, 0, 0]
+            joint_axis: Y
+            num_joints: 6
+            joint_offset: [0.1, 0, 0]
+            initial_joint_angles: [30, -30]
+            mass: 0.5
+            inertia: [0.01, 0, 0, 0, 0.01, 0, 0, 0, 0.01]
+            elements:
+              - { type: Shape, geometry: { type: Box, size: [0.1, 0.2, 0.02] } }
+              - { type: AccelerationSensor, name: SHOE_ACCEL }
+        """)
+    shoes = [link.name for link in model.links if link.name.startswith('SHOE')]
+    assert shoes == [f'SHOE{i}' for i in range(6)]
+    first = model.joint('SHOE0')
+    assert first.type == JointType.FREE and first.parent == 'ROOT'
+    for i in range(1, 6):
+        joint = model.joint(f'SHOE{i}')
+        assert joint.type == JointType.CONTINUOUS and joint.parent == f'SHOE{i - 1}'
+        np.testing.assert_allclose(joint.axis, (0, 1, 0))
+        np.testing.assert_allclose(model.joint_origin(joint).pos, (0.1, 0, 0))
+        assert model.link(f'SHOE{i}').inertial.mass == 0.5
+        assert len(model.link(f'SHOE{i}').visuals) == 1
+    assert [j.initial for j in (model.joint(f'SHOE{i}') for i in range(1, 6))] == \
+        pytest.approx([math.radians(30), math.radians(-30), 0, 0, 0])
+    assert [d.link for d in model.devices] == ['SHOE0']  # devices stay on the first link
+    fails(tmp_path, """
+        links:
+          - { name: ROOT }
+          - { type: ContinuousTrack, name: T, parent: ROOT, num_joints: 2,
+              joint_offset: [0.1, 0, 0] }
+        """, 'a ContinuousTrack needs num_joints of 3 or more', 5)
+    fails(tmp_path, """
+        links:
+          - { name: ROOT }
+          - { type: ContinuousTrack, name: T, parent: ROOT, num_joints: 4 }
+        """, 'a ContinuousTrack needs joint_offset', 5)
+
+
+@pytest.mark.corpus
 def test_continuous_track_links():
     model = load_model(shared_model('choreonoid/historical/89196252/sample/TrackedVehicle/'
                                     'TrackedVehicle.body'))
@@ -560,6 +674,7 @@ def test_continuous_track_links():
     assert all(model.link(n).inertial.mass == 5.142 for n in feet)
 
 
+@pytest.mark.corpus
 def test_extra_joint_closes_the_steering_linkage():
     from body_bridge.sim.simulation import Mode, Simulation
     model = load_model(shared_model('choreonoid/share/model/misc/FourWheelCar.body'))

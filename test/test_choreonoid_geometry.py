@@ -160,6 +160,7 @@ def test_extrusion_around_a_closed_spine_is_a_torus(tmp_path):
     assert geo.mesh_volume(placed(shape)) == pytest.approx(0.04 * polygon_length, rel=2e-3)
 
 
+@pytest.mark.corpus
 def test_extrusion_of_a_real_slope():
     model = load_model(shared_model('choreonoid/share/model/misc/slope.body'))
     slope = next(s for s in model.link('WAIST').visuals if isinstance(s.geometry, Mesh))
@@ -187,6 +188,7 @@ def test_elevation_grid_counts_its_heights(tmp_path):
                            'height: [ 0, 0, 0, 0, 0 ] }')
 
 
+@pytest.mark.corpus
 def test_indexed_face_set_of_a_real_terrain():
     model = load_model(shared_model('choreonoid/sample/WRS2018/model/TerrainA.body'))
     bumps = model.link('1').visuals
@@ -195,6 +197,7 @@ def test_indexed_face_set_of_a_real_terrain():
         assert geo.mesh_volume(bump.geometry) == pytest.approx(1.2 * 1.2 * 0.34 / 2, rel=1e-9)
 
 
+@pytest.mark.corpus
 def test_indexed_face_set_box_of_a_real_cassette():
     model = load_model(shared_model('choreonoid/share/model/house/cassette.body'))
     (shape,) = model.link('WAIST').visuals
@@ -239,6 +242,7 @@ def _read_binary_stl(path) -> np.ndarray:
     return records['v'].astype(float)
 
 
+@pytest.mark.corpus
 def test_stl_resource_is_the_file_placed_in_the_link():
     path = shared_model('choreonoid/share/model/GR001/parts/WAIST.stl')
     triangles = _read_binary_stl(path)
@@ -250,6 +254,49 @@ def test_stl_resource_is_the_file_placed_in_the_link():
                          np.cross(triangles[:, 1], triangles[:, 2])).sum() / 6
     assert geo.mesh_volume(mesh) == pytest.approx(expected, rel=1e-5)
     assert shape.material.rgba[:3] == pytest.approx((0.3, 0.3, 0.8))  # the *BLUE alias
+
+
+def test_mesh_resources_of_our_own_are_placed_scaled_and_coloured(tmp_path):
+    """Resource geometry from an STL file and from a named node of a VRML file, placed by
+    the Transform above it, with the appearance of its Shape (a clone without the real
+    model corpus tests what GR001's and the Tank's meshes test with it)."""
+    geo.write_stl(geo.box_mesh((0.1, 0.2, 0.3)), tmp_path / 'part.stl')
+    (tmp_path / 'wood.png').write_bytes(b'\x89PNG\r\n\x1a\n')
+    (tmp_path / 'parts.wrl').write_text(
+        '#VRML V2.0 utf8\nDEF WHEEL Transform { translation 5 0 0 scale 2 2 2 children\n'
+        '  Shape { geometry Box { size 0.1 0.1 0.1 } } }\n')
+    path = tmp_path / 'meshes.body'
+    path.write_text(textwrap.dedent("""\
+        format: ChoreonoidBody
+        format_version: 2.0
+        links:
+          - name: a
+            elements:
+              - type: Transform
+                translation: [ 1, 0, 0 ]
+                scale: [ 2, 1, 1 ]
+                elements:
+                  - type: Shape
+                    geometry: { type: Resource, uri: part.stl }
+                    appearance:
+                      material: { diffuse: [ 0.3, 0.3, 0.8 ], transparency: 0.5 }
+                      texture: { url: wood.png }
+              - type: Shape
+                geometry: { type: Resource, uri: parts.wrl, node: WHEEL }
+        """))
+    model = load_model(path)
+    stl, wheel = model.link('a').visuals
+    mesh = placed(stl)
+    assert geo.mesh_volume(mesh) == pytest.approx(2 * 0.1 * 0.2 * 0.3)
+    np.testing.assert_allclose(mesh.vertices.min(axis=0), (0.9, -0.1, -0.15), atol=1e-9)
+    np.testing.assert_allclose(mesh.vertices.max(axis=0), (1.1, 0.1, 0.15), atol=1e-9)
+    assert stl.material.rgba == pytest.approx((0.3, 0.3, 0.8, 0.5))
+    assert stl.material.texture == str(tmp_path / 'wood.png')
+    # A named node keeps its scale and drops its translation.
+    mesh = placed(wheel)
+    np.testing.assert_allclose(mesh.vertices.min(axis=0), (-0.1, -0.1, -0.1), atol=1e-9)
+    np.testing.assert_allclose(mesh.vertices.max(axis=0), (0.1, 0.1, 0.1), atol=1e-9)
+    assert [len(model.link('a').collisions)] == [2]  # plain shapes are both
 
 
 def test_shapes_urdf_lacks_become_mesh_files_for_urdf_and_mujoco(tmp_path):

@@ -13,10 +13,12 @@ import yaml
 
 from body_bridge.formats import load_model
 
-from conftest import SHARED_MODELS
+from conftest import CORPUS
 from model_checks import check_all
 
-CHOREONOID = SHARED_MODELS / 'choreonoid'
+pytestmark = pytest.mark.corpus  # every test here reads the real model corpus
+
+CHOREONOID = CORPUS / 'choreonoid'
 BODY_FILES = sorted(CHOREONOID.rglob('*.body'))
 
 

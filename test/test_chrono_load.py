@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SHARED_MODELS, shared_model
+from conftest import CORPUS, shared_model
 from model_checks import check_all
 
 from body_bridge.errors import ModelError, UnsupportedError
@@ -13,7 +13,7 @@ from body_bridge.formats import load_model
 from body_bridge.model import Box, Cylinder, JointType, Mesh, Sphere
 
 DATA = Path(__file__).parent / 'data' / 'chrono'
-CHRONO = SHARED_MODELS / 'chrono'
+CHRONO = CORPUS / 'chrono'
 
 #: Every multibody model of the shared set (10.x layout, 9.x layout, MBS specifications).
 REAL_MBS = [
@@ -60,11 +60,13 @@ OTHER = sorted(str(p.relative_to(CHRONO)) for p in CHRONO.rglob('*.yaml')
                if str(p.relative_to(CHRONO)) not in REAL_MBS)
 
 
+@pytest.mark.corpus
 def test_the_shared_set_is_covered():
     assert len(REAL_MBS) == 21 and len(OTHER) == 52
     assert all((CHRONO / name).is_file() for name in REAL_MBS)
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize('relative', REAL_MBS)
 def test_real_mbs_models_convert(tmp_path, check_urdf, relative):
     model = load_model(shared_model(f'chrono/{relative}'))
@@ -76,6 +78,7 @@ def test_own_models_convert(tmp_path, check_urdf, name):
     check_all(load_model(DATA / name), tmp_path, check_urdf)
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize('relative', OTHER)
 def test_other_chrono_files_say_what_they_are(relative):
     with pytest.raises(UnsupportedError) as err:
@@ -89,6 +92,7 @@ def test_other_chrono_files_say_what_they_are(relative):
 # --- the tree ---------------------------------------------------------------------------------
 
 
+@pytest.mark.corpus
 def test_every_body_is_a_link_reached_from_the_root():
     model = load_model(shared_model('chrono/data/yaml/mbs/model_motors.yaml'))
     bodies = ['ground', 'stator1', 'rotor1', 'stator2', 'rotor2', 'stator3', 'rotor3', 'guide1',
@@ -103,6 +107,7 @@ def test_every_body_is_a_link_reached_from_the_root():
     assert model.ground_plane is False and model.self_collision is True
 
 
+@pytest.mark.corpus
 def test_a_model_without_a_fixed_body_hangs_from_world():
     model = load_model(shared_model('chrono/data/yaml/fsi/sphere_drop/model_mbs.yaml'))
     assert model.root == 'world' and model.link('world').inertial is None
@@ -161,6 +166,7 @@ def test_child_frames_move_to_the_joint_and_geometry_stays_in_place():
     np.testing.assert_allclose((bob.pose @ rod.pose).pos, world_com / 2, atol=1e-12)
 
 
+@pytest.mark.corpus
 def test_joint_coordinates_are_body1_relative_to_body2():
     model = load_model(shared_model('chrono/historical/58ece18a/data/yaml/models/'
                                     'slider_crank.yaml'))
@@ -265,6 +271,7 @@ def test_mesh_shapes_are_read_through_data_path(tmp_path, check_urdf):
     check_all(model, tmp_path, check_urdf)
 
 
+@pytest.mark.corpus
 def test_mbs_specification_takes_model_time_step_and_gravity():
     model = load_model(DATA / 'loads_mbs.yaml')
     assert model.name == 'loads' and model.timestep == 5e-4
@@ -301,6 +308,7 @@ def test_springs_motors_and_loads_are_in_link_frames():
 # --- warnings ---------------------------------------------------------------------------------
 
 
+@pytest.mark.corpus
 def test_what_is_ignored_is_reported():
     bushing = load_model(shared_model('chrono/data/yaml/mbs/model_bushing.yaml'))
     assert [w.split(': ', 1)[1] for w in bushing.warnings] == [
@@ -447,6 +455,47 @@ def test_bad_files_fail_with_one_line(tmp_path, text, line, message):
     assert str(err.value).startswith(f'{path}:{line}: '), str(err.value)
     assert message in str(err.value)
     assert '\n' not in str(err.value)
+
+
+#: Chrono files that are not multibody models (written here; the corpus has real ones of each).
+NOT_MBS = [
+    ('chrono-version: 9.0\nsimulation: {time_step: 0.001}\n', ':1: not a Chrono MBS model: '
+     'a Chrono 9.x simulation specification (solver and integrator settings)'),
+    ('chrono-version: 10.0\nintegrator: {type: EULER_IMPLICIT}\nsolver: {type: BARZILAI}\n',
+     ':1: not a Chrono MBS model: a Chrono solver specification (integrator and solver '
+     'settings)'),
+    ('chrono-version: 10.0\nsph: {}\nkernel: {}\n',
+     ':1: not a Chrono MBS model: a Chrono::FSI-SPH solver specification'),
+    ('chrono-version: 10.0\nmodel: other.yaml\n',
+     ':1: not a Chrono MBS model: it names a model file but has no "type: MBS"'),
+    ('chrono-version: 10.0\nmodel:\n  vehicle_json: hmmwv.json\n', ':3: model: a '
+     'Chrono::Vehicle model (it names Chrono::Vehicle JSON files), not a multibody model'),
+    ('chrono-version: 10.0\nmodel:\n  fluid_properties: {density: 1000}\n',
+     ':3: model: a Chrono::FSI-SPH fluid model, not a multibody model'),
+    ('chrono-version: 10.0\ntype: FSI\n', ':1: a Chrono FSI (fluid-solid interaction) '
+     'simulation specification, not a multibody model'),
+    ('chrono-version: 10.0\ntype: VEHICLE\n',
+     ':1: a Chrono::Vehicle simulation specification, not a multibody model'),
+    ('chrono-version: {type: string}\n',
+     ':1: a Chrono YAML schema (it describes the file format), not a model'),
+]
+
+
+@pytest.mark.parametrize('text, message', NOT_MBS, ids=[m[:50] for _, m in NOT_MBS])
+def test_chrono_files_that_are_not_models_say_what_they_are(tmp_path, text, message):
+    path = write(tmp_path, text)
+    with pytest.raises(UnsupportedError) as err:
+        load_model(path)
+    assert str(err.value) == f'{path}{message}'
+
+
+def test_finite_element_parts_are_left_out_with_a_warning(tmp_path):
+    path = write(tmp_path, HEAD + MOVING + '  FEA_beams:\n    - {name: beam1}\n'
+                 '    - {name: beam2}\n')
+    model = load_model(path)
+    assert [link.name for link in model.links] == ['g', 'm']
+    assert any('"FEA_beams": 2 finite-element part(s) (beam1, beam2) left out; the bridge loads '
+               'the rigid bodies only' in w for w in model.warnings), model.warnings
 
 
 def test_specification_whose_solver_is_not_chrono(tmp_path):

@@ -7,6 +7,11 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 from geometry_msgs.msg import Vector3, Wrench
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64

@@ -1,6 +1,7 @@
 """python -m body_bridge convert / info, as a user runs them."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -12,6 +13,19 @@ from conftest import REPO, SAMPLE_ARM, shared_model
 def cli(*args, cwd=REPO):
     return subprocess.run([sys.executable, '-m', 'body_bridge', *map(str, args)], cwd=cwd,
                           capture_output=True, text=True, timeout=120)
+
+
+def test_help_names_the_command_as_typed():
+    """``python -m body_bridge --help`` and the installed script (what ``ros2 run body_bridge
+    body_bridge`` runs) each print their own usage line."""
+    assert cli('--help').stdout.startswith('usage: python -m body_bridge ')
+    # pip puts it in bin/, or (setup.py develop, setup.cfg) in lib/body_bridge/ as colcon does
+    script = next(path for path in (os.path.join(sys.prefix, 'bin', 'body_bridge'),
+                                    os.path.join(sys.prefix, 'lib', 'body_bridge', 'body_bridge'))
+                  if os.path.exists(path))
+    proc = subprocess.run([script, '--help'], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith('usage: body_bridge ')
 
 
 def test_convert_to_stdout_is_accepted_by_check_urdf(tmp_path, check_urdf):
@@ -36,6 +50,7 @@ def test_convert_by_bundled_name_with_mjcf(tmp_path):
         {mj.joint(i).name for i in range(mj.njnt)}
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize('relative', ['choreonoid/share/model/misc/box1.body',
                                       'choreonoid/share/model/misc/floor.body'])
 def test_convert_real_models(tmp_path, check_urdf, relative):
@@ -45,6 +60,7 @@ def test_convert_real_models(tmp_path, check_urdf, relative):
     assert check_urdf(out)[0]
 
 
+@pytest.mark.ros  # info names the device topics (ros/graph.py)
 def test_info_json():
     proc = cli('info', SAMPLE_ARM, '--json')
     assert proc.returncode == 0, proc.stderr
@@ -57,12 +73,15 @@ def test_info_json():
     assert {d['kind'] for d in data['devices']} >= {'imu', 'camera', 'range', 'force'}
 
 
+@pytest.mark.corpus
+@pytest.mark.ros  # info names the device topics (ros/graph.py)
 def test_info_json_real_model():
     proc = cli('info', shared_model('choreonoid/share/model/misc/box1.body'), '--json')
     data = json.loads(proc.stdout)
     assert data['mass'] == pytest.approx(12.8) and data['joints'] == []
 
 
+@pytest.mark.ros  # info names the device topics (ros/graph.py)
 def test_info_text():
     proc = cli('info', 'sample_arm')
     assert proc.returncode == 0 and 'elbow_pitch' in proc.stdout and 'hand_camera' in proc.stdout

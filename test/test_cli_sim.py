@@ -8,6 +8,13 @@ import subprocess
 import sys
 import time
 
+import pytest
+
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 from sensor_msgs.msg import JointState
 
 from body_bridge.ros import qos

@@ -5,6 +5,7 @@ import struct
 import zlib
 
 import numpy as np
+import pytest
 import yaml
 
 from conftest import SAMPLE_ARM, shared_model
@@ -45,6 +46,7 @@ def tree_depth(line: str) -> int:
     return re.match(r'^[│ ├└─]*', line).end() // 4
 
 
+@pytest.mark.ros  # info, rviz and params read the node's topics and parameters
 def test_info_is_a_tree_of_links_with_joints_limits_and_device_topics():
     proc = cli('info', 'sample_arm')
     assert proc.returncode == 0, proc.stderr
@@ -71,6 +73,61 @@ def test_info_is_a_tree_of_links_with_joints_limits_and_device_topics():
                for line in lines)
 
 
+#: A model of our own with the devices whose topics need explaining: a dual fisheye camera, a
+#: 3-D range scanner whose name a topic cannot hold, a light, a plug-in device.
+ODD_DEVICES = """format: ChoreonoidBody
+format_version: 2.0
+name: devices
+links:
+  - name: base
+    joint_type: fixed
+    mass: 1.0
+    inertia: [ 0.01, 0, 0, 0.01, 0, 0.01 ]
+    elements:
+      - { type: Camera, name: Theta, lens_type: DUAL_FISHEYE, width: 64, frame_rate: 30 }
+      - { type: RangeSensor, name: VLP-16, yaw_range: 360, yaw_step: 2, pitch_range: 30,
+          pitch_step: 2, scan_rate: 5 }
+      - { type: SpotLight, name: Light }
+      - { type: Holder, name: Gripper }
+"""
+MIMIC = """<KinBody name="m">
+  <Body name="base" type="static"><Geom type="box"><extents>0.1 0.1 0.1</extents></Geom></Body>
+  <Body name="a"><Geom type="box"><extents>0.1 0.1 0.1</extents></Geom></Body>
+  <Body name="b"><Geom type="box"><extents>0.1 0.1 0.1</extents></Geom></Body>
+  <Joint name="lead" type="hinge"><Body>base</Body><Body>a</Body><axis>0 0 1</axis></Joint>
+  <Joint name="follow" type="hinge" enable="false" mimic_pos="lead/3+0.8727">
+    <Body>base</Body><Body>b</Body><axis>0 0 1</axis></Joint>
+</KinBody>
+"""
+
+
+@pytest.mark.ros  # info and rviz read the node's topics
+def test_info_and_rviz_of_devices_that_need_explaining(tmp_path):
+    path = tmp_path / 'devices.body'
+    path.write_text(ODD_DEVICES)
+    proc = cli('info', path)
+    assert proc.returncode == 0, proc.stderr
+    lines = [line[line.index('device '):] for line in proc.stdout.splitlines()
+             if 'device ' in line]
+    assert lines == [
+        'device Theta: camera (Camera) -> Theta/image_raw, Theta/camera_info, 30 Hz',
+        'device VLP-16: range (RangeSensor) -> VLP_16/points, 5 Hz',
+        'device Light: light (SpotLight), lights the rendered scene',
+        'device Gripper: other (Holder), not simulated (a TF frame only)']
+    rviz = yaml.safe_load(cli('rviz', path).stdout)
+    enabled = {(d['Class'], d['Topic']['Value'])
+               for d in rviz['Visualization Manager']['Displays'] if d['Enabled'] and 'Topic' in d}
+    assert enabled == {('rviz_default_plugins/Image', 'Theta/image_raw'),
+                       ('rviz_default_plugins/PointCloud2', 'VLP_16/points')}
+    mimic = tmp_path / 'mimic.kinbody.xml'
+    mimic.write_text(MIMIC)
+    out = cli('info', mimic).stdout
+    assert 'revolute joint follow about z, -3.142..3.142 rad [-180..180 deg], ' \
+           '= 0.3333 lead + 0.8727' in out
+
+
+@pytest.mark.corpus
+@pytest.mark.ros  # info, rviz and params read the node's topics and parameters
 def test_info_names_devices_that_do_not_publish_and_mimic_formulas():
     proc = cli('info', shared_model(TANK))
     assert proc.returncode == 0, proc.stderr
@@ -85,6 +142,7 @@ def test_info_names_devices_that_do_not_publish_and_mimic_formulas():
     assert '= 0.3333 JF3 + 0.8727' in wam.stdout
 
 
+@pytest.mark.ros  # info, rviz and params read the node's topics and parameters
 def test_info_json_lists_device_topics():
     import json
     data = json.loads(cli('info', 'sample_arm', '--json').stdout)
@@ -119,7 +177,7 @@ def test_check_reports_every_problem_of_every_model(tmp_path):
                    '      - { type: Camera, name: eye, near_clip_distance: 5, '
                    'far_clip_distance: 1 }\n'
                    '      - { type: Camera, name: wide, field_of_view: 200 }\n')
-    proc = cli('check', bad, odd, shared_model(TANK))
+    proc = cli('check', bad, odd, 'sample_arm')
     assert proc.returncode == 2
     lines = proc.stdout.splitlines()
     assert f'error: {bad}:2: mass must be a number, found a list' in lines
@@ -129,7 +187,14 @@ def test_check_reports_every_problem_of_every_model(tmp_path):
     assert any("device 'eye'" in line and 'it does not publish' in line for line in warnings)
     assert any("device 'wide'" in line and 'field_of_view 200' in line for line in warnings)
     assert f'{odd}: ok: 0 errors, {len(warnings)} warnings' in lines
-    assert any(line.startswith(f'{shared_model(TANK)}: ok: 0 errors, ') for line in lines)
+    assert 'sample_arm: ok: 0 errors, 0 warnings' in lines
+
+
+@pytest.mark.corpus
+def test_check_passes_a_real_model_with_its_warnings():
+    proc = cli('check', shared_model(TANK))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.splitlines()[-1].startswith(f'{shared_model(TANK)}: ok: 0 errors, ')
     assert 'Traceback' not in proc.stdout + proc.stderr
 
 
@@ -183,6 +248,8 @@ def test_snapshot_of_an_unknown_camera_is_one_line(tmp_path):
 
 # --- rviz, params --------------------------------------------------------------------------
 
+@pytest.mark.corpus
+@pytest.mark.ros  # info, rviz and params read the node's topics and parameters
 def test_rviz_config_of_a_model_has_a_display_per_sensor_topic():
     proc = cli('rviz', shared_model(TANK))
     assert proc.returncode == 0, proc.stderr
@@ -197,6 +264,7 @@ def test_rviz_config_of_a_model_has_a_display_per_sensor_topic():
     assert config['Visualization Manager']['Global Options']['Fixed Frame'] == 'world'
 
 
+@pytest.mark.ros  # info, rviz and params read the node's topics and parameters
 def test_params_prints_every_declared_parameter():
     from body_bridge.ros.params import PARAMETERS
     proc = cli('params')
@@ -204,10 +272,12 @@ def test_params_prints_every_declared_parameter():
     for name, (_, _, description) in PARAMETERS.items():
         assert f'{name} (' in proc.stdout and description in proc.stdout
     markdown = cli('params', '--markdown').stdout
-    assert markdown.splitlines()[0] == '| parameter | type | default | meaning |'
-    assert '| `ground_plane` | string | `auto` |' in markdown
+    assert markdown.splitlines()[0] == '| parameter | type | default | at run time | meaning |'
+    assert '| `ground_plane` | string | `auto` | read-only: ' in markdown
+    assert '| `real_time_factor` | double | `1.0` | settable: ' in markdown
 
 
+@pytest.mark.ros  # info, rviz and params read the node's topics and parameters
 def test_params_write_replaces_only_the_generated_block(tmp_path):
     from body_bridge.ros.params_doc import BEGIN, END, markdown
     doc = tmp_path / 'doc.md'

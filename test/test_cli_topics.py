@@ -1,6 +1,11 @@
 """The topics ``info`` and ``rviz`` work out from a model are the ones the node publishes."""
 
 import pytest
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 from rclpy.parameter import Parameter
 
 from body_bridge.formats import load_model
@@ -8,10 +13,9 @@ from body_bridge.ros.graph import device_topics
 
 from conftest import SAMPLE_ARM, shared_model
 
-MODELS = [str(SAMPLE_ARM),
-          str(shared_model('choreonoid/share/model/SR1/SR1.body')),
-          str(shared_model('choreonoid/share/model/AizuSpider/AizuSpiderSS.body')),
-          str(shared_model('choreonoid/share/model/Tank/TankBody.body'))]
+MODELS = [str(SAMPLE_ARM)] + [
+    pytest.param(str(shared_model(f'choreonoid/share/model/{relative}')), marks=pytest.mark.corpus)
+    for relative in ('SR1/SR1.body', 'AizuSpider/AizuSpiderSS.body', 'Tank/TankBody.body')]
 
 
 def type_name(cls) -> str:
@@ -40,6 +44,7 @@ def test_predicted_device_topics_are_the_published_ones(ros, tmp_path, path):
         node.destroy_node()
 
 
+@pytest.mark.corpus
 def test_devices_without_topics_say_why():
     entries = {e.device.name: e for e in device_topics(load_model(
         shared_model('choreonoid/share/model/Tank/TankBody.body')))}

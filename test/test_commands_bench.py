@@ -4,9 +4,12 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from conftest import REPO
 
 
+@pytest.mark.ros  # the latency benchmark runs the node
 def test_latency_benchmark_prints_median_and_p99():
     proc = subprocess.run([sys.executable, str(REPO / 'bench' / 'latency.py'), '--samples', '30'],
                           cwd=REPO, capture_output=True, text=True, timeout=300)

@@ -7,6 +7,11 @@ import math
 
 import numpy as np
 import pytest
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 from builtin_interfaces.msg import Duration, Time
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray

@@ -6,6 +6,11 @@ import sys
 import numpy as np
 import pytest
 
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 from body_bridge.errors import ParameterError
 from body_bridge.formats import load_model
 from body_bridge.ros.commands import read_controllers
@@ -166,11 +171,13 @@ def test_launch_file_starts_the_bridge_with_every_model(monkeypatch):
         made[name] = []
     module('launch', LaunchDescription=type('LaunchDescription', (Recorder,), {}))
     module('launch.actions', DeclareLaunchArgument=type('DeclareLaunchArgument', (Recorder,), {}),
-           OpaqueFunction=type('OpaqueFunction', (Recorder,), {}))
+           OpaqueFunction=type('OpaqueFunction', (Recorder,), {}),
+           Shutdown=type('Shutdown', (Recorder,), {}))
     module('launch.substitutions', LaunchConfiguration=LaunchConfiguration)
     module('launch_ros'), module('launch_ros.actions', Node=type('Node', (Recorder,), {}))
     module('ament_index_python'), module('ament_index_python.packages',
-                                         get_package_share_directory=lambda name: '/share')
+                                         get_package_share_directory=lambda name: '/share',
+                                         PackageNotFoundError=KeyError)
     namespace = {}
     exec(compile((REPO / 'launch' / 'sim.launch.py').read_text(), 'sim.launch.py', 'exec'),
          namespace)
@@ -183,7 +190,9 @@ def test_launch_file_starts_the_bridge_with_every_model(monkeypatch):
                                         '--log-level', 'info']
     assert node.kwargs['namespace'] == 'sim'
     assert node.kwargs['parameters'][0] == '/p.yaml'
-    assert node.kwargs['parameters'][1] == {'use_sim_time': True}
+    # values given (even the node's defaults) override the parameter file
+    assert node.kwargs['parameters'][1] == {'use_sim_time': True, 'real_time_factor': 1.0,
+                                            'simulate': True}
     declared = {a.args[0] for a in made['DeclareLaunchArgument']}
     assert declared >= {'model', 'namespace', 'params_file', 'use_sim_time'}  # test_launch.py
 

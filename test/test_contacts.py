@@ -128,6 +128,7 @@ def test_links_naming_materials_without_a_table_say_so_once(tmp_path):
     assert model.contacts == ()
 
 
+@pytest.mark.corpus
 def test_a_real_model_uses_choreonoids_own_table_found_above_it():
     # SR1's soles are material Sole, its other links Default; the table beside the model
     # (../shared/models/choreonoid/share/default/materials.yaml) gives Ground-Sole 1.0 and
@@ -145,6 +146,7 @@ def test_a_real_model_uses_choreonoids_own_table_found_above_it():
         assert world.mj.pair_friction[k, 0] == pytest.approx(1.0 if link in soles else 0.5)
 
 
+@pytest.mark.corpus
 def test_the_material_table_parameter_replaces_the_one_found(tmp_path):
     table = tmp_path / 'mine.yaml'
     table.write_text('contact_materials:\n  - {materials: [Ground, Sole], friction: 0.05}\n')

@@ -31,6 +31,7 @@ def test_sample_arm_converts(tmp_path, check_urdf):
         assert f'<link name="{frame}"/>' in text
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize('relative', SIMPLE_REAL_MODELS)
 def test_real_models_convert(tmp_path, check_urdf, relative):
     check_all(load_model(shared_model(relative)), tmp_path, check_urdf)

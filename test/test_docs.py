@@ -1,4 +1,5 @@
-"""The README and the shipped configuration say what the code does."""
+"""The README, docs/ and the shipped configuration say what the code does, and their links
+lead where they say."""
 
 from __future__ import annotations
 
@@ -7,14 +8,23 @@ import re
 import subprocess
 import sys
 
+import pytest
 import yaml
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
 
 from body_bridge.ros.params import GROUPS, PARAMETERS
 from body_bridge.ros.params_doc import BEGIN, END, GROUP_ROWS, markdown
 
-from conftest import REPO, SAMPLE_ARM
+from conftest import CORPUS, REPO, SAMPLE_ARM
 
 README = (REPO / 'README.md').read_text()
+DOCS = REPO / 'docs'
+PARAMETERS_PAGE = DOCS / 'topics-and-parameters.md'
+#: Every Markdown page a user reads: their relative links and anchors must resolve on GitHub.
+PAGES = [REPO / 'README.md', *sorted(DOCS.glob('*.md')), REPO / 'bench' / 'README.md']
 RVIZ = REPO / 'config' / 'body_bridge.rviz'
 #: Display classes of rviz_default_plugins that Humble, Jazzy and Kilted all ship.
 RVIZ_CLASSES = {'rviz_default_plugins/Grid', 'rviz_default_plugins/RobotModel',
@@ -23,17 +33,18 @@ RVIZ_CLASSES = {'rviz_default_plugins/Grid', 'rviz_default_plugins/RobotModel',
                 'rviz_default_plugins/Range', 'rviz_default_plugins/Wrench'}
 
 
-def section(title: str) -> str:
-    start = README.index(f'\n## {title}\n')
-    end = README.find('\n## ', start + 1)
-    return README[start:end if end > 0 else None]
+def section(title: str, text: str = README) -> str:
+    start = text.index(f'\n## {title}\n')
+    end = text.find('\n## ', start + 1)
+    return text[start:end if end > 0 else None]
 
 
 def test_parameter_reference_matches_the_declared_parameters():
     assert set(GROUP_ROWS) == set(GROUPS) | {'devices'}  # every group is documented
-    block = README[README.index(BEGIN) + len(BEGIN):README.index(END)]
+    page = PARAMETERS_PAGE.read_text()
+    block = page[page.index(BEGIN) + len(BEGIN):page.index(END)]
     assert block.strip() == markdown().strip(), \
-        'run: .venv/bin/python -m body_bridge params --write README.md'
+        f'run: .venv/bin/python -m body_bridge params --write {PARAMETERS_PAGE.relative_to(REPO)}'
     for name in PARAMETERS:
         assert f'| `{name}` |' in block
 
@@ -67,34 +78,108 @@ def test_pictures_exist_and_are_shown():
         assert path.split('/')[-1] in script, f'{path} is not made by docs/make_pictures.sh'
 
 
+def _outside_code(text: str) -> str:
+    """The Markdown text without fenced and indented code blocks (their lines blanked)."""
+    lines, fenced = [], False
+    for line in text.split('\n'):
+        if line.startswith('```'):
+            fenced = not fenced
+            lines.append('')
+        else:
+            lines.append('' if fenced or line.startswith('    ') and not line.lstrip().startswith(
+                ('-', '|')) else line)
+    return '\n'.join(lines)
+
+
+def github_anchors(text: str) -> set[str]:
+    """The anchors GitHub gives the headings of a page: the heading's text in lower case,
+    without characters other than letters, digits, '_', '-' and spaces, spaces made '-';
+    a repeated one gets -1, -2, ..."""
+    anchors: set[str] = set()
+    for heading in re.findall(r'^#{1,6} (.+?)#*$', _outside_code(text), re.M):
+        shown = re.sub(r'[`*]', '', re.sub(r'\[([^\]]*)\]\([^)]*\)', r'\1', heading.strip()))
+        anchor = re.sub(r'[^\w\- ]', '', shown.lower()).replace(' ', '-')
+        unique, count = anchor, 0
+        while unique in anchors:
+            count += 1
+            unique = f'{anchor}-{count}'
+        anchors.add(unique)
+    return anchors
+
+
+def relative_links(text: str) -> list[str]:
+    """Targets of the page's links and images that are not URLs (code blocks left out)."""
+    targets = re.findall(r'\]\(([^)\s]+)(?:\s+"[^"]*")?\)', _outside_code(text))
+    return [t for t in targets if not re.match(r'[a-z]+:', t)]
+
+
+def test_anchor_rule_is_githubs():
+    assert github_anchors('# Choreonoid Body (`.body`)\n## Time, pause, reset\n'
+                          '## `devices_file`\n## Notes\n## Notes\n') == {
+        'choreonoid-body-body', 'time-pause-reset', 'devices_file', 'notes', 'notes-1'}
+    assert relative_links('[a](docs/x.md#y) ![p](i.png) [w](https://e.org)\n\n    [c](z.md)') \
+        == ['docs/x.md#y', 'i.png']
+
+
 def test_links_and_anchors_resolve():
-    anchors = {re.sub(r'[^a-z0-9 -]', '', h.lower()).replace(' ', '-')
-               for h in re.findall(r'^#+ (.+)$', README, re.M)}
-    for target in re.findall(r'\]\(#([^)]+)\)', README):
-        assert target in anchors, target
-    for target in re.findall(r'\]\(((?:examples|docs|config|launch)/[^)#]+)\)', README):
-        assert (REPO / target).exists(), target
+    """Every relative link of README.md and docs/ leads to a file of the repository, and an
+    #anchor to a heading of that page, as GitHub renders them."""
+    broken = []
+    for page in PAGES:
+        for target in relative_links(page.read_text()):
+            path, _, anchor = target.partition('#')
+            file = (page.parent / path).resolve() if path else page
+            if not file.exists() or REPO not in (file, *file.parents):
+                broken.append(f'{page.relative_to(REPO)}: {target}: no such file')
+            elif anchor and anchor not in github_anchors(file.read_text()):
+                broken.append(f'{page.relative_to(REPO)}: {target}: no such heading')
+    assert not broken, '\n'.join(broken)
+
+
+def test_the_readme_links_every_docs_page():
+    linked = {(REPO / t.partition('#')[0]).resolve() for t in relative_links(README)}
+    for page in DOCS.glob('*.md'):
+        assert page.resolve() in linked, f'{page.name} is not in the README\'s map'
+    assert len(README.splitlines()) <= 200
 
 
 def test_every_command_is_documented():
-    text = section('Command line')
+    text = (DOCS / 'command-line.md').read_text()
     for command in ('sim', 'info', 'check', 'convert', 'snapshot', 'rviz', 'params'):
         assert f'python -m body_bridge {command}' in text
         assert f'- `{command}`' in text
 
 
-def test_the_readme_commands_for_a_new_user_run(tmp_path):
-    """The commands of 'Two commands on a fresh machine' that finish by themselves."""
-    text = section('Two commands on a fresh machine')
+def _readme_commands(corpus: bool) -> list[tuple[str, list[str]]]:
+    """The ``snapshot``, ``info`` and ``convert`` commands of the README (they finish by
+    themselves): those on bundled models, or those on files of the real model corpus."""
     commands = re.findall(r'^    \.venv/bin/python -m body_bridge (snapshot|info|convert) (.*)$',
-                          text, re.M)
+                          README, re.M)
+    return [(command, [a.replace('../shared/models', str(CORPUS)) for a in rest.split()])
+            for command, rest in commands if ('../shared/models' in rest) == corpus]
+
+
+def _run(command: str, args: list[str], cwd) -> None:
+    proc = subprocess.run([sys.executable, '-m', 'body_bridge', command, *args],
+                          cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_the_readme_commands_for_a_new_user_run(tmp_path):
+    commands = _readme_commands(corpus=False)
     assert [c for c, _ in commands] == ['snapshot', 'info', 'convert']
-    for command, rest in commands:
-        args = [a.replace('../shared', str(REPO.parent / 'shared')) for a in rest.split()]
-        proc = subprocess.run([sys.executable, '-m', 'body_bridge', command, *args],
-                              cwd=tmp_path, capture_output=True, text=True, timeout=300)
-        assert proc.returncode == 0, proc.stderr
-    assert (tmp_path / 'arm.png').is_file() and (tmp_path / 'SR1.urdf').is_file()
+    for command, args in commands:
+        _run(command, args, tmp_path)
+    assert (tmp_path / 'arm.png').is_file() and (tmp_path / 'arm.urdf').is_file()
+
+
+@pytest.mark.corpus
+def test_the_readme_commands_on_a_real_model_run(tmp_path):
+    commands = _readme_commands(corpus=True)
+    assert [c for c, _ in commands] == ['info', 'convert']
+    for command, args in commands:
+        _run(command, args, tmp_path)
+    assert (tmp_path / 'SR1.urdf').is_file()
 
 
 def test_rviz_config_shows_what_the_sample_arm_publishes():

@@ -8,6 +8,11 @@ import sys
 import time
 
 import pytest
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
@@ -18,7 +23,9 @@ from urdf_parser_py import urdf
 
 from body_bridge.ros import qos
 
-from conftest import REPO, SAMPLE_ARM, BridgeProcess, shared_model
+from conftest import REPO, SAMPLE_ARM, BridgeProcess
+
+OWN = REPO / 'test' / 'data' / 'choreonoid'  # small models of our own
 
 STARTUP = 60.0  # [s] wall time allowed for the bridge process to come up
 
@@ -271,8 +278,7 @@ class WorldProcess(BridgeProcess):
 
 
 def test_models_in_one_world_get_namespaces_prefixes_and_contacts(ros, tmp_path):
-    floor = shared_model('choreonoid/share/model/misc/floor.body')
-    box = shared_model('choreonoid/share/model/misc/box1.body')
+    floor, box = OWN / 'floor.body', OWN / 'box.body'
     params = tmp_path / 'world.yaml'
     params.write_text('/**:\n  ros__parameters:\n    ground_plane: false\n'
                       '    start_paused: true\n'
@@ -299,16 +305,16 @@ def test_models_in_one_world_get_namespaces_prefixes_and_contacts(ros, tmp_path)
         from std_srvs.srv import SetBool
         assert call(probe, node.create_client(Trigger, '/sim/floor/body_bridge/step'),
                     Trigger.Request(), proc, 'step').success
-        spin_until(ros, node, lambda: 'box/box' in tf and 'floor/Floor' in static and
+        spin_until(ros, node, lambda: 'box/box' in tf and 'floor/slab' in static and
                    len(descriptions) == 2, STARTUP, 'TF of both models and their descriptions',
                    proc)
         assert tf['box/box'].header.frame_id == 'world'
         # the box's node has its initial pose: 0.5 m up, 1 period (10 ms) of free fall
         assert tf['box/box'].transform.translation.z == pytest.approx(
             0.5 - 9.81 * 0.01 ** 2 / 2, abs=1e-4)
-        assert static['floor/Floor'].header.frame_id == 'world'
-        assert static['floor/Floor'].transform.translation.z == pytest.approx(-0.1)
-        assert '<robot name="box1"' in descriptions['box']
+        assert static['floor/slab'].header.frame_id == 'world'
+        assert static['floor/slab'].transform.translation.z == pytest.approx(-0.1)
+        assert '<robot name="box"' in descriptions['box']
         assert call(probe, node.create_client(SetBool, '/sim/box/body_bridge/set_paused'),
                     SetBool.Request(data=False), proc, 'set_paused').success
         spin_until(ros, node, lambda: tf['box/box'].header.stamp.sec >= 2, 30.0,
@@ -338,7 +344,7 @@ def test_parameters_are_served_and_unknown_ones_named(bridge, probe):
 
 
 def test_a_robot_among_other_models_publishes_and_obeys_in_its_namespace(ros, tmp_path):
-    floor = shared_model('choreonoid/share/model/misc/floor.body')
+    floor = OWN / 'floor.body'
     proc = WorldProcess([f'floor={floor}', 'arm=sample_arm'], '-p', 'ground_plane:=false',
                         tmp_path=tmp_path)
     node = ros.create_node('arm_probe', namespace='/arm')

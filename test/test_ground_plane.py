@@ -17,7 +17,7 @@ from conftest import REPO, SAMPLE_ARM, shared_model
 
 WAM = 'openrave/src/robots/barrettwam.robot.xml'
 LYNX6 = 'openrave/historical/c5d9efd0/src/robots/lynx6.robot.xml'
-BOX = 'choreonoid/share/model/misc/box1.body'  # a free 0.2 m high box
+BOX = REPO / 'test' / 'data' / 'choreonoid' / 'box.body'  # a free 0.2 m high box, our own
 
 
 def run(sim, seconds):
@@ -37,6 +37,7 @@ def random_targets(model, names, seed=0):
     return lo + (hi - lo) * rng.random(len(names))
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize('relative', [WAM, LYNX6])
 def test_fixed_base_arm_reaches_below_the_floor(relative):
     """The Barrett WAM hangs 0.37 m below z = 0 at its reference pose and the Lynx6 sweeps
@@ -61,7 +62,7 @@ def test_fixed_base_arm_reaches_below_the_floor(relative):
 def test_free_bodies_rest_on_the_plane_beside_an_arm_that_reaches_through_it():
     """One world: the sample arm (fixed base) bends its hand to 0.14 m below z = 0 while a
     free box dropped from 0.5 m comes to rest on the plane (its centre 0.1 m up)."""
-    arm, box = load_model(SAMPLE_ARM), load_model(shared_model(BOX))
+    arm, box = load_model(SAMPLE_ARM), load_model(BOX)
     assert falling_links(box) == {'box'} and falling_links(box, kinematic=True) == set()
     sims = simulate_together([(arm, SimOptions()),
                               (box, SimOptions(initial_pose=Pose((1.0, 0.0, 0.5))))],
@@ -89,7 +90,7 @@ def test_sensors_still_see_the_plane():
 
 
 def test_no_plane_when_off():
-    sim = Simulation(load_model(shared_model(BOX)),
+    sim = Simulation(load_model(BOX),
                      SimOptions(build=BuildOptions(ground_plane='off')))
     run(sim, 0.5)
     assert sim.body_pose('box')[0][2] < -1.0  # fell freely
@@ -101,6 +102,7 @@ def bridge_exit(*ros_args, timeout=60):
                           timeout=timeout)
 
 
+@pytest.mark.ros  # the node reads the parameter
 def test_bad_ground_plane_value_is_one_line():
     proc = bridge_exit('-p', 'ground_plane:=maybe')
     assert proc.returncode == 2

@@ -9,6 +9,11 @@ import time
 
 import numpy as np
 import pytest
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 from std_srvs.srv import SetBool
 from tf2_msgs.msg import TFMessage
 

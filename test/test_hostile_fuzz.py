@@ -54,6 +54,7 @@ def test_generated_documents_load_or_fail_with_one_line(fmt, folder):
     assert tally.outcomes['refused'] >= GENERATED // 2, tally.outcomes
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize('fmt', sorted(DOCUMENTS))
 def test_mutated_real_files_load_or_fail_with_one_line(fmt, tmp_path):
     seeds = seed_files(fmt)

@@ -20,6 +20,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 from conftest import REPO, SAMPLE_ARM
 from test_end_to_end import STARTUP, Probe
 

@@ -11,15 +11,15 @@ from body_bridge.formats import load_model
 from body_bridge.model import Inertial, JointType, Link, Model
 from body_bridge.sim.build import BuildOptions, build_spec
 
-from conftest import SHARED_MODELS
+from conftest import CORPUS, shared_model
 from test_chrono_load import CHRONO, REAL_MBS
 from test_openrave_models import COLLADA, OPENRAVE
 
-REAL = sorted([*SHARED_MODELS.glob('choreonoid/**/*.body'),
+REAL = sorted([*CORPUS.glob('choreonoid/**/*.body'),
                *(p for p in OPENRAVE.rglob('*.xml')
                  if p.name.endswith(('.robot.xml', '.kinbody.xml', '.env.xml')) and
                  str(p.relative_to(OPENRAVE)) not in COLLADA),
-               *(CHRONO / name for name in REAL_MBS)])
+               *(CHRONO / name for name in REAL_MBS if (CHRONO / name).exists())])
 
 
 def simulated_inertias(model: Model):
@@ -53,7 +53,8 @@ def differing_links(model: Model) -> list[str]:
     return different
 
 
-@pytest.mark.parametrize('path', REAL, ids=lambda p: str(p.relative_to(SHARED_MODELS)))
+@pytest.mark.corpus
+@pytest.mark.parametrize('path', REAL, ids=lambda p: str(p.relative_to(CORPUS)))
 def test_simulated_inertia_is_the_urdfs_or_a_warning_says_why(path):
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
@@ -86,10 +87,11 @@ def test_an_inertia_no_rigid_body_has_is_balanced():
     assert differing_links(model) == ['plate']  # the integrator cannot take it as given
 
 
+@pytest.mark.corpus
 def test_the_quadcopters_propellers_keep_their_spin_inertia():
     # Each propeller is a flat plate (2e-6 + 1.5e-4 = 1.52e-4 kg m^2); balanced, its spin
     # inertia would be the mean of the three, a third too low.
-    model = load_model(SHARED_MODELS / 'choreonoid/share/model/multicopter/quadcopter.body')
+    model = load_model(shared_model('choreonoid/share/model/multicopter/quadcopter.body'))
     simulated = simulated_inertias(model)
     for name in ('PROP0', 'PROP1', 'PROP2', 'PROP3'):
         moments = np.linalg.eigvalsh(simulated[name][2])

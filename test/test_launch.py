@@ -1,11 +1,24 @@
 """launch/sim.launch.py, run with stand-in ``launch``/``launch_ros`` modules (the real ones are
 not installable here): its arguments match the node's parameters, the nodes it starts get
-what the arguments say, and what it names exists in the installed package."""
+what the arguments say, and what it names exists in the installed package.
+
+The stand-ins keep to what the real modules do where it matters:
+
+* launch_ros writes each dictionary of a Node's ``parameters`` to a file under ``/**`` (the
+  node has no fully specified name) and passes every entry as ``--params-file``, in order, after
+  the node's ``arguments`` and ``--ros-args -r __ns:=<namespace>``; rcl lets a later ``/**``
+  value win over an earlier one (a section naming the node still wins over ``/**``);
+* an OpaqueFunction's actions run only after it returned: an exception in it starts nothing,
+  and launch prints the exception's message;
+* ``get_package_share_directory`` raises ``PackageNotFoundError`` for a package not installed;
+* ``ros2 launch --show-args`` prints each argument's description, then ``(default: '...')``.
+"""
 
 from __future__ import annotations
 
 import ast
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -13,6 +26,11 @@ import types
 
 import pytest
 import yaml
+
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
 
 from body_bridge.ros.params import PARAMETERS
 
@@ -24,8 +42,11 @@ LAUNCH = REPO / 'launch' / 'sim.launch.py'
 class _Recorder:
     """Stands in for a launch class: keeps the arguments it was made with."""
 
+    made: list = []
+
     def __init__(self, *args, **kwargs):
         self.args, self.kwargs = args, kwargs
+        type(self).made.append(self)
 
 
 class _Configuration:
@@ -36,39 +57,56 @@ class _Configuration:
         return context.values[self.name]
 
 
-def _stand_ins(share: str) -> dict[str, types.ModuleType]:
+class _PackageNotFoundError(KeyError):
+    pass
+
+
+def _stand_ins(share: str, installed: set[str]) -> dict[str, types.ModuleType]:
     modules = {}
     for name in ('launch', 'launch.actions', 'launch.substitutions', 'launch_ros',
                  'launch_ros.actions', 'ament_index_python', 'ament_index_python.packages'):
         modules[name] = types.ModuleType(name)
+
+    def share_directory(package):
+        if package not in installed:
+            raise _PackageNotFoundError(f"package '{package}' not found")
+        return share if package == 'body_bridge' else f'/opt/ros/share/{package}'
     modules['launch'].LaunchDescription = lambda entities: list(entities)
-    modules['launch.actions'].DeclareLaunchArgument = type('DeclareLaunchArgument',
-                                                           (_Recorder,), {})
-    modules['launch.actions'].OpaqueFunction = type('OpaqueFunction', (_Recorder,), {})
+    actions = modules['launch.actions']
+    for name in ('DeclareLaunchArgument', 'OpaqueFunction', 'Shutdown'):
+        setattr(actions, name, type(name, (_Recorder,), {'made': []}))
     modules['launch.substitutions'].LaunchConfiguration = _Configuration
-    modules['launch_ros.actions'].Node = type('Node', (_Recorder,), {})
-    modules['ament_index_python.packages'].get_package_share_directory = lambda pkg: share
+    modules['launch_ros.actions'].Node = type('Node', (_Recorder,), {'made': []})
+    packages = modules['ament_index_python.packages']
+    packages.get_package_share_directory = share_directory
+    packages.PackageNotFoundError = _PackageNotFoundError
     return modules
 
 
-@pytest.fixture
-def launch(monkeypatch):
+def _load(monkeypatch, installed=('body_bridge', 'rviz2')):
     """generate_launch_description() and a way to run its OpaqueFunction with values."""
     share = '/opt/ros/share/body_bridge'
-    for name, module in _stand_ins(share).items():
+    modules = _stand_ins(share, set(installed))
+    for name, module in modules.items():
         monkeypatch.setitem(sys.modules, name, module)
     spec = importlib.util.spec_from_file_location('sim_launch', LAUNCH)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     entities = module.generate_launch_description()
-    arguments = {e.args[0]: e.kwargs['default_value'] for e in entities
-                 if type(e).__name__ == 'DeclareLaunchArgument'}
+    declared = [e for e in entities if type(e).__name__ == 'DeclareLaunchArgument']
+    arguments = {e.args[0]: e.kwargs['default_value'] for e in declared}
     opaque = next(e for e in entities if type(e).__name__ == 'OpaqueFunction')
 
     def nodes(**given):
         context = types.SimpleNamespace(values={**arguments, **given})
         return opaque.kwargs['function'](context)
-    return types.SimpleNamespace(arguments=arguments, nodes=nodes, share=share)
+    return types.SimpleNamespace(arguments=arguments, declared=declared, nodes=nodes,
+                                 share=share, made=modules['launch_ros.actions'].Node.made)
+
+
+@pytest.fixture
+def launch(monkeypatch):
+    return _load(monkeypatch)
 
 
 def test_imports_only_launch_apis():
@@ -87,52 +125,147 @@ def test_arguments_and_defaults_match_the_node(launch):
     assert set(args) == {'model', 'namespace', 'params_file', 'use_sim_time', 'real_time_factor',
                          'simulate', 'rviz', 'rviz_config', 'log_level'}
     assert args['model'] == PARAMETERS['model'][0]
-    assert float(args['real_time_factor']) == PARAMETERS['real_time_factor'][0]
-    assert (args['simulate'] == 'true') == PARAMETERS['simulate'][0]
-    assert args['use_sim_time'] == 'false' and args['rviz'] == 'false'
+    # empty: the parameter file decides (its value is the node's default)
+    assert args['real_time_factor'] == '' and args['simulate'] == ''
+    assert args['use_sim_time'] == 'true' and args['rviz'] == 'false'
     assert args['params_file'] == os.path.join(launch.share, 'config', 'body_bridge.yaml')
     assert args['rviz_config'] == os.path.join(launch.share, 'config', 'body_bridge.rviz')
 
 
-def test_defaults_start_the_bridge_alone_with_the_parameter_file(launch):
+def test_show_args_prints_one_default_per_argument(launch):
+    for argument in launch.declared:
+        kw = argument.kwargs
+        shown = f"{kw['description']}\n(default: '{kw['default_value']}')"
+        assert shown.lower().count('default') == 1, shown
+
+
+def test_defaults_start_the_bridge_alone_on_simulated_time(launch):
     [bridge] = launch.nodes()
     kw = bridge.kwargs
     assert (kw['package'], kw['executable'], kw['namespace']) == ('body_bridge', 'bridge', '')
     assert kw['arguments'] == ['sample_arm', '--ros-args', '--log-level', 'info']
-    # at their defaults, real_time_factor and simulate are left to the parameter file
-    assert kw['parameters'] == [launch.arguments['params_file'], {'use_sim_time': False}]
+    # real_time_factor and simulate are left to the parameter file
+    assert kw['parameters'] == [launch.arguments['params_file'], {'use_sim_time': True}]
+    # the bridge's exit (a bad model, Ctrl-C) ends the launch, rviz2 with it
+    assert type(kw['on_exit']).__name__ == 'Shutdown'
 
 
 def test_arguments_reach_the_nodes(launch):
     bridge, rviz = launch.nodes(model='arm=sample_arm floor=/tmp/floor.body', namespace='lab',
-                                use_sim_time='true', real_time_factor='0', simulate='false',
+                                use_sim_time='false', real_time_factor='0', simulate='false',
                                 rviz='true', log_level='warn')
     kw = bridge.kwargs
     assert kw['namespace'] == 'lab'
     assert kw['arguments'] == ['arm=sample_arm', 'floor=/tmp/floor.body', '--ros-args',
                                '--log-level', 'warn']
-    assert kw['parameters'][1] == {'use_sim_time': True, 'real_time_factor': 0.0,
+    assert kw['parameters'][1] == {'use_sim_time': False, 'real_time_factor': 0.0,
                                    'simulate': False}
     rk = rviz.kwargs
     assert (rk['package'], rk['executable'], rk['namespace']) == ('rviz2', 'rviz2', 'lab')
     assert rk['arguments'] == ['-d', launch.arguments['rviz_config']]
-    assert rk['parameters'] == [{'use_sim_time': True}]
+    assert rk['parameters'] == [{'use_sim_time': False}]
+
+
+def test_rviz_runs_on_simulated_time_by_default(launch):
+    _, rviz = launch.nodes(rviz='true')
+    assert rviz.kwargs['parameters'] == [{'use_sim_time': True}]
+
+
+def test_without_rviz2_nothing_starts_and_the_message_says_what_to_install(monkeypatch):
+    launch = _load(monkeypatch, installed=('body_bridge',))
+    monkeypatch.setenv('ROS_DISTRO', 'jazzy')
+    with pytest.raises(RuntimeError) as err:
+        launch.nodes(rviz='true')
+    assert 'sudo apt install ros-jazzy-rviz2' in str(err.value)
+    assert '\n' not in str(err.value)
+    assert launch.made == []  # no bridge left running behind the failed launch
+    [bridge] = launch.nodes()  # rviz:=false needs no rviz2
+    assert bridge.kwargs['executable'] == 'bridge'
+
+
+def test_a_bad_number_is_one_line(launch):
+    with pytest.raises(ValueError, match=r'^real_time_factor:=fast is not a number$'):
+        launch.nodes(real_time_factor='fast')
+    assert launch.made == []
+
+
+def _launched(node, tmp_path) -> list[str]:
+    """The command line launch_ros gives a Node (after the executable)."""
+    kw = node.kwargs
+    args = [*kw['arguments'], '--ros-args']
+    if kw['namespace']:
+        args += ['-r', f"__ns:=/{kw['namespace']}"]
+    for index, entry in enumerate(kw['parameters']):
+        if isinstance(entry, dict):
+            path = tmp_path / f'launch_params_{index}.yaml'
+            path.write_text(yaml.dump({'/**': {'ros__parameters': entry}}))
+            entry = str(path)
+        args += ['--params-file', entry]
+    return args
+
+
+_PROBE = '''
+import json, sys
+import rclpy
+from rclpy.utilities import remove_ros_args
+from body_bridge.ros.launcher import create_nodes
+rclpy.init(args=sys.argv)
+nodes = []
+create_nodes(remove_ros_args(sys.argv)[1:], sys.argv, nodes)
+print(json.dumps([{'name': n.get_fully_qualified_name(), 'frame_prefix': n.prefix,
+                   'real_time_factor': n.params['real_time_factor'],
+                   'simulate': n.params['simulate'],
+                   'use_sim_time': n.get_parameter('use_sim_time').value} for n in nodes]))
+for n in nodes:
+    n.destroy_node()
+rclpy.shutdown()
+'''
+
+
+def _bridge_nodes(node, tmp_path) -> list[dict]:
+    """The bridge nodes the launched command line makes: name, frame prefix, parameters."""
+    proc = subprocess.run([sys.executable, '-c', _PROBE, *_launched(node, tmp_path)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_several_models_keep_their_frame_prefixes_with_the_parameter_file(launch, tmp_path):
+    [bridge] = launch.nodes(model='a=sample_arm b=sample_arm',
+                            params_file=str(REPO / 'config' / 'body_bridge.yaml'))
+    nodes = _bridge_nodes(bridge, tmp_path)
+    assert [(n['name'], n['frame_prefix']) for n in nodes] == [
+        ('/a/body_bridge', 'a/'), ('/b/body_bridge', 'b/')]
+    assert all(n['use_sim_time'] for n in nodes)
+
+
+def test_an_explicit_argument_overrides_the_parameter_file(launch, tmp_path):
+    params = yaml.safe_load((REPO / 'config' / 'body_bridge.yaml').read_text())
+    params['/**']['ros__parameters'].update(real_time_factor=2.0, simulate=False)
+    mine = tmp_path / 'mine.yaml'
+    mine.write_text(yaml.safe_dump(params))
+    # left empty, the file's values hold ...
+    [bridge] = launch.nodes(params_file=str(mine), namespace='lab')
+    [node] = _bridge_nodes(bridge, tmp_path)
+    assert (node['name'], node['real_time_factor'], node['simulate']) == (
+        '/lab/body_bridge', 2.0, False)
+    # ... and a value given, even the node's default, overrides them
+    [bridge] = launch.nodes(params_file=str(mine), real_time_factor='1.0', simulate='true')
+    [node] = _bridge_nodes(bridge, tmp_path)
+    assert (node['real_time_factor'], node['simulate'], node['use_sim_time']) == (
+        1.0, True, True)
 
 
 def test_the_bridge_accepts_what_the_launch_file_passes(launch, tmp_path):
     """The node's command line, as launch_ros builds it, starts and stops cleanly."""
     [bridge] = launch.nodes(real_time_factor='2.0', log_level='warn')
-    params = tmp_path / 'overrides.yaml'
-    overrides = bridge.kwargs['parameters'][1]
-    params.write_text(yaml.safe_dump({'/**': {'ros__parameters': overrides}}))
-    # what launch_ros runs: the executable, the node's arguments, then its parameter files
-    args = [*bridge.kwargs['arguments'],
-            '--params-file', str(REPO / 'config' / 'body_bridge.yaml'),
-            '--params-file', str(params), '-p', 'start_paused:=true']
+    args = _launched(bridge, tmp_path)
+    args[args.index(launch.arguments['params_file'])] = str(REPO / 'config' / 'body_bridge.yaml')
     script = ('import sys; from body_bridge.ros.launcher import main; sys.argv[0] = "bridge"; '
               'main()')
-    proc = subprocess.Popen([sys.executable, '-c', script, *args], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen([sys.executable, '-c', script, *args, '-p', 'start_paused:=true'],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
     try:
         out, _ = proc.communicate(timeout=8)
     except subprocess.TimeoutExpired:
@@ -143,22 +276,44 @@ def test_the_bridge_accepts_what_the_launch_file_passes(launch, tmp_path):
 
 @pytest.fixture(scope='module')
 def installed(tmp_path_factory):
+    """The package built as the README says (colcon build --packages-select body_bridge)."""
     colcon = os.path.join(os.path.dirname(sys.executable), 'colcon')
     work = tmp_path_factory.mktemp('colcon')
-    proc = subprocess.run([colcon, 'build', '--base-paths', str(REPO), '--build-base',
-                           str(work / 'build'), '--install-base', str(work / 'install')],
+    proc = subprocess.run([colcon, 'build', '--packages-select', 'body_bridge',
+                           '--base-paths', str(REPO), '--build-base', str(work / 'build'),
+                           '--install-base', str(work / 'install')],
                           cwd=work, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    return work / 'install' / 'body_bridge'
+    return work / 'install'
 
 
 def test_what_the_launch_file_names_is_installed(launch, installed):
-    share = installed / 'share' / 'body_bridge'
+    package = installed / 'body_bridge'
+    share = package / 'share' / 'body_bridge'
     assert (share / 'launch' / 'sim.launch.py').read_text() == LAUNCH.read_text()
     for argument in ('params_file', 'rviz_config'):
         relative = os.path.relpath(launch.arguments[argument], launch.share)
         assert (share / relative).is_file(), relative
-    assert os.access(installed / 'lib' / 'body_bridge' / 'bridge', os.X_OK)
+    assert os.access(package / 'lib' / 'body_bridge' / 'bridge', os.X_OK)
     from body_bridge.paths import bundled_models
     assert launch.arguments['model'] in bundled_models()
     assert (share / 'models' / 'sample_arm' / 'sample_arm.body').is_file()
+
+
+def test_sourcing_the_install_finds_the_package(installed):
+    """``source install/setup.bash`` (README) puts the package on the ament index."""
+    script = f'source {installed / "setup.bash"} && echo "$AMENT_PREFIX_PATH"'
+    proc = subprocess.run(['bash', '-c', script], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1].split(':')[0] == str(installed / 'body_bridge')
+
+
+def test_ros2_run_body_bridge_help_names_the_command(installed):
+    """``ros2 run body_bridge body_bridge --help`` runs the installed script."""
+    package = installed / 'body_bridge'
+    [site] = package.glob('lib/python3*/site-packages')
+    env = dict(os.environ, PYTHONPATH=f'{site}{os.pathsep}{os.environ.get("PYTHONPATH", "")}')
+    proc = subprocess.run([str(package / 'lib' / 'body_bridge' / 'body_bridge'), '--help'],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith('usage: body_bridge '), proc.stdout

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import SHARED_MODELS, shared_model
+from conftest import CORPUS, shared_model
 
 from body_bridge import geometry as geo
 from body_bridge.errors import ModelError, UnsupportedError
@@ -18,7 +18,7 @@ from body_bridge.meshfiles import MESH_EXTENSIONS, MeshFileWarning, _common, loa
 from body_bridge.model import Mesh
 
 REAL = sorted(p for ext in ('wrl', 'iv', 'stl', 'obj', 'dae')
-              for p in SHARED_MODELS.rglob(f'*.{ext}'))
+              for p in CORPUS.rglob(f'*.{ext}'))
 # An open surface (its edges are not all shared by two faces): no inside, no volume sign.
 OPEN_SURFACES = {'JACO2/parts/BASE_LOWER.stl'}
 
@@ -49,13 +49,15 @@ def one_line_about(err: pytest.ExceptionInfo, path) -> str:
 # --- the real files ---------------------------------------------------------------------------
 
 
+@pytest.mark.corpus
 def test_the_real_set_is_all_there():
     counts = {ext: sum(1 for p in REAL if p.suffix == f'.{ext}')
               for ext in ('wrl', 'iv', 'stl', 'obj', 'dae')}
     assert counts == {'wrl': 24, 'iv': 21, 'stl': 34, 'obj': 21, 'dae': 7}
 
 
-@pytest.mark.parametrize('path', REAL, ids=lambda p: str(p.relative_to(SHARED_MODELS)))
+@pytest.mark.corpus
+@pytest.mark.parametrize('path', REAL, ids=lambda p: str(p.relative_to(CORPUS)))
 def test_every_real_mesh_file_loads(path):
     parts, messages = load(path)
     assert parts
@@ -77,6 +79,7 @@ def test_every_real_mesh_file_loads(path):
         assert 'has no node type' in message, message
 
 
+@pytest.mark.corpus
 def test_binary_stl_triangles_are_the_ones_its_header_counts():
     path = shared_model('choreonoid/share/model/JACO2/parts/ARM.stl')
     data = path.read_bytes()
@@ -86,6 +89,7 @@ def test_binary_stl_triangles_are_the_ones_its_header_counts():
     assert len(parts[0].mesh.faces) == count == (len(data) - 84) // 50
 
 
+@pytest.mark.corpus
 def test_stl_and_obj_agree_with_trimesh():
     trimesh = pytest.importorskip('trimesh')
     for relative in ('choreonoid/share/model/JACO2/parts/HAND.stl',
@@ -98,6 +102,7 @@ def test_stl_and_obj_agree_with_trimesh():
         assert sum(geo.mesh_area(p.mesh) for p in parts) == pytest.approx(reference.area, rel=1e-9)
 
 
+@pytest.mark.corpus
 def test_dae_triangle_counts_and_materials_are_the_files():
     path = shared_model('choreonoid/share/model/UniversalRobots/UR5/base.dae')
     text = path.read_text()
@@ -111,6 +116,7 @@ def test_dae_triangle_counts_and_materials_are_the_files():
         [float(x) for x in rohr.group(1).split()[:3]], abs=1e-6)
 
 
+@pytest.mark.corpus
 def test_obj_materials_and_textures_come_from_the_mtl():
     parts, _ = load(shared_model('choreonoid/share/model/HRP4C/mesh/NECK_P.obj'))
     names = [p.material.name for p in parts]
@@ -120,6 +126,7 @@ def test_obj_materials_and_textures_come_from_the_mtl():
     assert parts[1].material.rgba == (0.9, 0.9, 0.9, 1.0)
 
 
+@pytest.mark.corpus
 def test_vrml_face_colours_split_parts_and_textures_are_kept():
     parts, _ = load(shared_model('choreonoid/share/model/AizuSpider/resource/FLIPPER.wrl'))
     colours = sorted(p.material.rgba for p in parts)
@@ -129,6 +136,7 @@ def test_vrml_face_colours_split_parts_and_textures_are_kept():
     assert any(t.endswith('house/textures/z.brick.white.png') for t in textures)
 
 
+@pytest.mark.corpus
 def test_binary_inventor_is_read():
     parts, _ = load(shared_model('openrave/src/models/furniture/computer.iv'))
     names = {p.material.name for p in parts if p.material}
@@ -139,6 +147,7 @@ def test_binary_inventor_is_read():
     assert (high - low) == pytest.approx([0.481, 0.488, 0.701], abs=2e-3)
 
 
+@pytest.mark.corpus
 def test_inventor_file_nodes_include_other_files():
     objects = 'openrave/src/models/objects/'
     whole, _ = load(shared_model(objects + 'ketchup.iv'))
@@ -155,6 +164,7 @@ def test_inventor_file_nodes_include_other_files():
 # --- named nodes ------------------------------------------------------------------------------
 
 
+@pytest.mark.corpus
 def test_vrml_named_node_is_placed_without_its_translation():
     path = shared_model('choreonoid/share/model/Tank/resource/tank.wrl')
     parts, messages = load(path, 'CRAWLER_L')
@@ -168,6 +178,7 @@ def test_vrml_named_node_is_placed_without_its_translation():
     assert sum(len(p.mesh.faces) for p in whole) > sum(len(p.mesh.faces) for p in parts)
 
 
+@pytest.mark.corpus
 def test_obj_group_selection():
     path = shared_model('choreonoid/share/model/HRP4C/mesh/NECK_P.obj')
     parts, _ = load(path, 'EYE_R-141-FACES')
@@ -175,6 +186,7 @@ def test_obj_group_selection():
     assert parts[0].mesh.name == 'NECK_P_EYE_R-141-FACES'
 
 
+@pytest.mark.corpus
 def test_a_missing_node_is_one_line_listing_the_names():
     path = shared_model('choreonoid/share/model/Tank/resource/tank.wrl')
     with pytest.raises(ModelError, match=r"no node DEFined as 'NOPE' \(DEF names: 'Scene'") as err:
@@ -388,6 +400,7 @@ def test_gltf_and_glb_written_by_trimesh(tmp_path):
 # --- broken, lying and hostile files ----------------------------------------------------------
 
 
+@pytest.mark.corpus
 def test_truncated_real_files_fail_with_one_line(tmp_path):
     cases = {
         'choreonoid/share/model/JACO2/parts/ARM.stl': 'states 2476 triangles',
@@ -405,6 +418,7 @@ def test_truncated_real_files_fail_with_one_line(tmp_path):
         one_line_about(err, path)
 
 
+@pytest.mark.corpus
 def test_lying_counts_are_refused_before_allocating(tmp_path):
     stl = write(tmp_path, 'lie.stl', b'\0' * 80 + struct.pack('<I', 2**31) + b'\0' * 100)
     start = time.perf_counter()
@@ -459,6 +473,7 @@ def test_broken_text_files_name_the_line(tmp_path):
         load_mesh_file(dae)
 
 
+@pytest.mark.corpus
 def test_a_file_too_big_fails_before_it_is_read(tmp_path, monkeypatch):
     path = tmp_path / 'huge.stl'
     with open(path, 'wb') as f:
@@ -560,6 +575,7 @@ def test_obj_without_its_material_library_warns(tmp_path):
                         f"{path}:2: material 'red' is not defined in a material library"]
 
 
+@pytest.mark.corpus
 def test_dae_unit_must_be_a_positive_number(tmp_path):
     source = shared_model('choreonoid/share/model/UniversalRobots/UR5/wrist3.dae').read_text()
     line = source[:source.index('<unit ')].count('\n') + 1

@@ -327,9 +327,10 @@ def test_universal_and_hinge2_become_two_hinges_through_a_massless_link(tmp_path
                                atol=1e-12)
 
 
+@pytest.mark.corpus
 def test_spherical_joint_is_a_ball_at_the_anchor(tmp_path, check_urdf):
-    from conftest import SHARED_MODELS
-    m = load_model(SHARED_MODELS / 'openrave' / 'src' / 'data' / 'balljoint.kinbody.xml')
+    from conftest import shared_model
+    m = load_model(shared_model('openrave/src/data/balljoint.kinbody.xml'))
     joint = m.joint('joint0')
     assert joint.type == JointType.BALL
     np.testing.assert_allclose(m.link('b1').pose.pos, [1, 0, 0])  # moved to the anchor

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import SHARED_MODELS
+from conftest import CORPUS
 from model_checks import check_all
 
 from body_bridge.errors import ModelError, UnsupportedError
 from body_bridge.formats import load_model
 
-OPENRAVE = SHARED_MODELS / 'openrave'
+pytestmark = pytest.mark.corpus  # every test here reads the real model corpus
+
+OPENRAVE = CORPUS / 'openrave'
 FILES = sorted(p for p in OPENRAVE.rglob('*.xml')
                if p.name.endswith(('.robot.xml', '.kinbody.xml', '.env.xml')))
 

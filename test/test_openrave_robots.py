@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from urdf_parser_py import urdf
 
-from conftest import SHARED_MODELS
+from conftest import CORPUS
 from urdf_fk import urdf_forward_kinematics
 
 from body_bridge.formats import load_model
@@ -17,8 +17,10 @@ from body_bridge.model import JointType
 from body_bridge.sim.simulation import Mode, SimOptions, Simulation
 from body_bridge.urdf import to_urdf
 
-ROBOTS = SHARED_MODELS / 'openrave' / 'src' / 'robots'
-DATA = SHARED_MODELS / 'openrave' / 'src' / 'data'
+pytestmark = pytest.mark.corpus  # every test here reads the real model corpus
+
+ROBOTS = CORPUS / 'openrave' / 'src' / 'robots'
+DATA = CORPUS / 'openrave' / 'src' / 'data'
 
 #: Barrett WAM Denavit-Hartenberg parameters (Barrett's WAM kinematics documentation):
 #: a [m], alpha [rad], d [m] per joint, standard convention T = Rz(q) Tz(d) Tx(a) Rx(alpha).
@@ -172,7 +174,7 @@ def test_segway_moves_the_arm_onto_it():
 
 
 def test_closed_chain_gripper_keeps_its_loops():
-    lynx = load_model(SHARED_MODELS / 'openrave' / 'historical' / 'c5d9efd0' / 'src' /
+    lynx = load_model(CORPUS / 'openrave' / 'historical' / 'c5d9efd0' / 'src' /
                       'robots' / 'lynx6.robot.xml')
     assert sorted(c.type for c in lynx.closures) == ['hinge', 'hinge']
     sim = Simulation(lynx, SimOptions(build=_no_ground()))

@@ -161,6 +161,7 @@ def test_a_missing_overlay_file_is_one_line(arm, tmp_path):
         load_overlay(tmp_path / 'missing.yaml', arm)
 
 
+@pytest.mark.corpus
 def test_sr1_overlay_adds_a_head_camera_to_a_real_model(tmp_path):
     model = load_model(shared_model('choreonoid/share/model/SR1/SR1.body'))
     overlay = load_overlay(write(tmp_path, """

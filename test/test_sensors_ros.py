@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import math
+import os
+import sys
 import textwrap
 import time
 
 import numpy as np
 import pytest
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 from geometry_msgs.msg import WrenchStamped
 from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
@@ -243,6 +250,7 @@ SR1_DEVICES = {
 }
 
 
+@pytest.mark.corpus
 def test_sr1_devices_all_publish(bridge, sensor_probe):
     proc = bridge(shared_model('choreonoid/share/model/SR1/SR1.body'))
     for topic, msg_type in SR1_DEVICES.items():
@@ -262,12 +270,27 @@ def test_sr1_devices_all_publish(bridge, sensor_probe):
     sensor_probe.spin_until(lambda: frames <= sensor_probe.frames, 10.0, 'SR1 frames in TF', proc)
 
 
-def test_the_node_uses_the_bundled_fastdds_profile_unless_told_otherwise():
+def test_the_node_uses_the_bundled_fastdds_profile_unless_told_otherwise(monkeypatch):
+    import glob
     import xml.etree.ElementTree as ET
-    from body_bridge.ros.transport import use_bundled_fastdds_profile
+    from body_bridge.ros import transport
+    # The variable the installed Fast DDS reads: 3.x (Kilted) FASTDDS_..., 2.x (Humble, Jazzy)
+    # FASTRTPS_... (3.x warns about that one at every start); both when the version is unknown.
+    names = {3: 'FASTDDS_DEFAULT_PROFILES_FILE', 2: 'FASTRTPS_DEFAULT_PROFILES_FILE'}
+    major = transport.fastdds_major()
+    library = {3: 'libfastdds.so.3*', 2: 'libfastrtps.so.2*'}[major]
+    assert glob.glob(os.path.join(sys.prefix, 'lib', library)) or 'ROS_DISTRO' in os.environ
     environ = {}
-    path = use_bundled_fastdds_profile(environ)
-    assert environ == {'FASTDDS_DEFAULT_PROFILES_FILE': path}
+    path = transport.use_bundled_fastdds_profile(environ)
+    assert environ == {names[major]: path}
+    for version in (2, 3):
+        environ = {}
+        transport.use_bundled_fastdds_profile(environ, major=version)
+        assert environ == {names[version]: path}
+    monkeypatch.setattr(transport, 'fastdds_major', lambda environ: None)
+    environ = {}
+    transport.use_bundled_fastdds_profile(environ)
+    assert environ == {name: path for name in names.values()}
     ns = {'p': 'http://www.eprosima.com/XMLSchemas/fastRTPS_Profiles'}
     root = ET.parse(path).getroot()
     segment = int(root.find('.//p:transport_descriptor[p:type="SHM"]/p:segment_size', ns).text)
@@ -278,7 +301,7 @@ def test_the_node_uses_the_bundled_fastdds_profile_unless_told_otherwise():
                     {'FASTDDS_DEFAULT_PROFILES_FILE': '/mine.xml'},
                     {'FASTRTPS_DEFAULT_PROFILES_FILE': '/mine.xml'}):
         before = dict(environ)
-        assert use_bundled_fastdds_profile(environ) is None and environ == before
+        assert transport.use_bundled_fastdds_profile(environ) is None and environ == before
 
 
 def test_a_camera_nobody_watches_is_not_rendered(ros):
@@ -321,6 +344,7 @@ AIZU_DEVICES = {
 }
 
 
+@pytest.mark.corpus
 def test_aizu_spider_devices_all_publish(bridge, sensor_probe):
     # The file switches the side and back cameras off (on: false): switched on here.
     proc = bridge(shared_model('choreonoid/share/model/AizuSpider/AizuSpiderSS.body'),

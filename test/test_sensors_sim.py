@@ -592,6 +592,7 @@ def test_lights_become_spot_lights_of_the_scene(arm):
     np.testing.assert_allclose(sim.data.light_xdir[light.id], (0, 0, 1), atol=1e-3)
 
 
+@pytest.mark.corpus
 def test_sr1_standing_carries_its_weight_on_its_ankle_sensors():
     from conftest import shared_model
     sim, suite = start(shared_model('choreonoid/share/model/SR1/SR1.body'))

@@ -8,7 +8,9 @@ import pytest
 from body_bridge.formats import load_model
 from body_bridge.sim.simulation import CommandRejected, Mode, Simulation, SimOptions
 
-from conftest import SAMPLE_ARM, shared_model
+from conftest import REPO, SAMPLE_ARM, shared_model
+
+OWN = REPO / 'test' / 'data' / 'choreonoid'  # small models of our own
 
 
 @pytest.fixture
@@ -76,8 +78,7 @@ def test_moving_transforms_match_world_poses(arm):
 
 
 def test_free_root_is_a_moving_frame():
-    sim = Simulation(load_model(shared_model('choreonoid/share/model/misc/box1.body')),
-                     SimOptions())
+    sim = Simulation(load_model(OWN / 'box.body'), SimOptions())
     assert sim.moving_frames == [(None, 'box')]
     run(sim, 1.0)
     pos, _ = sim.moving_transforms()
@@ -297,6 +298,7 @@ def test_kinematic_model_follows_commands_exactly_under_velocity_limits():
     assert sim.warnings() == {}
 
 
+@pytest.mark.corpus
 def test_kinematic_free_robot_stays_where_it_was_placed():
     sim = Simulation(load_model(shared_model(SR1)), SimOptions(kinematic=True))
     start, _ = sim.body_pose('WAIST')
@@ -337,6 +339,7 @@ def _torque_response(model, name, hold_child=False):
     return 1.0 / held[dof, dof]
 
 
+@pytest.mark.corpus
 def test_effective_inertia_of_a_floating_humanoid():
     """In the air a joint of the free-floating SR1 meets the least inertia (both sides
     react); with its child link held (a foot on the ground) it turns the rest of the robot.
@@ -361,6 +364,7 @@ def test_effective_inertia_of_a_floating_humanoid():
     assert sim.inertia[ankle] > 20 * full[sim._da[ankle], sim._da[ankle]]  # it lifts the body
 
 
+@pytest.mark.corpus
 def test_small_humanoid_stands_with_default_servos():
     """GR001 (0.9 kg): servos tuned for the foot alone could not hold it up."""
     sim = Simulation(load_model(shared_model('choreonoid/share/model/GR001/GR001.body')))
@@ -373,6 +377,7 @@ def test_small_humanoid_stands_with_default_servos():
     assert sim.warnings() == {}
 
 
+@pytest.mark.corpus
 def test_floating_humanoid_stands_and_moves_an_arm():
     sim = Simulation(load_model(shared_model(SR1)))
     start, _ = sim.body_pose('WAIST')
@@ -394,8 +399,7 @@ def test_models_in_one_world_touch_each_other():
     from body_bridge.model import Pose
     from body_bridge.sim.build import BuildOptions
     from body_bridge.sim.simulation import simulate_together
-    floor = load_model(shared_model('choreonoid/share/model/misc/floor.body'))
-    box = load_model(shared_model('choreonoid/share/model/misc/box1.body'))
+    floor, box = load_model(OWN / 'floor.body'), load_model(OWN / 'box.body')
     arm = load_model(SAMPLE_ARM)
     no_plane = SimOptions(build=BuildOptions(ground_plane=False))
     sims = simulate_together([(floor, no_plane), (box, SimOptions(initial_pose=Pose((0, 0, 0.5)))),
@@ -418,7 +422,7 @@ def test_models_in_one_world_touch_each_other():
 
 def test_initial_pose_of_a_free_root():
     from body_bridge.model import Pose
-    box = load_model(shared_model('choreonoid/share/model/misc/box1.body'))
+    box = load_model(OWN / 'box.body')
     pose = Pose.from_rpy((0.0, 0.0, 0.3), pos=(2.0, -1.0, 0.1))
     sim = Simulation(box, SimOptions(initial_pose=pose))
     pos, quat = sim.body_pose('box')

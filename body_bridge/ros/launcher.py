@@ -27,7 +27,7 @@ from rclpy.utilities import remove_ros_args
 
 from ..errors import BodyBridgeError, ParameterError
 
-__all__ = ['run', 'main', 'run_models', 'model_names', 'split_ros_args']
+__all__ = ['run', 'main', 'run_models', 'create_nodes', 'model_names', 'split_ros_args']
 
 _TOKEN = re.compile(r'[A-Za-z][A-Za-z0-9_]*$')
 #: ROS arguments that take a value, and those of them that configure a node (not the process).
@@ -99,6 +99,21 @@ def _world_nodes(specs: list[str], args: list[str], nodes: list) -> None:
             defaults={'frame_prefix': f'{name}/'}))
 
 
+def create_nodes(specs: list[str], args: list[str], nodes: list) -> None:
+    """The bridge nodes of ``specs``, appended to ``nodes``: one model's node simulates on its
+    own; several models' nodes are not yet simulating (their world is the caller's).
+
+    Raises:
+        BodyBridgeError: a node cannot start (the nodes made so far are in ``nodes``).
+    """
+    from .node import BridgeNode
+    if len(specs) <= 1:
+        overrides = [Parameter('model', Parameter.Type.STRING, specs[0])] if specs else []
+        nodes.append(BridgeNode(parameter_overrides=overrides))
+    else:
+        _world_nodes(specs, args, nodes)
+
+
 def run_models(args: list[str], models: list[str] | None = None) -> int:
     """Run the bridge on one or several models until shutdown; the exit status.
 
@@ -139,16 +154,12 @@ def _session(specs: list[str], args: list[str]) -> list[str] | None:
         BodyBridgeError: a node cannot start (its nodes are destroyed first).
     """
     from .console import announce
-    from .node import BridgeNode
     from .runner import SimulationRunner
     nodes: list = []
     runner = reporter = executor = None
     try:
-        if len(specs) <= 1:
-            overrides = [Parameter('model', Parameter.Type.STRING, specs[0])] if specs else []
-            nodes.append(BridgeNode(parameter_overrides=overrides))
-        else:
-            _world_nodes(specs, args, nodes)
+        create_nodes(specs, args, nodes)
+        if len(specs) > 1:
             simulating = [node for node in nodes if node.params['simulate']]
             if simulating:
                 runner = SimulationRunner(simulating)

@@ -15,7 +15,7 @@ import time
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import TransformStamped
-from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
@@ -34,6 +34,7 @@ from . import params as P
 from . import qos, wire
 from .commands import CommandTopics, read_controllers
 from .params import PARAMETERS
+from .settable import on_set_parameters
 
 __all__ = ['BridgeNode', 'PARAMETERS', 'problem_of']
 
@@ -304,7 +305,7 @@ class BridgeNode(Node):
         self.restart_request: str | None = None
         self.restart_after = 0.0
         self._reload_service = self.create_service(Trigger, '~/reload', self._on_reload)
-        self.add_on_set_parameters_callback(self._on_set_model)
+        self.add_on_set_parameters_callback(lambda given: on_set_parameters(self, given))
 
     def check_reload(self, spec: str) -> str | None:
         """Everything a restart with model ``spec`` would do that can fail, done aside: the
@@ -328,7 +329,7 @@ class BridgeNode(Node):
             return f'{spec}: the model cannot be loaded ({type(err).__name__}: {err})'
         return None
 
-    def _request_restart(self, spec: str) -> None:
+    def request_restart(self, spec: str) -> None:
         self.restart_request = spec
         self.restart_after = time.monotonic() + 0.5
         self.get_logger().info(f'reload: {spec} is good; the bridge restarts with it')
@@ -338,27 +339,12 @@ class BridgeNode(Node):
         problem = self.check_reload(spec)
         response.success = problem is None
         if problem is None:
-            self._request_restart(spec)
+            self.request_restart(spec)
             response.message = f'{spec}: loaded; the bridge restarts with it'
         else:
             response.message = f'reload failed, the running model goes on: {problem}'
             self.warn_throttled(response.message)
         return response
-
-    def _on_set_model(self, parameters) -> SetParametersResult:
-        for parameter in parameters:
-            if parameter.name != 'model':
-                continue
-            if not isinstance(parameter.value, str) or not parameter.value:
-                return SetParametersResult(successful=False,
-                                           reason='model must be a file or a bundled model name')
-            problem = self.check_reload(parameter.value)
-            if problem is not None:
-                self.warn_throttled(f'parameter model: {parameter.value} refused, the running '
-                                    f'model goes on: {problem}')
-                return SetParametersResult(successful=False, reason=problem)
-            self._request_restart(parameter.value)
-        return SetParametersResult(successful=True)
 
     # --- services -----------------------------------------------------------------------------
 

@@ -23,8 +23,9 @@ from rcl_interfaces.msg import ParameterDescriptor, ParameterType
 from ..errors import ParameterError
 from ..model import Model, Pose
 
-__all__ = ['PARAMETERS', 'GROUPS', 'declare_parameters', 'group', 'read_gains',
-           'read_initial_positions', 'initial_pose', 'unused_parameters']
+__all__ = ['PARAMETERS', 'SETTABLE', 'READ_ONLY', 'GROUPS', 'GROUP_READ_ONLY',
+           'declare_parameters', 'group', 'read_gains', 'read_initial_positions', 'initial_pose',
+           'unused_parameters']
 
 _D, _B, _S = ParameterType.PARAMETER_DOUBLE, ParameterType.PARAMETER_BOOL, \
     ParameterType.PARAMETER_STRING
@@ -66,17 +67,52 @@ PARAMETERS = {
                       'beyond 1e10): reset (the world back to its initial state) or pause (at '
                       'the state before the diverging period).'),
     'devices_file': ('', _S, 'YAML file that adds devices to the model and sets their rate, '
-                     'noise and on/off state (README, Sensors).'),
+                     'noise and on/off state (docs/sensors.md).'),
     'material_table': ('', _S, 'Choreonoid contact material table (friction and restitution '
                        'per pair of link materials, docs/materials.md); empty: '
                        'default/materials.yaml above the model file.'),
 }
 
-#: Parameters that may change while the node runs: a new value reloads the model (node.py).
-RELOADING = ('model',)
+#: What a parameter set while the node runs does (``ros2 param set``); the others are
+#: read-only, each for the reason given in :data:`READ_ONLY`.
+SETTABLE = {
+    'model': 'settable: reloads the model',
+    'real_time_factor': 'settable: the pace changes at once (several models: on the first '
+                        'model\'s node)',
+}
+
+#: Why the other parameters cannot change while the node runs.
+READ_ONLY = {
+    'simulate': 'chooses what the node is at start',
+    'fixed_frame': 'the static transforms are published once, latched',
+    'frame_prefix': 'the static transforms are published once, latched',
+    'timestep': 'the physics model is compiled with it at start',
+    'control_rate': 'the world\'s control period is set at start',
+    'start_paused': 'applies at start (pause and resume with ~/set_paused)',
+    'ground_plane': 'the physics model is compiled with it at start',
+    'self_collision': 'the physics model is compiled with it at start',
+    'kinematic': 'the physics model is compiled with it at start',
+    'servo_frequency': 'the servos are tuned from it at start',
+    'servo_damping': 'the servos are tuned from it at start',
+    'gravity_compensation': 'the servos are set up with it at start',
+    'default_velocity_limit': 'the joint limits are set at start',
+    'initial_pose': 'the initial state is built at start (~/reset returns to it)',
+    'mesh_directory': 'robot_description is written once, at start',
+    'on_divergence': 'the watchdog is set up at start',
+    'devices_file': 'the devices are made at start (devices.<device>.on/rate are settable)',
+    'material_table': 'read with the model (a new model loads it again)',
+}
 
 #: Parameter groups whose member names the user chooses.
 GROUPS = ('controllers', 'gains', 'initial_positions')
+
+#: Why the groups cannot change while the node runs (they are declared untyped, so the node
+#: refuses a new value itself).
+GROUP_READ_ONLY = {
+    'controllers': 'the command topics are made at start',
+    'gains': 'the servos are tuned at start',
+    'initial_positions': 'the initial state is built at start (~/reset returns to it)',
+}
 
 #: Parameters rclpy declares itself, or that the node declares later.
 _OTHERS = {'use_sim_time', 'robot_description', 'start_type_description_service'}
@@ -126,7 +162,7 @@ def declare_parameters(node, defaults: Mapping[str, object] | None = None) -> di
             value = _coerce(name, node.get_parameter(name).value, ptype)
             node.undeclare_parameter(name)
         descriptor = ParameterDescriptor(name=name, type=ptype, description=text,
-                                         read_only=name not in RELOADING)
+                                         read_only=name not in SETTABLE)
         node.declare_parameters('', [(name, value, descriptor)], ignore_override=True)
         values[name] = value
     return values

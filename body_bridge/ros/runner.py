@@ -42,6 +42,8 @@ class SimulationRunner:
         prefixes = [''] + [node.get_namespace().strip('/') + '/' for node in self.nodes[1:]]
         sims = simulate_together(entries, prefixes)
         self.world = sims[0].world
+        #: Simulated seconds per wall-clock second (0: as fast as possible); may change while
+        #: the world runs (the first node's ``real_time_factor`` parameter).
         self.real_time_factor = float(first.params['real_time_factor'])
         #: Held while the world steps or resets (services take it too).
         self.lock = threading.Lock()
@@ -88,9 +90,9 @@ class SimulationRunner:
             # Ctrl-C shut the ROS context down while this thread published: stop quietly.
 
     def _steps(self) -> None:
-        rtf = self.real_time_factor
         wall_next = time.monotonic()
         while self._running:
+            rtf = self.real_time_factor
             if self._paused:
                 self._wake.wait(0.1)
                 self._wake.clear()

@@ -205,10 +205,22 @@ def _add_body(spec, parent, link, pose: Pose, contact, looks) -> mujoco.MjsBody:
         body.explicitinertial = True
         body.mass = inertial.mass
         body.ipos = [float(x) for x in inertial.com]
-        i = _rigid_inertia(inertial.inertia)
-        body.fullinertia = [i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2]]
+        body.fullinertia = _full_inertia(_rigid_inertia(inertial.inertia))
     _add_geoms(spec, body, link, contact, looks)
     return body
+
+
+def _full_inertia(inertia: np.ndarray) -> list[float]:
+    """MjSpec's ``fullinertia`` [kg m^2] of a tensor, its principal moments raised to
+    MIN_INERTIA. A moment of 0 (a loader sets one that is negative by rounding to 0) is bounded
+    by MuJoCo 4's compiler but rejected by MuJoCo 3's, which checks the moments first; raised
+    here, both compile the same model."""
+    i = 0.5 * (inertia + inertia.T)
+    moments, axes = np.linalg.eigh(i)
+    if moments.min() < MIN_INERTIA:
+        i = (axes * np.maximum(moments, MIN_INERTIA)) @ axes.T
+    return [float(i[0, 0]), float(i[1, 1]), float(i[2, 2]), float(i[0, 1]), float(i[0, 2]),
+            float(i[1, 2])]
 
 
 #: Principal moments within this fraction of the largest from A + B = C are a rigid body's

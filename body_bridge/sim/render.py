@@ -73,8 +73,9 @@ class OffscreenRenderer:
     """Renders colour and depth images of a MuJoCo model from arbitrary camera poses.
 
     Use from one thread at a time. With EGL the GL context is current only while a call
-    renders, so the next call may come from another thread (the node renders in its
-    simulation thread, and in the executor's when a service steps or resets the world).
+    renders (with MuJoCo 3 and 4 alike), so the next call may come from another thread (the
+    node renders in its simulation thread, and in the executor's when a service steps or
+    resets the world).
     """
 
     def __init__(self, mj: mujoco.MjModel, max_width: int, max_height: int):
@@ -94,14 +95,21 @@ class OffscreenRenderer:
         mujoco.mjv_defaultFreeCamera(mj, self._camera)
         self._buffers: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
+    @contextlib.contextmanager
     def _bound(self):
-        """The GL context current in this thread for a ``with`` block (released after it
-        where the backend can: EGL)."""
+        """The GL context current in this thread for a ``with`` block, released after it where
+        the backend can (EGL), so that the next block may run in another thread. MuJoCo 4's
+        contexts do this themselves (``as_current``); MuJoCo 3's only have ``make_current``."""
         as_current = getattr(self._gl, 'as_current', None)
         if as_current is not None:
-            return as_current()
+            with as_current():
+                yield
+            return
         self._gl.make_current()
-        return contextlib.nullcontext()
+        try:
+            yield
+        finally:
+            _release_egl(self._gl)
 
     def update(self, data: mujoco.MjData) -> None:
         """Take the geometry of the current state (once per instant, for every camera)."""
@@ -130,10 +138,13 @@ class OffscreenRenderer:
         self._place_camera(pos, rot, k, rot[:, 2] if headlight is None else headlight)
         rect = mujoco.MjrRect(0, 0, k.width, k.height)
         rgb_buf, depth_buf = self._buffer(k.width, k.height)
-        with self._bound():
-            mujoco.mjr_render(rect, self._scene, self._con)
-            mujoco.mjr_readPixels(rgb_buf if color else None, depth_buf if depth else None,
-                                  rect, self._con)
+        try:
+            with self._bound():
+                mujoco.mjr_render(rect, self._scene, self._con)
+                mujoco.mjr_readPixels(rgb_buf if color else None, depth_buf if depth else None,
+                                      rect, self._con)
+        except Exception as err:  # every GL backend fails in its own way
+            raise RenderError(f'offscreen rendering failed: {err}') from err
         rgb = rgb_buf[::-1] if color else None
         meters = _metric_depth(depth_buf[::-1], k.near, k.far) if depth else None
         return rgb, meters
@@ -180,6 +191,16 @@ class OffscreenRenderer:
         if getattr(self, '_gl', None) is not None:
             self._gl.free()
             self._gl = None
+
+
+def _release_egl(gl) -> None:
+    """Make no context current in this thread, if ``gl`` is an EGL context."""
+    if type(gl).__module__ != 'mujoco.egl':
+        return
+    import mujoco.egl
+    from mujoco.egl import egl_ext as EGL
+    EGL.eglMakeCurrent(mujoco.egl.EGL_DISPLAY, EGL.EGL_NO_SURFACE, EGL.EGL_NO_SURFACE,
+                       EGL.EGL_NO_CONTEXT)
 
 
 def _metric_depth(buffer: np.ndarray, near: float, far: float) -> np.ndarray:

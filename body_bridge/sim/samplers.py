@@ -185,12 +185,24 @@ class InertialSampler(DeviceSampler):
         self._quat = _sensor_slice(sim.mj, base + ':framequat') if reports_orientation else None
         self._acc_limit = _limits(device.params.get('max_acceleration'))
         self._gyro_limit = _limits(device.params.get('max_angular_velocity'))
+        # On a body welded to the world the accelerometer is computed here: such a frame is at
+        # rest, so it reads -gravity in its own axes (MuJoCo 3's sensor reads 0 there, 4's +g).
+        site = sim.mj.site(base).id
+        welded = sim.mj.body_weldid[sim.mj.site_bodyid[site]] == 0
+        self._resting_site = site if welded and self._acc is not None else None
+
+    def _acceleration(self) -> np.ndarray:
+        """The accelerometer's proper acceleration in the device frame [m/s^2]."""
+        if self._resting_site is None:
+            return self.sim.data.sensordata[self._acc].copy()
+        axes = self.sim.data.site_xmat[self._resting_site].reshape(3, 3)
+        return axes.T @ -self.sim.mj.opt.gravity
 
     def read(self) -> InertialReading:
         values = self.sim.data.sensordata
         acc = gyro = quat = None
         if self._acc is not None:
-            acc = _saturate(self._noisy('linear_acceleration', values[self._acc].copy()),
+            acc = _saturate(self._noisy('linear_acceleration', self._acceleration()),
                             self._acc_limit)
         if self._gyro is not None:
             gyro = _saturate(self._noisy('angular_velocity', values[self._gyro].copy()),

@@ -292,7 +292,10 @@ class BodyAssembler:
                                     f'unknown joint {var!r}')
             names[var] = self.name_of(var)
         formula = formula.renamed(names)
-        poly = formula.polynomial()
+        try:
+            poly = formula.polynomial()
+        except FormulaError as err:  # a constant part undefined: sqrt(-1), 1/0
+            raise element.error(f'joint {joint.name!r}: mimic formula: {err}') from None
         if poly is not None and len(poly[1]) <= 2:
             coeffs = poly[1] + [0.0] * (2 - len(poly[1]))
             return Mimic(poly[0], float(coeffs[1]), float(coeffs[0]))

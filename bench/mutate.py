@@ -1,0 +1,379 @@
+"""Mutation testing of one module: does the suite notice a small wrong change?
+
+    nice -n 15 .venv/bin/python bench/mutate.py body_bridge/formula.py \\
+        test/test_formula_oracle.py test/test_chrono_functions.py [--sample 150 --seed 1]
+
+Each mutant is one change to the module's syntax tree: an arithmetic operator swapped
+(``+``/``-``, ``*``/``/``, ``**``/``*``, ...), a comparison bent (``<``/``<=``, ``==``/``!=``,
+``in``/``not in``, ``is``/``is not``), ``and``/``or`` swapped, a unary ``-`` or ``not``
+dropped, a number changed (0 -> 1, 1 -> 0, n -> n + 1, x -> 2 x), ``True``/``False``
+swapped, the two indices of ``a[i, j]`` swapped, a statement dropped (``pass`` in its
+place). Docstrings, strings and annotations are left alone. The repository is copied
+to a temporary directory (beside a link to ``../shared``, which the tests read) so the working
+tree is never touched; each mutant is written there and the given tests run on it (``pytest
+-x``, with a timeout): a failing or timed-out run kills the mutant, a passing one lets it
+survive. The report lists the survivors with their line; ``--json`` writes every result.
+
+``bench/equivalent.txt`` lists the mutants judged equivalent (they cannot change any result),
+each with the reason, by the text of its line and its description (line numbers move); they
+are left out of the count.
+
+Not part of the test suite: a module takes minutes to tens of minutes of CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+_BINOPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
+           ast.Pow: ast.Mult, ast.FloorDiv: ast.Div, ast.Mod: ast.FloorDiv,
+           ast.MatMult: ast.Mult}
+_CMPOPS = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,
+           ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In,
+           ast.Is: ast.IsNot, ast.IsNot: ast.Is}
+_SYMBOL = {ast.Add: '+', ast.Sub: '-', ast.Mult: '*', ast.Div: '/', ast.Pow: '**',
+           ast.FloorDiv: '//', ast.Mod: '%', ast.MatMult: '@', ast.Lt: '<', ast.LtE: '<=',
+           ast.Gt: '>', ast.GtE: '>=', ast.Eq: '==', ast.NotEq: '!=', ast.In: 'in',
+           ast.NotIn: 'not in', ast.Is: 'is', ast.IsNot: 'is not', ast.And: 'and',
+           ast.Or: 'or'}
+_DROPPABLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return, ast.Raise,
+              ast.If, ast.For, ast.While, ast.With, ast.Try, ast.Delete)
+
+
+@dataclass
+class Mutant:
+    index: int      # the node's position in ast.walk order
+    kind: str       # what is changed
+    line: int
+    col: int
+    description: str
+    code: str = ''  # the text of its line, stripped
+    outcome: str = ''
+    seconds: float = 0.0
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.code, self.description
+
+
+def _skipped_nodes(tree: ast.AST) -> set[int]:
+    """ids of nodes that are never mutated: docstrings, annotations, f-strings, __all__."""
+    skip: set[int] = set()
+
+    def drop(node):
+        if node is not None:
+            skip.update(id(n) for n in ast.walk(node))
+
+    for node in ast.walk(tree):
+        body = getattr(node, 'body', None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            drop(body[0])
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            drop(node.returns)
+            for arg in (*node.args.args, *node.args.kwonlyargs, *node.args.posonlyargs,
+                        node.args.vararg, node.args.kwarg):
+                if arg is not None:
+                    drop(arg.annotation)
+        elif isinstance(node, ast.AnnAssign):
+            drop(node.annotation)
+        elif isinstance(node, ast.JoinedStr):
+            drop(node)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            drop(node)
+        elif isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == '__all__' for t in node.targets):
+            drop(node)
+    return skip
+
+
+def _number_change(value):
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return 1 if value == 0 else 0 if value == 1 else value + 1
+    if isinstance(value, float):
+        return 1.0 if value == 0.0 else 2.0 * value
+    return None
+
+
+def _changes(node: ast.AST) -> list[tuple[str, str]]:
+    """(kind, description) of every mutation of this node."""
+    out = []
+    if isinstance(node, (ast.BinOp, ast.AugAssign)) and type(node.op) in _BINOPS:
+        new = _BINOPS[type(node.op)]
+        out.append(('binop', f'{_SYMBOL[type(node.op)]} -> {_SYMBOL[new]}'))
+    elif isinstance(node, ast.Compare):
+        for i, op in enumerate(node.ops):
+            if type(op) in _CMPOPS:
+                out.append((f'cmp{i}', f'{_SYMBOL[type(op)]} -> {_SYMBOL[_CMPOPS[type(op)]]}'))
+    elif isinstance(node, ast.BoolOp):
+        new = 'or' if isinstance(node.op, ast.And) else 'and'
+        out.append(('boolop', f'{_SYMBOL[type(node.op)]} -> {new}'))
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.Not)):
+        out.append(('unary', f'drop {"-" if isinstance(node.op, ast.USub) else "not"}'))
+    elif isinstance(node, ast.Constant):
+        new = _number_change(node.value)
+        if new is not None:
+            out.append(('const', f'{node.value!r} -> {new!r}'))
+    elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple) \
+            and len(node.slice.elts) == 2:
+        a, b = (ast.unparse(e) for e in node.slice.elts)
+        if a != b:
+            out.append(('swap', f'[{a}, {b}] -> [{b}, {a}]'))
+    if isinstance(node, _DROPPABLE):
+        out.append(('drop', f'drop `{ast.unparse(node).splitlines()[0][:50]}`'))
+    return out
+
+
+def mutants(source: str) -> list[Mutant]:
+    tree = ast.parse(source)
+    skip = _skipped_nodes(tree)
+    lines = source.splitlines()
+    out = []
+    for index, node in enumerate(ast.walk(tree)):
+        if id(node) in skip:
+            continue
+        for kind, description in _changes(node):
+            out.append(Mutant(index, kind, node.lineno, node.col_offset, description,
+                              lines[node.lineno - 1].split('  #', 1)[0].strip()))
+    return out
+
+
+EQUIVALENT = Path(__file__).with_name('equivalent.txt')
+
+
+def equivalent_keys(module: str, path: Path = EQUIVALENT) -> dict[tuple[str, str], str]:
+    """(line text, description) -> reason of the module's equivalent mutants.
+
+    The file: ``# module: PATH`` starts a module's entries; each entry is
+    ``LINE TEXT || DESCRIPTION || REASON``; other lines starting with ``#`` are comments.
+    """
+    out, current = {}, None
+    if not path.exists():
+        return out
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if line.startswith('# module:'):
+            current = line.split(':', 1)[1].strip()
+        elif line.strip() and not line.startswith('#') and current == module:
+            parts = [p.strip() for p in line.split('||')]
+            if len(parts) != 3:
+                raise SystemExit(f'{path}:{number}: expected CODE || MUTATION || REASON')
+            out[(parts[0], parts[1])] = parts[2]
+    return out
+
+
+class _Pass(ast.NodeTransformer):
+    """Replaces one statement by ``pass``."""
+
+    def __init__(self, target):
+        self.target = target
+
+    def generic_visit(self, node):
+        if node is self.target:
+            return ast.copy_location(ast.Pass(), node)
+        return super().generic_visit(node)
+
+
+def apply(source: str, mutant: Mutant) -> str:
+    tree = ast.parse(source)
+    node = list(ast.walk(tree))[mutant.index]
+    kind = mutant.kind
+    if kind == 'binop':
+        node.op = _BINOPS[type(node.op)]()
+    elif kind.startswith('cmp'):
+        i = int(kind[3:])
+        node.ops[i] = _CMPOPS[type(node.ops[i])]()
+    elif kind == 'boolop':
+        node.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+    elif kind == 'unary':
+        _replace(tree, node, node.operand)
+    elif kind == 'const':
+        node.value = _number_change(node.value)
+    elif kind == 'swap':
+        node.slice.elts.reverse()
+    elif kind == 'drop':
+        tree = _Pass(node).visit(tree)
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+def _replace(tree, old, new) -> None:
+    for parent in ast.walk(tree):
+        for field, value in ast.iter_fields(parent):
+            if value is old:
+                setattr(parent, field, new)
+                return
+            if isinstance(value, list):
+                for i, item in enumerate(value):
+                    if item is old:
+                        value[i] = new
+                        return
+
+
+def _copy_repo(into: Path) -> Path:
+    """The repository's tracked and new files under ``into/<name>``, ``../shared`` linked."""
+    dest = into / REPO.name
+    shutil.copytree(REPO, dest, ignore=shutil.ignore_patterns(
+        '.venv', '.git', '__pycache__', '*.egg-info', '.pytest_cache', 'build', 'install',
+        'log', 'results'))
+    shared = REPO.parent / 'shared'
+    if shared.exists():
+        (into / 'shared').symlink_to(shared)
+    return dest
+
+
+def _forget_bytecode(module: Path) -> None:
+    """Remove the module's cached bytecode: a mutant of the same size written within the
+    same second as the last one would otherwise pass Python's mtime-and-size check. (The
+    rest of the copy keeps its bytecode: compiling the package anew per mutant costs more
+    than the tests.)"""
+    for cached in (module.parent / '__pycache__').glob(f'{module.stem}.*.pyc'):
+        cached.unlink()
+
+
+def _run_tests(repo: Path, tests: list[str], timeout: float, show: bool = False
+               ) -> tuple[str, float]:
+    env = dict(os.environ, PYTHONPATH=str(repo))
+    cmd = [sys.executable, '-m', 'pytest', '-x', '-q', '-p', 'no:cacheprovider',
+           '--no-header', '-W', 'ignore', *tests]
+    start = time.monotonic()
+    try:
+        proc = subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return 'killed (timeout)', time.monotonic() - start
+    seconds = time.monotonic() - start
+    if show and proc.returncode != 0:
+        print('\n'.join((proc.stdout + proc.stderr).splitlines()[-30:]), file=sys.stderr)
+    if proc.returncode == 0:
+        return 'survived', seconds
+    if proc.returncode in (2, 3, 4):  # pytest: interrupted, internal or usage error
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
+        if 'error' in ' '.join(tail).lower() and 'collect' in ' '.join(tail).lower():
+            return 'killed (import)', seconds
+    return 'killed', seconds
+
+
+def _match(found: list[Mutant], survivors: list[dict]) -> list[Mutant]:
+    """The mutants of ``found`` that are an earlier run's survivors: same line text, mutation
+    and column, on the same line if there is one (lines move when the module changes)."""
+    chosen, pool = [], list(found)
+    for exact in (True, False):
+        for s in list(survivors):
+            for m in pool:
+                if (m.code, m.description, m.col) == (s['code'], s['description'], s['col']) \
+                        and (not exact or m.line == s['line']):
+                    chosen.append(m)
+                    pool.remove(m)
+                    survivors.remove(s)
+                    break
+    for s in survivors:
+        print(f'warning: the survivor {s["description"]!r} of `{s["code"]}` (line {s["line"]}) '
+              'is no longer in the module', file=sys.stderr)
+    return chosen
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('module', help='the module, relative to the repository')
+    parser.add_argument('tests', nargs='+', help='pytest arguments selecting the tests')
+    parser.add_argument('--sample', type=int, help='run this many mutants, drawn at random')
+    parser.add_argument('--seed', type=int, default=1)
+    parser.add_argument('--lines', help='only mutants on lines FIRST-LAST')
+    parser.add_argument('--all', action='store_true',
+                        help='run the mutants bench/equivalent.txt lists as equivalent too')
+    parser.add_argument('--timeout', type=float, help='seconds per mutant (default: 5 x the '
+                        'unmutated run + 10)')
+    parser.add_argument('--survivors-of', metavar='JSON',
+                        help='run only the mutants that survived in this earlier --json run '
+                        '(after tests were added); the figure counts the earlier kills')
+    parser.add_argument('--list', action='store_true', help='list the mutants, run nothing')
+    parser.add_argument('--json', help='write every result here')
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # the temporary copy is removed
+
+    module = Path(args.module)
+    source = (REPO / module).read_text()
+    found = mutants(source)
+    excluded = {} if args.all else equivalent_keys(module.as_posix())
+    if args.lines:
+        first, last = (int(x) for x in args.lines.split('-'))
+        found = [m for m in found if first <= m.line <= last]
+    equivalent = [m for m in found if m.key in excluded]
+    found = [m for m in found if m.key not in excluded]
+    total = len(found)
+    earlier_killed = 0
+    if args.survivors_of:
+        earlier = json.loads(Path(args.survivors_of).read_text())
+        ran = [m for m in earlier['mutants'] if (m['code'], m['description']) not in excluded]
+        survivors = [m for m in ran if m['outcome'] == 'survived']
+        earlier_killed = earlier.get('earlier_killed', 0) + len(ran) - len(survivors)
+        found = _match(found, survivors)
+        args.sample = None
+    if args.sample and args.sample < len(found):
+        found = random.Random(args.seed).sample(found, args.sample)
+    found.sort(key=lambda m: (m.line, m.col))
+    unused = set(excluded) - {m.key for m in equivalent}
+    for code, description in sorted(unused):
+        print(f'warning: bench/equivalent.txt: no mutant {description!r} of `{code}` in {module}',
+              file=sys.stderr)
+    if args.list:
+        for m in found:
+            print(f'{module}:{m.line}:{m.col}: {m.description}')
+        print(f'{len(found)} mutants ({total} in all, {len(equivalent)} excluded as equivalent)')
+        return 0
+
+    with tempfile.TemporaryDirectory(prefix='mutate-') as tmp:
+        repo = _copy_repo(Path(tmp))
+        target = repo / module
+        outcome, base = _run_tests(repo, args.tests, timeout=3600, show=True)
+        if outcome != 'survived':
+            print(f'the tests fail on the unmutated module ({outcome}); nothing to measure',
+                  file=sys.stderr)
+            return 2
+        timeout = args.timeout or 5 * base + 10
+        print(f'{len(found)} mutants of {module} ({total} in all, {len(equivalent)} excluded '
+              f'as equivalent); the tests take {base:.1f} s unmutated', flush=True)
+        for n, m in enumerate(found, 1):
+            target.write_text(apply(source, m))
+            _forget_bytecode(target)
+            m.outcome, m.seconds = _run_tests(repo, args.tests, timeout)
+            if m.outcome == 'survived':
+                print(f'  survived {module}:{m.line}:{m.col}: {m.description} || {m.code}',
+                      flush=True)
+            if n % 20 == 0:
+                print(f'  ... {n}/{len(found)}', flush=True)
+        target.write_text(source)
+        _forget_bytecode(target)
+    killed = earlier_killed + sum(m.outcome.startswith('killed') for m in found)
+    run = earlier_killed + len(found)
+    rate = 100.0 * killed / run if run else 100.0
+    print(f'{module}: {killed}/{run} killed ({rate:.1f} %), '
+          f'{len(equivalent)} equivalent excluded, {time.strftime("%Y-%m-%d")}')
+    if args.json:
+        Path(args.json).write_text(json.dumps({
+            'module': str(module), 'tests': args.tests, 'killed': killed, 'run': run,
+            'earlier_killed': earlier_killed,
+            'total': total, 'equivalent': [dict(asdict(m), reason=excluded[m.key])
+                                           for m in equivalent],
+            'mutants': [asdict(m) for m in found]}, indent=1))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
