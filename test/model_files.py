@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import functools
 
-from body_bridge.formats import load_model
-from conftest import SAMPLE_ARM, SHARED_MODELS
+import pytest
+from conftest import CORPUS, SAMPLE_ARM
 
-CHOREONOID = SHARED_MODELS / 'choreonoid'
-OPENRAVE = SHARED_MODELS / 'openrave'
-CHRONO = SHARED_MODELS / 'chrono'
+from body_bridge.formats import load_model
+
+CHOREONOID = CORPUS / 'choreonoid'
+OPENRAVE = CORPUS / 'openrave'
+CHRONO = CORPUS / 'chrono'
 
 
 def _model_files() -> list:
@@ -23,13 +25,19 @@ def _model_files() -> list:
 
 def name_of(path) -> str:
     """The test id of a model file: its path in the shared set or the repository."""
-    for base in (SHARED_MODELS, SAMPLE_ARM.parents[2]):
+    for base in (CORPUS, SAMPLE_ARM.parents[2]):
         if base in path.parents:
             return str(path.relative_to(base))
     return path.name
 
 
-MODEL_FILES = _model_files()
+def _param(path):
+    """A model file as a test parameter; the corpus's files marked ``corpus``."""
+    marks = [pytest.mark.corpus] if CORPUS in path.parents else []
+    return pytest.param(path, id=name_of(path), marks=marks)
+
+
+MODEL_FILES = [_param(path) for path in _model_files()]
 
 
 @functools.lru_cache(maxsize=None)

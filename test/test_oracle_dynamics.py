@@ -317,7 +317,7 @@ def compare(model: Model, trials: int = 3, seed: int = 0) -> dict[str, str]:
     return pair.causes
 
 
-@pytest.mark.parametrize('path', MODEL_FILES, ids=name_of)
+@pytest.mark.parametrize('path', MODEL_FILES)
 def test_urdf_dynamics_equal_the_integrators(path):
     model = loaded(path)
     tree, apart = tree_part(model)

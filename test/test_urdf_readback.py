@@ -17,7 +17,7 @@ from body_bridge.model import (Box, Capsule, Cylinder, Device, DeviceKind, Frame
                                Sphere)
 from body_bridge.urdf import OPTICAL, optical_frame, to_urdf, write_meshes
 
-from model_files import MODEL_FILES, loaded, name_of
+from model_files import MODEL_FILES, loaded
 
 KINDS = {JointType.FIXED: 'fixed', JointType.REVOLUTE: 'revolute',
          JointType.CONTINUOUS: 'continuous', JointType.PRISMATIC: 'prismatic',
@@ -259,6 +259,6 @@ def test_a_mesh_shape_is_an_stl_file(tmp_path):
         to_urdf(model)
 
 
-@pytest.mark.parametrize('path', MODEL_FILES, ids=name_of)
+@pytest.mark.parametrize('path', MODEL_FILES)
 def test_real_models_read_back(path, tmp_path_factory):
     check_model(loaded(path), tmp_path_factory.getbasetemp() / 'readback_meshes')
