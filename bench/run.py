@@ -8,7 +8,9 @@ order: ``loading`` (parse + convert + URDF against a plain parse of the same fil
 ``throughput`` (the stepping thread against raw ``mj_step``), ``scale`` (chains of 1 to 100
 joints and more, and growing numbers of devices), ``realtime`` (the sample arm with a
 640x480 camera at 30 Hz), ``camera`` (``bench/camera.py``), ``latency``
-(``bench/latency.py``), ``memory`` (resident size after loading and after 60 s of running).
+(``bench/latency.py``), ``memory`` (resident size after loading and after 60 s of running),
+``tracks`` (``bench/tracks.py``: the tracks' cost per period, the Tank with its Kinect at
+real-time factor 1).
 Ratios are measured side by side in one run (see ``figures.side_by_side``). ``--quick`` runs
 every figure briefly (fewer repetitions, shorter runs): for checking that the suite works,
 not for numbers.
@@ -27,7 +29,7 @@ from pathlib import Path
 
 from figures import REPO, Figures, isolate_dds
 
-GROUPS = ('loading', 'throughput', 'scale', 'realtime', 'camera', 'latency', 'memory')
+GROUPS = ('loading', 'throughput', 'scale', 'realtime', 'camera', 'latency', 'memory', 'tracks')
 DEFAULT_JSON = REPO / 'bench' / 'results' / 'latest.json'
 
 
@@ -85,6 +87,11 @@ def _group(group, figures, quick, scratch, context, listener) -> None:
     elif group == 'memory':
         import memory
         memory.run(figures, listener, quick, scratch)
+    elif group == 'tracks':
+        from figures import have_corpus
+        if have_corpus():  # the Tank is a real model
+            import tracks
+            tracks.run(figures, context, listener, quick, scratch)
 
 
 def main(argv=None) -> int:

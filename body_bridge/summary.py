@@ -71,6 +71,10 @@ def joint_text(joint: Joint) -> str:
     """One line: type, axis, range, velocity and effort limits, coupling."""
     if joint.type in (JointType.FIXED, JointType.FREE, JointType.BALL):
         return f'{joint.type.value} joint {joint.name}'
+    if joint.type == JointType.TRACK:
+        speed = f', {joint.limits.velocity:.4g} m/s' if joint.limits.velocity else ''
+        return f'track {joint.name} on {joint.child}, surface along {_axis(joint.axis)} x ' \
+            f'normal{speed}'
     prismatic = joint.type == JointType.PRISMATIC
     parts = [f'{joint.type.value} joint {joint.name} along {_axis(joint.axis)}'
              if prismatic else f'{joint.type.value} joint {joint.name} about {_axis(joint.axis)}',

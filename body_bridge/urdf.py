@@ -153,10 +153,11 @@ def _link(link, mesh_paths, uri) -> urdf.Link:
 def _joint(model: Model, joint) -> urdf.Joint:
     kind = {JointType.FIXED: 'fixed', JointType.REVOLUTE: 'revolute',
             JointType.CONTINUOUS: 'continuous', JointType.PRISMATIC: 'prismatic',
-            JointType.BALL: 'floating', JointType.FREE: 'floating'}[joint.type]
+            JointType.BALL: 'floating', JointType.FREE: 'floating',
+            JointType.TRACK: 'fixed'}[joint.type]
     out = urdf.Joint(name=joint.name, parent=joint.parent, child=joint.child, joint_type=kind,
                      origin=_origin(model.joint_origin(joint)))
-    if joint.type.dof == 1:
+    if joint.type.dof == 1 and not joint.type.rigid:
         out.axis = [float(a) for a in joint.axis]
         lim = joint.limits
         velocity = float(lim.velocity) if lim.velocity is not None else 0.0

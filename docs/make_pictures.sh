@@ -21,3 +21,5 @@ $py -m body_bridge snapshot $models/choreonoid/share/model/AizuSpider/AizuSpider
   -o $out/aizu_spider.png "${size[@]}" 2>/dev/null
 $py -m body_bridge snapshot $models/chrono/historical/58ece18a/data/yaml/models/slider_crank.yaml \
   -o $out/slider_crank.png "${size[@]}" --azimuth 80 --elevation 30 --time 0.5 2>/dev/null
+$py -m body_bridge snapshot $models/choreonoid/share/model/Tank/Tank.body -o $out/tank.png \
+  "${size[@]}" --time 0.5 --position TURRET_Y=0.6 --position TURRET_P=-0.2 2>/dev/null

@@ -60,6 +60,7 @@ class MoveArm:
         self.start: float | None = None
         self.worst = 0.0  # largest tracking error after the first second [rad]
         self.next_print = 0.0
+        self.ready = False  # main() sets it once the state and the sensors have arrived
         self.timer = node.create_timer(0.02, self._tick)  # simulated time (use_sim_time)
 
     def _on_state(self, msg):
@@ -83,7 +84,7 @@ class MoveArm:
         return [self.state.position[names.index(j)] for j in JOINTS]
 
     def _tick(self):
-        if self.state is None:
+        if not self.ready:
             return
         if self.start is None:
             self.start = self.now()
@@ -119,14 +120,15 @@ def main(argv=None) -> int:
         Parameter('use_sim_time', Parameter.Type.BOOL, True)])
     arm = MoveArm(node)
     try:
-        waited = 0.0
-        while arm.state is None and waited < args.wait:
+        waited = 0.0  # for joint_states and the sensors it prints (these publish on demand)
+        while any(x is None for x in (arm.state, arm.imu, arm.gyro)) and waited < args.wait:
             rclpy.spin_once(node, timeout_sec=0.1)
             waited += 0.1
         if arm.state is None:
             print(f'no joint_states from a bridge within {args.wait:g} s: is it running '
                   '(python -m body_bridge sim sample_arm)?', file=sys.stderr)
             return 1
+        arm.ready = True
         end = WAYPOINTS[-1][0] + 0.5
         while arm.start is None or arm.elapsed() < end:
             rclpy.spin_once(node, timeout_sec=0.1)

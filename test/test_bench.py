@@ -36,6 +36,10 @@ EXPECTED = (
     ['command_to_state_latency_median', 'command_to_state_latency_p99',
      'command_to_state_latency_samples', 'control_period'] +
     ['memory_python_baseline', 'memory_run_time'] +
+    [f'tracks_{f}' for f in ('tank_period', 'tank_fixed_period', 'cost_per_period', 'ratio',
+                             'tank_kinect_rtf', 'tank_kinect_image_rate',
+                             'tank_kinect_depth_rate', 'tank_kinect_bridge_cpu',
+                             'tank_kinect_max_rtf') if HAVE_CORPUS] +
     [f'memory_{m}_{f}' for m in (*REAL, 'chain30', 'sample_arm')
      for f in ('loaded', 'after_run', 'growth')] +
     ['machine_load_average_start', 'machine_load_average_end', 'bench_wall_time'])
@@ -74,5 +78,6 @@ def test_quick_run_prints_and_writes_every_figure(tmp_path):
     if HAVE_CORPUS:
         assert printed['load_barrettwam_model_files'][0] == 3.0  # robot, arm and hand XML files
         assert printed['load_barrettwam_mesh_time'][0] > 0.0
+        assert printed['tracks_tank_kinect_image_rate'][0] > 0.0  # the Tank's Kinect was heard
     for model in (*REAL, 'chain30', 'sample_arm'):
         assert printed[f'memory_{model}_loaded'][0] > printed['memory_python_baseline'][0]

@@ -319,7 +319,7 @@ def test_zero_sizes_become_one_micrometre_except_a_capsules_length():
     assert fixed.link('arm').collisions[0] is fixed.link('arm').visuals[0]
     assert fixed.link('arm').visuals[3] is shapes[3]
     assert [w.split(': ', 2)[2] for w in fixed.warnings] == [
-        f'size 0, 1, 0 has a zero; made {MIN_SIZE:g} m', f'radius 0 has a zero; made 1e-06 m',
+        f'size 0, 1, 0 has a zero; made {MIN_SIZE:g} m', 'radius 0 has a zero; made 1e-06 m',
         'length 0 has a zero; made 1e-06 m', 'radius 0 has a zero; made 1e-06 m',
         'radius 0 has a zero; made 1e-06 m']
     assert fixed.warnings[0].startswith(f"{SRC}: link 'arm' visual box: ")

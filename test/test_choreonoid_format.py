@@ -112,14 +112,13 @@ def test_joint_parameters(tmp_path):
 
 
 @pytest.mark.corpus
-def test_pseudo_continuous_track_is_a_fixed_joint_with_a_warning():
+def test_pseudo_continuous_track_is_a_track_joint():
     model = load_model(shared_model('choreonoid/share/model/misc/conveyor.body'))
     joint = model.joint('TRACK')
-    assert joint.type == JointType.FIXED
-    assert joint.meta['choreonoid_joint_type'] == 'pseudo_continuous_track'
-    assert joint.meta['track_axis'] == (0.0, -1.0, 0.0)
-    assert any('pseudo_continuous_track' in w and 'conveyor.body:29:' in w
-               for w in model.warnings)
+    assert joint.type == JointType.TRACK and joint.type.rigid
+    np.testing.assert_allclose(joint.axis, (0.0, -1.0, 0.0))
+    assert joint in model.movable_joints
+    assert not any('pseudo_continuous_track' in w for w in model.warnings)
 
 
 @pytest.mark.corpus
@@ -630,20 +629,20 @@ def test_continuous_track_of_our_own(tmp_path):
               - { type: Shape, geometry: { type: Box, size: [0.1, 0.2, 0.02] } }
               - { type: AccelerationSensor, name: SHOE_ACCEL }
         """)
-    shoes = [link.name for link in model.links if link.name.startswith('SHOE')]
-    assert shoes == [f'SHOE{i}' for i in range(6)]
-    first = model.joint('SHOE0')
-    assert first.type == JointType.FREE and first.parent == 'ROOT'
-    for i in range(1, 6):
-        joint = model.joint(f'SHOE{i}')
-        assert joint.type == JointType.CONTINUOUS and joint.parent == f'SHOE{i - 1}'
-        np.testing.assert_allclose(joint.axis, (0, 1, 0))
-        np.testing.assert_allclose(model.joint_origin(joint).pos, (0.1, 0, 0))
-        assert model.link(f'SHOE{i}').inertial.mass == 0.5
-        assert len(model.link(f'SHOE{i}').visuals) == 1
-    assert [j.initial for j in (model.joint(f'SHOE{i}') for i in range(1, 6))] == \
-        pytest.approx([math.radians(30), math.radians(-30), 0, 0, 0])
-    assert [d.link for d in model.devices] == ['SHOE0']  # devices stay on the first link
+    assert [link.name for link in model.links] == ['ROOT', 'SHOE']  # one link for the chain
+    joint = model.joint('SHOE')
+    assert joint.type == JointType.TRACK and joint.parent == 'ROOT'
+    np.testing.assert_allclose(joint.axis, (0, 1, 0))
+    belt = model.link('SHOE')
+    assert belt.inertial.mass == pytest.approx(6 * 0.5)
+    assert len(belt.visuals) == 6  # the shoes where they start: a bend down and back up
+    heights = [v.pose.pos[2] for v in belt.visuals]
+    assert heights == pytest.approx([0, 0, -0.05, -0.05, -0.05, -0.05], abs=1e-9)
+    box = belt.collisions[0].geometry
+    assert box.size[1] == pytest.approx(0.2)  # as wide as a shoe
+    assert [d.link for d in model.devices] == ['SHOE']  # devices stay on the track's link
+    assert any("ContinuousTrack 'SHOE': the chain of 6 shoe links is approximated" in w
+               for w in model.warnings)
     fails(tmp_path, """
         links:
           - { name: ROOT }
@@ -658,20 +657,26 @@ def test_continuous_track_of_our_own(tmp_path):
 
 
 @pytest.mark.corpus
-def test_continuous_track_links():
+def test_a_continuous_track_chain_is_approximated_by_one_track_link():
     model = load_model(shared_model('choreonoid/historical/89196252/sample/TrackedVehicle/'
                                     'TrackedVehicle.body'))
-    feet = [link.name for link in model.links if link.name.startswith('FOOT_L')]
-    assert feet == [f'FOOT_L{i}' for i in range(40)]
-    first, second = model.joint('FOOT_L0'), model.joint('FOOT_L1')
-    assert first.type == JointType.FREE and first.parent == 'ROOT'
-    assert second.type == JointType.CONTINUOUS and second.parent == 'FOOT_L0'
-    np.testing.assert_allclose(second.axis, (0, 1, 0))
-    assert second.initial == pytest.approx(math.radians(30))
-    assert model.joint('FOOT_L7').initial == 0.0
-    offset = model.joint_origin(model.joint('FOOT_L5')).pos
-    np.testing.assert_allclose(offset, (0.167, 0, 0))
-    assert all(model.link(n).inertial.mass == 5.142 for n in feet)
+    assert [link.name for link in model.links if link.name.startswith('FOOT_L')] == ['FOOT_L']
+    joint = model.joint('FOOT_L')
+    assert joint.type == JointType.TRACK and joint.parent == 'ROOT'
+    np.testing.assert_allclose(joint.axis, (0, 1, 0))
+    belt = model.link('FOOT_L')
+    assert belt.inertial.mass == pytest.approx(40 * 5.142)  # the 40 shoes'
+    assert len(belt.visuals) == 40  # the shoes, where they start
+    np.testing.assert_allclose(belt.pose.pos, (1.1184, 1.1, 0.15))
+    # The belt encloses the shoes at their initial angles: six 30-degree bends at each end
+    # of a chain of 0.167 m links make a loop 0.167 / tan(15 deg) = 0.623 m high between the
+    # joints, and the 0.05 m shoes stand outside it at the top and at the bottom.
+    box = belt.collisions[0].geometry
+    assert box.size[1] == pytest.approx(0.3)
+    assert box.size[2] == pytest.approx(0.167 / math.tan(math.radians(15)) + 0.1, abs=1e-3)
+    assert any("ContinuousTrack 'FOOT_L': the chain of 40 shoe links is approximated" in w
+               for w in model.warnings)
+    assert any("the wheels inside the belt of 'FOOT_L'" in w for w in model.warnings)
 
 
 @pytest.mark.corpus

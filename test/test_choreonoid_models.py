@@ -49,9 +49,8 @@ def _file_masses(path: Path, seen=()) -> dict[str, float]:
         if item.get('type') == 'Skip':
             continue
         total = float(item.get('mass', 0.0)) + _rigid_body_mass(item.get('elements'))
-        if item.get('type') == 'ContinuousTrack':
-            for i in range(item['numJoints']):
-                out[f"{item['name']}{i}"] = total
+        if item.get('type') == 'ContinuousTrack':  # one link for the chain of shoes
+            out[str(item['name'])] = total * item['numJoints']
         else:
             out[str(item['name'])] = total
     return out

@@ -68,6 +68,9 @@ def test_launch_arguments_are_documented_with_their_defaults():
 
 def test_pictures_exist_and_are_shown():
     shown = set(re.findall(r'\]\((docs/images/[^)]+\.png)\)', README))
+    for page in (REPO / 'docs').glob('*.md'):  # pictures of the docs pages
+        shown |= {f'docs/{p}' for p in re.findall(r'\]\((images/[^)]+\.png)\)',
+                                                    page.read_text())}
     on_disk = {str(p.relative_to(REPO)) for p in (REPO / 'docs' / 'images').glob('*.png')}
     assert shown == on_disk and len(on_disk) >= 5
     for path in on_disk:

@@ -195,6 +195,9 @@ def test_gradient_is_the_derivative():
     assert grad == {'a': pytest.approx(3 * 1.5 ** 2 - 0.5, abs=1e-7),
                     'b': pytest.approx(1.5 - 2, abs=1e-7)}
     assert parse_formula('x^2').gradient({'x': 3.0}, step=1e-3)['x'] == pytest.approx(6.0)
+    # central differences of step 1e-6: exp(k x) gives k sinh(k h) / (k h) = k (1 + (k h)^2 / 6)
+    steep = parse_formula('exp(10000*x)').gradient({'x': 0.0})['x']
+    assert steep == pytest.approx(1e4 * (1 + 1e-4 / 6), rel=2e-6)
 
 
 def test_variables_and_renaming():

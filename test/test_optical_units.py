@@ -6,6 +6,7 @@ distance."""
 from __future__ import annotations
 
 import math
+import zlib
 from types import SimpleNamespace
 
 import mujoco
@@ -82,8 +83,9 @@ def test_flash_lidar_beams_go_through_its_pixels():
             x, y = (col - 1.0) / 2.0, (row - 2.0) / 4.0  # optical: right, down
             expected = np.array([1.0, -x, -y]) / math.sqrt(1 + x * x + y * y)
             np.testing.assert_allclose(directions[row * 5 + col], expected, atol=1e-15)
-    with pytest.raises(DeviceRefused, match='rays are more than'):
-        _flash_directions({'width': 2000, 'height': 1000, 'fx': 100.0})
+    with pytest.raises(DeviceRefused, match=rf'^1000500 rays are more than {MAX_RAYS}$'):
+        _flash_directions({'width': 8004, 'height': 125, 'fx': 100.0})
+    assert _flash_directions({'width': 8000, 'height': 125, 'fx': 100.0})[1] == (125, 8000)
 
 
 def test_intrinsics_of_both_conventions_and_their_refusals():
@@ -91,8 +93,11 @@ def test_intrinsics_of_both_conventions_and_their_refusals():
     f = 240 / math.tan(math.radians(17.5))
     assert (k.width, k.height, k.cx, k.cy, k.near, k.far) == (640, 480, 319.5, 239.5, 0.04, 200)
     assert k.fx == k.fy == pytest.approx(f, rel=1e-15)
+    k = camera_intrinsics({'width': 100, 'height': 50, 'fx': 0.5})  # any positive focal length
+    assert (k.fx, k.fy) == (0.5, 0.5)
     k = camera_intrinsics({'width': 100, 'height': 50, 'fx': 80.0})
     assert (k.fx, k.fy, k.cx, k.cy) == (80.0, 80.0, 49.5, 24.5)
+    assert camera_intrinsics({'width': 1, 'height': MAX_IMAGE_SIZE}).height == MAX_IMAGE_SIZE
     k = camera_intrinsics({'width': MAX_IMAGE_SIZE, 'height': 1, 'fx': 1.0, 'fy': 2.0,
                            'cx': 3.0, 'cy': 4.0, 'near_clip_distance': 1e-3,
                            'far_clip_distance': 2e-3})
@@ -171,7 +176,21 @@ def test_ranges_against_the_wall():
     cloud = _range({'yaw_range': 0.2, 'yaw_step': 0.1, 'pitch_range': 0.2, 'pitch_step': 0.1})
     assert cloud.layout == 'cloud' and cloud.read().ranges.shape == (3, 3)
     assert _range({}).layout == 'single'
+    tilted = _range({'yaw_range': 0.2, 'yaw_step': 0.1, 'pitch_range': 0.1, 'pitch_step': 0.2})
+    assert tilted.pitch.tolist() == [-0.05] and tilted.layout == 'cloud'  # one tilted row
     assert _range({'yaw_range': 0.2, 'yaw_step': 0.2, 'pitch_range': 0.0}).layout == 'scan'
+
+
+def test_range_noise_and_the_near_limit():
+    s = _range({'error_deviation': 0.01, 'detection_rate': 1.0})
+    rng = np.random.default_rng([3, zlib.crc32(b'laser')])
+    for _ in range(3):  # every beam is detected: the noise alone draws from the generator
+        expected = np.float32(2.0 + rng.normal(0.0, 0.01, 1)[0])
+        assert s.read().ranges[0, 0] == pytest.approx(expected, abs=2e-6)
+    exact = _range({})
+    distance = float(exact.read().ranges[0, 0])
+    exact.min_distance = float(exact._dist[0])  # a return exactly at the near limit counts
+    assert exact.read().ranges[0, 0] == np.float32(distance)
 
 
 def test_range_parameters():
@@ -236,6 +255,8 @@ def test_camera_formats_lenses_and_their_refusals():
              f'image width 0 is not within 1..{MAX_IMAGE_SIZE} pixels'),
             ({'lens_type': 'FISHEYE', 'field_of_view': 0.0},
              'field_of_view 0 degrees is not positive'),
+            ({'lens_type': 'FISHEYE', 'near_clip_distance': 0.0},
+             'clip distances 0.0..200.0 m are not 0 < near < far'),
             ({'lens_type': 'FISHEYE', 'near_clip_distance': 0.5, 'far_clip_distance': 0.1},
              'clip distances 0.5..0.1 m are not 0 < near < far')):
         with pytest.raises(DeviceRefused) as info:

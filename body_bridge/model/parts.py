@@ -48,16 +48,28 @@ class Link:
 
 
 class JointType(str, enum.Enum):
+    """How a joint moves its child link. TRACK: the child link is fixed to its parent, and
+    its surface moves like a continuous track's (or a conveyor belt's): the joint's position
+    is the distance the surface has travelled [m], its velocity the surface speed [m/s]; at a
+    contact whose normal n points from the link to the other body, the surface moves along
+    ``axis x n`` (the axis in the link frame)."""
+
     FIXED = 'fixed'
     REVOLUTE = 'revolute'
     CONTINUOUS = 'continuous'
     PRISMATIC = 'prismatic'
     BALL = 'ball'
     FREE = 'free'
+    TRACK = 'track'
 
     @property
     def dof(self) -> int:
         return {'fixed': 0, 'ball': 3, 'free': 6}.get(self.value, 1)
+
+    @property
+    def rigid(self) -> bool:
+        """Whether the child link cannot move relative to its parent (fixed and track)."""
+        return self in (JointType.FIXED, JointType.TRACK)
 
 
 @dataclass(frozen=True, slots=True)

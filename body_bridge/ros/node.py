@@ -154,6 +154,8 @@ class BridgeNode(Node):
                                                   kinematic=p['kinematic'])
         for line in notes + more + rest:
             self.get_logger().warning(line)
+        from .mobile import drive_of
+        self.drive = drive_of(self) if p['simulate'] else None
         # Parameters declared later by the parts that own them (sensor publishers declare
         # devices.<device>.on/rate): given back, so that they can declare them with their
         # descriptors (the value given still applies); what nobody claims is warned about.
@@ -195,12 +197,15 @@ class BridgeNode(Node):
             out.append(_transform(fixed_frame, self.frame(model.root),
                                   self.initial_pose @ model.link(model.root).pose, stamp))
         for joint in model.ordered_joints():
-            if joint.type == JointType.FIXED:
+            if joint.type.rigid:
                 out.append(_transform(self.frame(joint.parent), self.frame(joint.child),
                                       model.joint_origin(joint), stamp))
         for extra in model.frames:
             out.append(_transform(self.frame(extra.link), self.frame(extra.name), extra.pose,
                                   stamp))
+        odom = self.params['odom_frame']
+        if self.params['odom_tf'] and self.drive is not None and odom != fixed_frame:
+            out.append(_transform(fixed_frame, odom, Pose(), stamp))  # docs/mobile.md
         frames = model.device_frames()
         for device in model.devices:
             frame = frames[device.name]
@@ -222,6 +227,8 @@ class BridgeNode(Node):
         # Built once, patched and published as bytes every period (see wire.py).
         self._state_msg = wire.joint_state_message(list(sim.joint_names))
         fixed_frame = self.params['fixed_frame']
+        if self.params['odom_tf'] and self.drive is not None:
+            fixed_frame = self.params['odom_frame']
         frames = [(fixed_frame if parent is None else self.frame(parent), self.frame(child))
                   for parent, child in sim.moving_frames]
         self._tf_msg = wire.tf_message(frames) if frames else None
@@ -232,6 +239,9 @@ class BridgeNode(Node):
         # External controllers of the model (Chrono CONTROLLER motors, load controllers).
         from .chrono_controllers import attach as attach_controllers
         self._controller_subs = attach_controllers(self)
+        if self.drive is not None:
+            from .mobile import MobileBase
+            self.mobile = MobileBase(self, sim, self.drive)
         self._warn_unclaimed()
         self._control_services = [
             self.create_service(Trigger, '~/reset', self._on_reset),

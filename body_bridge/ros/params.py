@@ -71,6 +71,20 @@ PARAMETERS = {
     'material_table': ('', _S, 'Choreonoid contact material table (friction and restitution '
                        'per pair of link materials, docs/materials.md); empty: '
                        'default/materials.yaml above the model file.'),
+    'cmd_vel': (True, _B, 'For a model with a free root and left and right tracks or two '
+                'wheels on one axis: take geometry_msgs/Twist on cmd_vel and publish '
+                'nav_msgs/Odometry on odom (docs/mobile.md).'),
+    'drive_left_joints': ('', _S, 'The joints cmd_vel drives on the left, as a list or '
+                          'comma-separated; "": found from the model.'),
+    'drive_right_joints': ('', _S, 'The joints cmd_vel drives on the right; "": found from '
+                           'the model.'),
+    'drive_separation': (0.0, _D, 'Distance between the left and right drive [m] in the '
+                         'kinematics of cmd_vel; 0: measured from the model.'),
+    'cmd_vel_timeout': (0.5, _D, 'The base stops when no cmd_vel came for this long [s of '
+                        'simulated time]; 0: it keeps the last twist.'),
+    'odom_frame': ('odom', _S, 'frame_id of odom.'),
+    'odom_tf': (False, _B, 'Publish the root link\'s TF from odom_frame (REP-105) rather than '
+                'from fixed_frame, with a static identity fixed_frame -> odom_frame.'),
 }
 
 #: What a parameter set while the node runs does (``ros2 param set``); the others are
@@ -101,7 +115,16 @@ READ_ONLY = {
     'on_divergence': 'the watchdog is set up at start',
     'devices_file': 'the devices are made at start (devices.<device>.on/rate are settable)',
     'material_table': 'read with the model (a new model loads it again)',
+    'cmd_vel': 'the cmd_vel and odom topics are made at start',
+    'drive_left_joints': 'the drive is found at start',
+    'drive_right_joints': 'the drive is found at start',
+    'drive_separation': 'the drive kinematics are set up at start',
+    'cmd_vel_timeout': 'the drive is set up at start',
+    'odom_frame': 'the odom topic and frames are made at start',
+    'odom_tf': 'the static fixed_frame -> odom transform is published once, latched',
 }
+#: String parameters that also take a list of strings (joined by commas).
+_LISTS = ('drive_left_joints', 'drive_right_joints')
 
 #: Parameter groups whose member names the user chooses.
 GROUPS = ('controllers', 'gains', 'initial_positions')
@@ -139,6 +162,9 @@ def _coerce(name: str, value, ptype: int):
         return value
     if ptype == _S and isinstance(value, str):
         return value
+    if name in _LISTS and isinstance(value, (list, tuple)) and \
+            all(isinstance(x, str) for x in value):
+        return ', '.join(value)
     if ptype == _DA and not isinstance(value, (str, bytes)) and hasattr(value, '__len__') \
             and all(number(x) for x in value):
         return [float(x) for x in value]

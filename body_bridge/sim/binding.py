@@ -109,9 +109,12 @@ class Binding:
                 qpos.extend(range(int(mj.jnt_qposadr[joint]), int(mj.jnt_qposadr[joint]) + size))
         self._held_q = np.array(qpos, dtype=int)
         # The coordinates the servos' inertia depends on: every joint of the model's trees but
-        # a floating base (the inertia a joint drives does not change as the robot moves).
+        # a floating base (the inertia a joint drives does not change as the robot moves) and
+        # the tracks' belts (their travel changes nothing).
+        self.tracks_named = {j.name for j in model.joints if j.type == JointType.TRACK}
+        belts = {mj.joint(name(n)).id for n in self.tracks_named}
         shape = []
-        for joint in sorted({int(j) for j in mj.dof_jntid[self._dofs]}):
+        for joint in sorted({int(j) for j in mj.dof_jntid[self._dofs]} - belts):
             kind, adr = mj.jnt_type[joint], int(mj.jnt_qposadr[joint])
             if kind != mujoco.mjtJoint.mjJNT_FREE:
                 shape.extend(range(adr, adr + (4 if kind == mujoco.mjtJoint.mjJNT_BALL else 1)))
@@ -126,7 +129,7 @@ class Binding:
             pairs.append((0, self.body_id(model.root)))
             names.append((None, model.root))
         for joint in model.ordered_joints():
-            if joint.type != JointType.FIXED:
+            if not joint.type.rigid:
                 pairs.append((self.body_id(joint.parent), self.body_id(joint.child)))
                 names.append((joint.parent, joint.child))
         self.moving_frames: list[tuple[str | None, str]] = names

@@ -21,6 +21,7 @@ from .contacts import apply_contacts
 from .forces import add_model_forces
 from .mimic import add_mimic_constraints
 from .sensors import add_devices
+from .tracks import add_belt
 from .names import ACTUATOR_PREFIX, WORLD
 
 __all__ = ['BuildOptions', 'build_spec', 'ACTUATOR_PREFIX', 'MIN_MASS', 'MIN_INERTIA',
@@ -149,6 +150,8 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
             body = _add_body(spec, bodies[joint.parent], link, model.joint_origin(joint),
                              contact(link), looks)
             _add_joint(spec, body, joint)
+            if joint.type == JointType.TRACK:
+                add_belt(body, joint, link.inertial.mass if link.inertial else None)
         bodies[link.name] = body
     add_mimic_constraints(spec, model, spec.option.timestep)
     for closure in model.closures:
@@ -306,8 +309,8 @@ def _add_geom(spec, body, shape: Shape, name: str, visible: bool, contact,
 
 
 def _add_joint(spec, body, joint) -> None:
-    if joint.type == JointType.FIXED:
-        return
+    if joint.type.rigid:
+        return  # a track's joint is its belt's (sim/tracks.py)
     j = body.add_joint()
     j.name = joint.name
     j.info = joint.source or ''

@@ -61,6 +61,10 @@ class Commanding:
         if self.kinematic and mode == Mode.EFFORT:
             raise CommandRejected('the model is kinematic: it takes position and velocity '
                                   'commands, not efforts')
+        if mode == Mode.EFFORT and self.tracks_named.intersection(names):
+            track = next(n for n in names if n in self.tracks_named)
+            raise CommandRejected(f'{track!r} is a track: it takes a surface speed (velocity '
+                                  '[m/s]) or a travel (position [m]), not an effort')
         values, notes = self._clip(mode, rows, values)
         for hook in self.command_hooks:
             hook(mode, list(names))

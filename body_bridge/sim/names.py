@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 
 __all__ = ['ACTUATOR_PREFIX', 'WORLD', 'SITE_PREFIX', 'TENDON_PREFIX', 'DRIVER_SUFFIX',
-           'DRIVE_SUFFIX', 'Mode', 'POSITION', 'VELOCITY', 'EFFORT', 'CommandRejected']
+           'DRIVE_SUFFIX', 'BELT_SUFFIX', 'Mode', 'POSITION', 'VELOCITY', 'EFFORT', 'CommandRejected']
 
 #: Actuators are named ACTUATOR_PREFIX + joint name.
 ACTUATOR_PREFIX = 'servo:'
@@ -23,6 +23,8 @@ TENDON_PREFIX = 'mimic:'
 #: A motor's driver body and joint are named motor + DRIVER_SUFFIX, its equality + DRIVE_SUFFIX.
 DRIVER_SUFFIX = ':driver'
 DRIVE_SUFFIX = ':drive'
+#: The belt of a track (sim/tracks.py) is a body named track + BELT_SUFFIX.
+BELT_SUFFIX = ':belt'
 
 
 class Mode(enum.IntEnum):

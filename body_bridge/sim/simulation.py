@@ -46,6 +46,7 @@ from .forces_runtime import install_forces
 from .names import EFFORT, POSITION, VELOCITY, CommandRejected, Mode
 from .options import SimOptions
 from .mimic import MimicHook
+from .tracks import TrackDrive
 from .trajectory import TrajectoryRun
 from .world import World, is_world_rooted
 
@@ -108,6 +109,10 @@ class Simulation(Binding, Commanding):
         self._mode = np.full(len(self.actuated), -1)
         self._rate = np.zeros(len(self.actuated))
         self.forces = None if self.kinematic else install_forces(self)
+        #: The surfaces of the model's tracks, moved at each contact (sim/tracks.py).
+        self.tracks = TrackDrive(self.mj, model, self.prefix)
+        if self.tracks:
+            self.world.contact_hooks.append(self.tracks)
         self.reset_state()
         mujoco.mj_forward(self.mj, self.data)
 

@@ -27,6 +27,7 @@ from .contacts import add_material_pairs
 from .names import WORLD
 from .options import SimOptions
 from .servo import add_servos
+from .tracks import has_tracks
 from .watchdog import Divergence, Watchdog
 
 __all__ = ['World', 'MAX_MODELS']
@@ -118,6 +119,10 @@ class World:
                 self.spec, [(m, p, o.build.self_collision or bool(m.self_collision))
                             for (m, o), p in zip(entries, prefixes)],
                 ground=first.build.ground_plane not in (False, 'off'))
+            if any(has_tracks(model) for model, _ in entries):
+                # Tracks skid when they turn: the friction cone must be round (a pyramid's
+                # edges would make the turning rate depend on the heading).
+                self.spec.option.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
         except ValueError as err:  # MuJoCo refuses an element (a name twice, a bad size)
             raise ModelError(first_model.source, None,
                              f'the integrator cannot build the model: {err}') from err
@@ -135,6 +140,9 @@ class World:
         self.substeps = max(1, int(round(first.control_period / dt)))
         self.period = self.substeps * dt
         self.sims: list[Member] = []
+        #: Called as hook(mj, data) between mj_step1 and mj_step2 of every physics step,
+        #: once the contacts are known (tracks: sim/tracks.py). Empty: mj_step as it is.
+        self.contact_hooks: list = []
 
     def bind(self, sim: Member) -> int:
         """Register the Simulation of the next model; return its index."""
@@ -160,7 +168,13 @@ class World:
         sims = self.sims
         for sim in sims:
             sim.begin_period()
-        if any(sim.steps_individually for sim in sims):
+        if self.contact_hooks:
+            for k in range(self.substeps):
+                for sim in sims:
+                    if sim.steps_individually:
+                        sim.before_step(k)
+                self._split_step()
+        elif any(sim.steps_individually for sim in sims):
             for k in range(self.substeps):
                 for sim in sims:
                     sim.before_step(k)
@@ -176,6 +190,14 @@ class World:
         if diverged is not None:
             self._recover(diverged)
         return diverged
+
+    def _split_step(self) -> None:
+        """One physics step in two halves, the contact hooks in between."""
+        mj, data = self.mj, self.data
+        mujoco.mj_step1(mj, data)
+        for hook in self.contact_hooks:
+            hook(mj, data)
+        mujoco.mj_step2(mj, data)
 
     def _recover(self, event: Divergence) -> None:
         """Apply the divergence policy; the model whose joint shows it gets the note."""

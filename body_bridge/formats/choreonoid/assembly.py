@@ -150,26 +150,33 @@ def _joint(spec: LinkSpec, ctx: Context) -> Joint:
         meta['joint_id'] = spec.joint_id
     if spec.actuation:
         meta['actuation_mode'] = spec.actuation
+    if spec.shoes:
+        meta['shoes'] = spec.shoes
     jtype = spec.joint_type
     axis = np.array([0.0, 0.0, 1.0]) if spec.axis is None else spec.axis
     name = spec.joint_name or spec.name
-    if jtype == 'pseudo_continuous_track':
-        _warn(ctx, spec, f'link {spec.name!r}: joint_type pseudo_continuous_track (a track whose '
-              'surface moves along the joint axis) is kept as a fixed joint; the surface '
-              'velocity is not simulated')
-        meta.update(choreonoid_joint_type=jtype, track_axis=tuple(float(a) for a in axis))
-        jtype = 'fixed'
     if jtype in ('fixed', 'free'):
         return Joint(name=name, type=JointType(jtype), parent=spec.parent, child=spec.name,
                      source=spec.source, meta=freeze(meta))
     velocity = _symmetric(spec, spec.velocity, 'joint_velocity_range', ctx)
     effort = _symmetric(spec, spec.effort, 'joint_effort_range', ctx)
+    if jtype == 'pseudo_continuous_track':
+        # A track: its surface speed [m/s] is the joint velocity (no position range).
+        return Joint(name=name, type=JointType.TRACK, parent=spec.parent, child=spec.name,
+                     axis=_unit(axis), limits=Limits(None, None, velocity, effort),
+                     source=spec.source, meta=freeze(meta))
     kind_ = JointType.PRISMATIC if jtype == 'prismatic' else JointType.REVOLUTE
     if kind_ == JointType.REVOLUTE and spec.lower is None and spec.upper is None:
         kind_ = JointType.CONTINUOUS
     return Joint(name=name, type=kind_, parent=spec.parent, child=spec.name, axis=axis,
                  limits=Limits(spec.lower, spec.upper, velocity, effort), initial=spec.initial,
                  armature=spec.armature, source=spec.source, meta=freeze(meta))
+
+
+def _unit(axis: np.ndarray) -> np.ndarray:
+    """The axis scaled to length 1 (a zero axis stays, and the model refuses it)."""
+    norm = float(np.linalg.norm(axis))
+    return axis / norm if norm > 0 else axis
 
 
 def _check_inertia(spec: LinkSpec, ctx: Context) -> None:

@@ -33,6 +33,8 @@ from ...fileaccess import file_problem
 from ...model import Model, Pose
 from .elements import LinkParts
 from .assembly import ReadBody, ReadClosure, assemble
+from .belts import approximate_belts
+from .chains import belt_of_chain
 from .collision_rules import excluded_pairs
 from .links import LINK_KEYS, LinkSpec, _axis, import_keys, read_joint, read_link
 from .nodes import Context, Node, kind
@@ -68,7 +70,7 @@ def load(path: str | os.PathLike, material_table: str | None = None) -> Model:
     ctx = Context(os.fspath(path))
     ctx.session.material_table = material_table or None
     body = _read_body(ctx)
-    return assemble(body, ctx)
+    return approximate_belts(assemble(body, ctx))
 
 
 # --- header and links ----------------------------------------------------------------------
@@ -189,24 +191,16 @@ def _read_track(node: Node) -> list[LinkSpec]:
     angles = [] if angles is None else list(angles * node.ctx.angle_scale)
     first = read_link(node)
     node.warn_unused(f'ContinuousTrack {first.name!r}', _TRACK_KEYS)
-    base = first.name
-    specs = [replace(first, name=f'{base}0', joint_type='free', joint_name=None,
-                     parts=_renamed_parts(first.parts, f'{base}0', True))]
-    angles += [0.0] * (count - 1 - len(angles))
-    for i in range(1, count):
-        specs.append(replace(first, name=f'{base}{i}', parent=specs[-1].name,
-                             offset=Pose(offset, first.offset.rot), joint_type='revolute',
-                             joint_name=None, initial=angles[i - 1],
-                             parts=_renamed_parts(first.parts, f'{base}{i}', False)))
-    specs[0].parent = parent
-    return specs
-
-
-def _renamed_parts(parts: LinkParts, name: str, devices: bool) -> LinkParts:
-    """A copy of a link's parts for another link (devices stay on the first track link)."""
-    moved = [replace(d, link=name) for d in parts.devices] if devices else []
-    return LinkParts(name, list(parts.masses), list(parts.visuals), list(parts.collisions),
-                     moved)
+    axis = np.array([0.0, 0.0, 1.0]) if first.axis is None else np.asarray(first.axis, float)
+    if not np.linalg.norm(axis) > 0:
+        raise node.error('a ContinuousTrack needs a joint_axis that is not zero')
+    belt = belt_of_chain(first, count, offset, angles, axis / np.linalg.norm(axis))
+    belt.parent = parent
+    belt.parts.devices.extend(first.parts.devices)
+    node.ctx.warn(node.line, f'ContinuousTrack {first.name!r}: the chain of {count} shoe links '
+                  'is approximated by one link with a track joint (a rigid belt around the '
+                  'shoes at their initial angles, moved at the joint\'s surface speed [m/s])')
+    return [belt]
 
 
 # --- sub-bodies ------------------------------------------------------------------------------

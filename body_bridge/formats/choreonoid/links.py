@@ -77,6 +77,8 @@ class LinkSpec:
     line: int | None = None
     #: The contact material the link names (Choreonoid's material table), or None.
     material: str | None = None
+    #: Shoes of the ContinuousTrack chain this link approximates (0: not one).
+    shoes: int = 0
 
 
 def import_keys(node_data: dict, ctx: Context, line: int | None) -> dict | None:

@@ -1,0 +1,130 @@
+"""Tracks: what moving the tracks' surfaces costs per control period, and the Tank with its
+Kinect subscribed at real-time factor 1.
+
+* Per period, side by side in this process (CPU time of the stepping thread): the Tank with
+  its tracks turning it in place (``-0.3`` and ``+0.3`` m/s), against the same Tank whose
+  tracks are fixed joints (the same contacts, the physics stepped in one ``mj_step`` call
+  without the contact hook). ``tracks_cost_per_period`` is the difference.
+* Paced: the bridge as a user starts it (``python -m body_bridge sim Tank.body``, real-time
+  factor 1) in its own process, driven in a circle by ``cmd_vel`` from this one, with a
+  subscriber in another process on every topic, the Kinect's colour and depth images
+  included: the real-time factor kept (``/clock`` over wall time) and the Kinect's rates.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from figures import REPO, shared_model, side_by_side, timed
+
+__all__ = ['run', 'TANK']
+
+TANK = 'choreonoid/share/model/Tank/Tank.body'
+
+
+def _simulations():
+    from body_bridge.formats import load_model
+    from body_bridge.model import JointType
+    from body_bridge.sim.names import Mode
+    from body_bridge.sim.simulation import Simulation
+    tank = load_model(shared_model(TANK))
+    fixed = replace(tank, joints=tuple(replace(j, type=JointType.FIXED)
+                                       if j.type == JointType.TRACK else j
+                                       for j in tank.joints))
+    with_tracks, without = Simulation(tank), Simulation(fixed)
+    for sim in (with_tracks, without):
+        for _ in range(50):
+            sim.step_period()
+    with_tracks.command(Mode.VELOCITY, ['TRACK_L', 'TRACK_R'], [-0.3, 0.3])
+    return with_tracks, without
+
+
+def per_period(figures, periods: int, repeats: int) -> None:
+    """The tracks' cost per control period [us], side by side."""
+    with_tracks, without = _simulations()
+
+    def stepping(sim):
+        def run():
+            return timed(lambda: [sim.step_period() for _ in range(periods)]) / periods
+        return run
+    costs = side_by_side({'tracks': stepping(with_tracks), 'fixed': stepping(without)},
+                         repeats)
+    tracks, fixed = costs['tracks'].cpu * 1e6, costs['fixed'].cpu * 1e6
+    figures.add('tracks_tank_period', tracks, 'us')
+    figures.add('tracks_tank_fixed_period', fixed, 'us')
+    figures.add('tracks_cost_per_period', tracks - fixed, 'us')
+    figures.add('tracks_ratio', tracks / fixed, 'x')
+
+
+def paced(figures, context, listener, window: float, settle: float, scratch: Path) -> None:
+    """The Tank at real-time factor 1, driving, everything subscribed (Kinect included)."""
+    import rclpy
+    from geometry_msgs.msg import Twist
+    from realtime import _cpu_seconds, _wait_for
+    ns = '/bench_tank'
+    cmd = [sys.executable, '-m', 'body_bridge', 'sim', str(shared_model(TANK)), '--ros-args',
+           '-r', f'__ns:={ns}', '-p', f'mesh_directory:={scratch / "meshes"}',
+           '-p', 'real_time_factor:=1.0']
+    with open(scratch / 'tank_bridge.log', 'w') as log:
+        proc = subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+    node = rclpy.create_node('bench_tank_driver', namespace=ns, context=context)
+    publisher = node.create_publisher(Twist, 'cmd_vel', 10)
+    try:
+        listener.send('add', ns=ns, cameras=True)
+        _wait_for(listener, f'{ns}/Kinect/image_raw', 60.0, proc)
+        deadline = time.monotonic() + 10.0
+        while publisher.get_subscription_count() == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        drive = Twist()
+        drive.linear.x, drive.angular.z = 0.3, 0.3
+        publisher.publish(drive)
+        time.sleep(settle)
+        listener.send('reset')
+        cpu0, wall0 = _cpu_seconds(proc.pid), time.monotonic()
+        time.sleep(window)
+        report = listener.send('report')
+        cpu = (_cpu_seconds(proc.pid) - cpu0) / (time.monotonic() - wall0)
+    finally:
+        listener.send('drop', ns=ns)
+        node.destroy_node()
+        proc.send_signal(2)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    sim0, wall0, sim1, wall1 = report['clock']
+    counts, span = report['counts'], wall1 - wall0
+    figures.add('tracks_tank_kinect_rtf', (sim1 - sim0) / span, 'x')
+    figures.add('tracks_tank_kinect_image_rate', counts.get(f'{ns}/Kinect/image_raw', 0) / span,
+                'Hz')
+    figures.add('tracks_tank_kinect_depth_rate',
+                counts.get(f'{ns}/Kinect/depth/image', 0) / span, 'Hz')
+    figures.add('tracks_tank_kinect_bridge_cpu', cpu, 'cores')
+
+
+def headroom(figures, context, listener, seconds: float, scratch: Path) -> None:
+    """The stepping loop as fast as possible, everything subscribed (the Kinect too), the
+    tracks turning the Tank: the real-time factor it reaches (the renderer's threads work
+    too: wall time)."""
+    from throughput import bridge_under_test
+    from body_bridge.sim.names import Mode
+    params = {'mesh_directory': str(scratch / 'meshes')}
+    with bridge_under_test(context, shared_model(TANK), '/bench_tank_rtf', params) as bridge:
+        bridge.listen(listener, cameras=True)
+        bridge.node.sim.command(Mode.VELOCITY, ['TRACK_L', 'TRACK_R'], [-0.3, 0.3])
+        periods = max(1, round(seconds / bridge.world.period))
+        bridge.bridge(3)  # the renderer's first frame (its context) is not counted
+        cost = timed(lambda: bridge.bridge(periods))
+        listener.send('drop', ns=bridge.namespace)
+    figures.add('tracks_tank_kinect_max_rtf', periods * bridge.world.period / cost.wall, 'x')
+
+
+def run(figures, context, listener, quick: bool, scratch: Path) -> None:
+    per_period(figures, periods=20 if quick else 100, repeats=3 if quick else 15)
+    headroom(figures, context, listener, 0.5 if quick else 5.0, scratch)
+    paced(figures, context, listener, 2.0 if quick else 20.0, 1.5 if quick else 3.0, scratch)
