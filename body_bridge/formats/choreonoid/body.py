@@ -32,7 +32,7 @@ from ...errors import ModelError, UnsupportedError
 from ...fileaccess import file_problem
 from ...model import Model, Pose
 from .elements import LinkParts
-from .assembly import ReadBody, ReadClosure, assemble
+from .assembly import ReadBody, ReadClosure, assemble, with_link_contacts
 from .belts import approximate_belts
 from .chains import belt_of_chain
 from .collision_rules import excluded_pairs
@@ -70,7 +70,7 @@ def load(path: str | os.PathLike, material_table: str | None = None) -> Model:
     ctx = Context(os.fspath(path))
     ctx.session.material_table = material_table or None
     body = _read_body(ctx)
-    return approximate_belts(assemble(body, ctx))
+    return with_link_contacts(approximate_belts(assemble(body, ctx)), body)
 
 
 # --- header and links ----------------------------------------------------------------------
