@@ -30,7 +30,7 @@ setup(
         *tree('models'),
     ],
     install_requires=['setuptools', 'numpy', 'PyYAML', 'mujoco', 'pycollada', 'lxml',
-                      'defusedxml'],
+                      'defusedxml', 'Pillow'],
     zip_safe=True,
     maintainer='body_bridge maintainers',
     maintainer_email='maintainers@users.noreply.a-seed-adde5337.example',

@@ -12,6 +12,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from PIL import Image
 
 from body_bridge import geometry as geo
 from body_bridge.errors import ModelError
@@ -261,7 +262,7 @@ def test_mesh_resources_of_our_own_are_placed_scaled_and_coloured(tmp_path):
     the Transform above it, with the appearance of its Shape (a clone without the real
     model corpus tests what GR001's and the Tank's meshes test with it)."""
     geo.write_stl(geo.box_mesh((0.1, 0.2, 0.3)), tmp_path / 'part.stl')
-    (tmp_path / 'wood.png').write_bytes(b'\x89PNG\r\n\x1a\n')
+    Image.new('RGB', (4, 4), (150, 100, 50)).save(tmp_path / 'wood.png')  # a real image
     (tmp_path / 'parts.wrl').write_text(
         '#VRML V2.0 utf8\nDEF WHEEL Transform { translation 5 0 0 scale 2 2 2 children\n'
         '  Shape { geometry Box { size 0.1 0.1 0.1 } } }\n')

@@ -44,8 +44,9 @@ BALANCED = 'inertia breaking the triangle inequality balanced'
 
 #: What the integrator changes on purpose, per model: cause -> number of links (a model not
 #: listed: nothing). Massless links (Chrono's ground, environments' floors, the links of
-#: joints URDF lacks, the belt links an AGX track device becomes) get MIN_MASS; inertias at or
-#: over the triangle inequality are balanced.
+#: joints URDF lacks, the belt links an AGX track device becomes) get MIN_MASS; inertias beyond
+#: the triangle inequality (A + B < C) are balanced, those at it (flat plates such as the
+#: quadcopter's propellers) kept.
 CHANGES = {
     'choreonoid/sample/WRS2018/model/TerrainA.body': {BOUND_MASS: 3},
     'choreonoid/sample/WRS2018/model/Victim.body': {BALANCED: 2},
@@ -72,7 +73,6 @@ CHANGES = {
     'choreonoid/share/model/misc/rain.body': {BOUND_MASS: 1},
     'choreonoid/share/model/misc/snow.body': {BOUND_MASS: 1},
     'choreonoid/share/model/misc/stand.body': {BOUND_MASS: 1},
-    'choreonoid/share/model/multicopter/quadcopter.body': {BALANCED: 4},
     'chrono/data/yaml/mbs/model_bushing.yaml': {BOUND_MASS: 6},
     'chrono/data/yaml/mbs/model_inverted_pendulum_motor.yaml': {BOUND_MASS: 1},
     'chrono/data/yaml/mbs/model_motors.yaml': {BOUND_MASS: 1},

@@ -8,6 +8,7 @@ import os
 from ..errors import ModelError
 from ..fileaccess import file_problem
 from ..model import Model
+from ..textures import check_textures
 from . import choreonoid, chrono, openrave
 from .checks import check_model
 
@@ -21,11 +22,14 @@ LOADERS.update({ext: openrave.load_collada for ext in ('.zae', '.dae')})  # Open
 LOADERS.update({ext: chrono.load for ext in chrono.EXTENSIONS})  # recognised by content
 
 
-def load_model(path: str | os.PathLike) -> Model:
+def load_model(path: str | os.PathLike, material_table: str | None = None) -> Model:
     """Load a model file of any supported format, chosen by its name.
 
     Every model's numbers are checked (``formats/checks.py``): what cannot be simulated is
-    rejected, what can be repaired is, with a warning.
+    rejected, what can be repaired is, with a warning; texture images that cannot be drawn
+    are dropped with a warning (``textures.py``). ``material_table`` names the Choreonoid
+    contact material table a Body file's link materials use (default: the one found beside
+    the model, ``formats/choreonoid/materials.py``); other formats do not use it.
 
     Raises:
         ModelError: the file is missing, of an unknown kind, or broken (``path:line: ...``).
@@ -37,6 +41,9 @@ def load_model(path: str | os.PathLike) -> Model:
             problem = file_problem(path)
             if problem is not None:
                 raise ModelError(path, None, problem)
-            return check_model(LOADERS[ext](path))
+            loader = LOADERS[ext]
+            model = loader(path, material_table) if material_table and \
+                loader is choreonoid.load else loader(path)
+            return check_textures(check_model(model))
     known = ', '.join(sorted(LOADERS))
     raise ModelError(path, None, f'unknown model format (known file endings: {known})')

@@ -216,6 +216,8 @@ class _Checker:
         if known is not None and known[0] is g:
             return known[1], known[2]
         vertices = self.numbers(src, f'{what} vertices', g.vertices)
+        if g.texcoords is not None:
+            self.numbers(src, f'{what} texture coordinates', g.texcoords)
         if g.faces.size and (g.faces.min() < 0 or g.faces.max() >= len(vertices)):
             raise self.fail(src, f'{what}: a face index is out of range')
         corners = vertices[g.faces] if g.faces.size else np.zeros((0, 3, 3))

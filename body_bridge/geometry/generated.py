@@ -87,24 +87,50 @@ def _is_ear(xy: np.ndarray, remaining: list[int], i: int, j: int, k_: int) -> bo
     return True
 
 
-def face_set_mesh(vertices, polygons, name: str = 'faces') -> Mesh:
+def face_set_mesh(vertices, polygons, name: str = 'faces', texcoords=None,
+                  tex_polygons=None) -> Mesh:
     """A mesh from polygons given as lists of vertex indices (each triangulated).
 
     Args:
         vertices: (N, 3) coordinates [m].
         polygons: index lists, each a polygon wound counter-clockwise seen from its front.
+        texcoords: (K, 2) texture coordinates, or None.
+        tex_polygons: per polygon, the index into ``texcoords`` of each corner (VRML's
+            ``texCoordIndex``); None: the vertex indices themselves. A vertex used with two
+            texture coordinates becomes two vertices.
 
     Raises:
-        ValueError: an index out of range.
+        ValueError: an index out of range, or texture polygons that do not match.
     """
     v = np.asarray(vertices, dtype=float).reshape(-1, 3)
-    faces = []
-    for poly in polygons:
-        idx = [int(i) for i in poly]
+    polygons = [[int(i) for i in poly] for poly in polygons]
+    for idx in polygons:
         if any(i < 0 or i >= len(v) for i in idx):
             raise ValueError(f'face index out of range 0..{len(v) - 1}: {idx}')
+    uv = None
+    if texcoords is not None:
+        v, polygons, uv = _unweld(v, polygons, texcoords, tex_polygons)
+    faces = []
+    for idx in polygons:
         faces.extend((idx[a], idx[b], idx[c]) for a, b, c in triangulate_polygon(v[idx]))
-    return Mesh(v, np.array(faces, dtype=np.int64).reshape(-1, 3), name)
+    return Mesh(v, np.array(faces, dtype=np.int64).reshape(-1, 3), name, texcoords=uv)
+
+
+def _unweld(v: np.ndarray, polygons: list[list[int]], texcoords, tex_polygons):
+    """One vertex per (vertex, texture coordinate) pair the polygons use."""
+    uv = np.asarray(texcoords, dtype=float).reshape(-1, 2)
+    tex = polygons if tex_polygons is None else [[int(i) for i in p] for p in tex_polygons]
+    if len(tex) != len(polygons) or any(len(a) != len(b) for a, b in zip(polygons, tex)):
+        raise ValueError('the texture coordinate indices do not match the faces corner for '
+                         'corner')
+    if any(i < 0 or i >= len(uv) for p in tex for i in p):
+        raise ValueError(f'texture coordinate index out of range 0..{len(uv) - 1}')
+    pairs: dict[tuple[int, int], int] = {}
+    out = []
+    for poly, tpoly in zip(polygons, tex):
+        out.append([pairs.setdefault((a, b), len(pairs)) for a, b in zip(poly, tpoly)])
+    keys = np.array(list(pairs), dtype=np.int64).reshape(-1, 2)
+    return v[keys[:, 0]], out, uv[keys[:, 1]]
 
 
 def _rotation(axis, angle: float) -> np.ndarray:

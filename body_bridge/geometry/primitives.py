@@ -116,7 +116,7 @@ def capsule_mesh(radius: float, length: float, n: int = SEGMENTS) -> Mesh:
 
 
 def _named(mesh: Mesh, name: str) -> Mesh:
-    return Mesh(mesh.vertices, mesh.faces, name)
+    return Mesh(mesh.vertices, mesh.faces, name, texcoords=mesh.texcoords)
 
 
 def to_mesh(geometry: Geometry) -> Mesh:
@@ -141,7 +141,7 @@ def transform_mesh(mesh: Mesh, linear, translation=(0, 0, 0), name: str | None =
     lin = np.asarray(linear, dtype=float).reshape(3, 3)
     v = mesh.vertices @ lin.T + np.asarray(translation, dtype=float)
     f = mesh.faces if np.linalg.det(lin) >= 0 else mesh.faces[:, ::-1]
-    return Mesh(v, f, name or mesh.name, mesh.source)
+    return Mesh(v, f, name or mesh.name, mesh.source, mesh.texcoords)
 
 
 def bounds(points) -> tuple[np.ndarray, np.ndarray]:
@@ -213,11 +213,16 @@ def write_stl(mesh: Mesh, path: str | os.PathLike) -> None:
 
 
 def merge_meshes(meshes, name: str = 'mesh') -> Mesh:
-    """One mesh holding all the given meshes' triangles."""
+    """One mesh holding all the given meshes' triangles (texture coordinates kept when any
+    mesh has them; the others' vertices get (0, 0))."""
     meshes = list(meshes)
     if not meshes:
         return Mesh(np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64), name)
     offsets = np.cumsum([0] + [len(m.vertices) for m in meshes[:-1]])
     vertices = np.concatenate([m.vertices for m in meshes])
     faces = np.concatenate([m.faces + o for m, o in zip(meshes, offsets)])
-    return Mesh(vertices, faces, name, meshes[0].source)
+    texcoords = None
+    if any(m.texcoords is not None for m in meshes):
+        texcoords = np.concatenate([np.zeros((len(m.vertices), 2)) if m.texcoords is None
+                                    else m.texcoords for m in meshes])
+    return Mesh(vertices, faces, name, meshes[0].source, texcoords)

@@ -160,18 +160,22 @@ class Parts:
         self.path = path
         self.node = node
         self.budget = budget
-        self._groups: dict[Material | None, list[tuple[np.ndarray, np.ndarray]]] = {}
+        self._groups: dict[Material | None, list[tuple]] = {}
 
     def add(self, vertices: np.ndarray, faces: np.ndarray, material: Material | None,
-            line: int | None = None) -> None:
-        """Add triangles (vertices (N, 3) already placed, faces (M, 3) into them)."""
+            line: int | None = None, texcoords: np.ndarray | None = None) -> None:
+        """Add triangles (vertices (N, 3) already placed, faces (M, 3) into them, texture
+        coordinates (N, 2) or None)."""
         faces = np.asarray(faces, dtype=np.int64).reshape(-1, 3)
         if not len(faces):
             return
         vertices = np.asarray(vertices, dtype=float).reshape(-1, 3)
         check_finite(self.path, line, 'vertex coordinates', vertices)
+        if texcoords is not None:
+            texcoords = np.asarray(texcoords, dtype=float).reshape(-1, 2)
+            check_finite(self.path, line, 'texture coordinates', texcoords)
         self.budget.add(len(vertices), len(faces), line)
-        self._groups.setdefault(material, []).append((vertices, faces))
+        self._groups.setdefault(material, []).append((vertices, faces, texcoords))
 
     def __bool__(self) -> bool:
         return bool(self._groups)
@@ -203,20 +207,49 @@ class Parts:
         return parts
 
 
-def _merge(chunks: list[tuple[np.ndarray, np.ndarray]], name: str, source: str) -> Mesh:
+def _merge(chunks: list[tuple], name: str, source: str) -> Mesh:
+    """One mesh of (vertices, faces, texcoords or None) chunks; texture coordinates are kept
+    when any chunk has them (the others' vertices get (0, 0))."""
+    texcoords = None
+    if any(t is not None for _, _, t in chunks):
+        texcoords = np.concatenate([np.zeros((len(v), 2)) if t is None else t
+                                    for v, _, t in chunks])
     if len(chunks) == 1:
-        v, f = chunks[0]
-        return Mesh(v, f, name, source)
-    offsets = np.cumsum([0] + [len(v) for v, _ in chunks[:-1]])
-    vertices = np.concatenate([v for v, _ in chunks])
-    faces = np.concatenate([f + off for (_, f), off in zip(chunks, offsets, strict=True)])
-    return Mesh(vertices, faces, name, source)
+        v, f, _ = chunks[0]
+        return Mesh(v, f, name, source, texcoords)
+    offsets = np.cumsum([0] + [len(v) for v, _, _ in chunks[:-1]])
+    vertices = np.concatenate([v for v, _, _ in chunks])
+    faces = np.concatenate([f + off for (_, f, _), off in zip(chunks, offsets, strict=True)])
+    return Mesh(vertices, faces, name, source, texcoords)
 
 
-def drop_unused(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Keep only the vertices the faces use (reindexing the faces)."""
+def drop_unused(vertices: np.ndarray, faces: np.ndarray, texcoords: np.ndarray | None = None):
+    """Keep only the vertices the faces use (reindexing the faces).
+
+    Returns:
+        (vertices, faces), or (vertices, faces, texcoords) when ``texcoords`` is given.
+    """
     used, inverse = np.unique(faces.reshape(-1), return_inverse=True)
-    return vertices[used], inverse.reshape(-1, 3)
+    if texcoords is None:
+        return vertices[used], inverse.reshape(-1, 3)
+    return vertices[used], inverse.reshape(-1, 3), texcoords[used]
+
+
+def unweld(points: np.ndarray, indices: np.ndarray, texcoords: np.ndarray,
+           tex_indices: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One vertex per (point, texture coordinate) pair of the polygon corners.
+
+    Args:
+        points: (N, 3) positions; ``indices`` the corners' indices into them.
+        texcoords: (K, 2); ``tex_indices`` the corners' indices into them (same length as
+            ``indices``, both range-checked by the caller).
+
+    Returns:
+        (vertices, corner indices into them, per-vertex texture coordinates).
+    """
+    pairs = np.stack([np.asarray(indices, np.int64), np.asarray(tex_indices, np.int64)], 1)
+    unique, inverse = np.unique(pairs, axis=0, return_inverse=True)
+    return points[unique[:, 0]], inverse.reshape(-1), texcoords[unique[:, 1]]
 
 
 def rgba(color, transparency: float = 0.0) -> tuple[float, float, float, float]:
@@ -226,6 +259,22 @@ def rgba(color, transparency: float = 0.0) -> tuple[float, float, float, float]:
         c = np.array([0.8, 0.8, 0.8])
     alpha = 1.0 - float(np.clip(transparency, 0.0, 1.0)) if np.isfinite(transparency) else 1.0
     return (round(float(c[0]), 6), round(float(c[1]), 6), round(float(c[2]), 6), round(alpha, 6))
+
+
+def colour(values) -> tuple[float, float, float]:
+    """An RGB colour in 0..1 from three numbers (strings or floats; not finite: 0).
+
+    Raises:
+        ValueError: a value is not a number.
+    """
+    c = np.clip(np.nan_to_num(np.asarray([float(x) for x in values][:3], dtype=float),
+                              nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
+    return (round(float(c[0]), 6), round(float(c[1]), 6), round(float(c[2]), 6))
+
+
+def shininess_of_exponent(exponent: float) -> float:
+    """A 0..1 shininess (VRML's, OpenGL exponent / 128) from a specular exponent."""
+    return round(float(np.clip(np.nan_to_num(exponent) / 128.0, 0.0, 1.0)), 6)
 
 
 def texture_path(base_dir: str, uri: str) -> str:

@@ -6,7 +6,8 @@ expansion attacks begin). pycollada then reads the document from memory (never f
 never as a zip archive). Read: the default visual scene's nodes with their transforms,
 ``instance_node``, ``instance_geometry`` (triangles, polylist, polygons; lines skipped),
 ``instance_controller`` (the skin's mesh in its bind pose, with a warning), bound materials
-(diffuse colour or texture image path, transparency) and ``<unit meter>`` (results are in
+(diffuse colour or texture image path with the first TEXCOORD set, transparency, emission
+and specular colours, shininess as the specular exponent) and ``<unit meter>`` (results are in
 metres). ``<up_axis>`` is not applied: the numbers keep their axes, as rviz, MuJoCo and
 Choreonoid read COLLADA through assimp with the up direction ignored (a warning names a
 stated Y_UP or X_UP).
@@ -217,13 +218,36 @@ class _Walker:
                 continue
             _common.check_indices(self.path, None, f'COLLADA geometry {geometry.id!r}',
                                   index.reshape(-1), len(vertex))
-            faces, _ = triangulate(vertex, index.reshape(-1), counts)
+            material = self.material(materials.get(prim.material))
+            corners, uv = index.reshape(-1), None
+            if material is not None and material.texture is not None:
+                vertex, corners, uv = self.texcoords(geometry, prim, vertex, corners)
+            faces, _ = triangulate(vertex, corners, counts)
             used, inverse = np.unique(faces.reshape(-1), return_inverse=True)
             v = vertex[used] @ linear.T + offset
             f = inverse.reshape(-1, 3)
             if np.linalg.det(linear) < 0:
                 f = f[:, ::-1]
-            self.parts.add(v, f, self.material(materials.get(prim.material)))
+            self.parts.add(v, f, material, None, None if uv is None else uv[used])
+
+    def texcoords(self, geometry, prim, vertex: np.ndarray, corners: np.ndarray):
+        """(vertices, corner indices, texture coordinates) from the primitive's first
+        TEXCOORD set: one vertex per (position, texture coordinate) pair; without one the
+        positions and None."""
+        sets = getattr(prim, 'texcoordset', None) or ()
+        index_sets = getattr(prim, 'texcoord_indexset', None) or ()
+        if not len(sets) or not len(index_sets):
+            return vertex, corners, None
+        uv = np.asarray(sets[0], dtype=float)
+        uv = uv[:, :2] if uv.ndim == 2 and uv.shape[1] >= 2 else uv.reshape(-1, 2)
+        tex = np.asarray(index_sets[0], dtype=np.int64).reshape(-1)
+        if len(tex) != len(corners):
+            raise ModelError(self.path, None, f'COLLADA geometry {geometry.id!r}: texture '
+                             'coordinate indices do not match the vertex indices')
+        _common.check_indices(self.path, None, f'COLLADA geometry {geometry.id!r} TEXCOORD',
+                              tex, len(uv))
+        _common.check_finite(self.path, None, 'COLLADA texture coordinates', uv)
+        return _common.unweld(vertex, corners, uv, tex)
 
     def material(self, material) -> Material | None:
         effect = getattr(material, 'effect', None)
@@ -243,7 +267,15 @@ class _Walker:
             rgb = (1.0, 1.0, 1.0)
         alpha *= _opacity(effect)
         name = getattr(material, 'name', None) or getattr(material, 'id', None)
-        return Material(_common.rgba(rgb, 1.0 - alpha), name, texture)
+        extras = {}
+        for attribute, key in (('emission', 'emission'), ('specular', 'specular')):
+            value = getattr(effect, attribute, None)
+            if isinstance(value, tuple) and len(value) >= 3:
+                extras[key] = _common.colour(value[:3])
+        shininess = getattr(effect, 'shininess', None)
+        if isinstance(shininess, (int, float)):  # the specular exponent
+            extras['shininess'] = _common.shininess_of_exponent(float(shininess))
+        return Material(_common.rgba(rgb, 1.0 - alpha), name, texture, **extras)
 
 
 def _opacity(effect) -> float:

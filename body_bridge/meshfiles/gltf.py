@@ -4,7 +4,7 @@ Every accessor and buffer view is checked against the bytes that back it before 
 Read: the default scene's node tree (``matrix`` or translation, rotation ``[x, y, z, w]``,
 scale), mesh primitives in modes TRIANGLES, TRIANGLE_STRIP and TRIANGLE_FAN (points and
 lines skipped), ``indices``, materials (``baseColorFactor``, alpha unless ``OPAQUE``, the
-base colour texture's image ``uri`` as texture path). Numbers are kept as they are (glTF's
+base colour texture's image ``uri`` as texture path, with ``TEXCOORD_0``). Numbers are kept as they are (glTF's
 unit is the metre; its +Y up is not turned). Sparse accessors are not supported.
 """
 
@@ -215,7 +215,20 @@ class _Reader:
             if np.linalg.det(matrix[:3, :3]) < 0:
                 f = f[:, ::-1]
             material = self.material(prim['material']) if 'material' in prim else None
-            self.parts.add(v, f, material)
+            uv = None
+            if material is not None and material.texture is not None:
+                uv = self.texcoords(attributes, len(vertices))
+            self.parts.add(v, f, material, None, None if uv is None else uv[used])
+
+    def texcoords(self, attributes: dict, count: int) -> np.ndarray | None:
+        """The TEXCOORD_0 of a primitive in OpenGL's convention (glTF's v runs down the
+        image), or None."""
+        if 'TEXCOORD_0' not in attributes:
+            return None
+        uv = self.accessor(attributes['TEXCOORD_0'], 2)
+        if len(uv) != count:
+            raise self.error(f'TEXCOORD_0 has {len(uv)} values for {count} vertices')
+        return np.column_stack([uv[:, 0], 1.0 - uv[:, 1]])
 
     def accessor(self, index, width: int) -> np.ndarray:
         acc = self.item('accessors', index)

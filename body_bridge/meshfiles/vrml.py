@@ -2,9 +2,11 @@
 
 Read: Transform, Group, Collision, Anchor, Billboard (as a group), Switch (the chosen child),
 LOD (the first level), Inline (VRML and the other mesh formats), Shape, Appearance, Material
-(diffuse colour, transparency), ImageTexture (its url becomes the texture path),
-IndexedFaceSet (polygons triangulated, ``ccw``, ``Color`` per face or vertex: faces are
-split into one part per colour), Box, Sphere, Cylinder, Cone, ElevationGrid, DEF/USE.
+(diffuse, emissive and specular colours, shininess, ambientIntensity, transparency),
+ImageTexture (its url becomes the texture path), IndexedFaceSet (polygons triangulated,
+``ccw``, ``Color`` per face or vertex: faces are split into one part per colour;
+``texCoord`` and ``texCoordIndex`` of a textured shape), Box, Sphere, Cylinder, Cone,
+ElevationGrid, DEF/USE.
 Lines, points, lights, sensors, viewpoints and other nodes without surface are skipped;
 Text and Extrusion are skipped with a warning. Numbers are the file's (VRML's unit is the
 metre).
@@ -151,20 +153,21 @@ class _Scene:
         if not isinstance(geometry, Node):
             return
         material, transparency = self.appearance(node.fields.get('appearance'))
-        result = self.geometry(geometry)
+        textured = material is not None and material.texture is not None
+        result = self.geometry(geometry, textured)
         if result is None:
             return
-        vertices, faces, colors = result
+        vertices, faces, colors, uv = result
         linear = matrix[:3, :3]
         placed = vertices @ linear.T + matrix[:3, 3]
         if np.linalg.det(linear) < 0:
             faces = faces[:, ::-1]
         if colors is None:
-            self.parts.add(placed, faces, material, geometry.line)
+            self.parts.add(placed, faces, material, geometry.line, uv)
             return
-        self.colored(placed, faces, colors, material, transparency, geometry.line)
+        self.colored(placed, faces, colors, material, transparency, geometry.line, uv)
 
-    def colored(self, vertices, faces, colors, material, transparency, line) -> None:
+    def colored(self, vertices, faces, colors, material, transparency, line, uv) -> None:
         keys = np.round(np.clip(colors, 0, 1), 4)
         unique, which = np.unique(keys, axis=0, return_inverse=True)
         which = which.reshape(-1)
@@ -175,8 +178,13 @@ class _Scene:
             unique, which = keys.mean(axis=0, keepdims=True), np.zeros(len(faces), np.int64)
         for k, color in enumerate(unique):
             sub = faces[which == k]
-            v, f = _common.drop_unused(vertices, sub)
-            self.parts.add(v, f, Material(_common.rgba(color, transparency), None, texture), line)
+            if uv is None:
+                v, f = _common.drop_unused(vertices, sub)
+                t = None
+            else:
+                v, f, t = _common.drop_unused(vertices, sub, uv)
+            self.parts.add(v, f, Material(_common.rgba(color, transparency), None, texture),
+                           line, t)
 
     def appearance(self, node) -> tuple[Material | None, float]:
         if not isinstance(node, Node):
@@ -196,13 +204,25 @@ class _Scene:
             return Material((1.0, 1.0, 1.0, 1.0), None, texture), 0.0
         diffuse = fields.vector(self.path, mat, 'diffuseColor', (0.8, 0.8, 0.8), 3)
         transparency = fields.number(self.path, mat, 'transparency', 0.0)
-        return Material(_common.rgba(diffuse, transparency), mat.name, texture), transparency
+        extras = {}
+        for field, key in (('emissiveColor', 'emission'), ('specularColor', 'specular')):
+            if field in mat.fields:
+                extras[key] = _common.colour(fields.vector(self.path, mat, field, (0, 0, 0), 3))
+        if 'shininess' in mat.fields:
+            extras['shininess'] = float(np.clip(fields.number(self.path, mat, 'shininess',
+                                                              0.2), 0.0, 1.0))
+        if 'ambientIntensity' in mat.fields:
+            extras['ambient'] = float(np.clip(fields.number(self.path, mat,
+                                                            'ambientIntensity', 0.2), 0.0, 1.0))
+        return Material(_common.rgba(diffuse, transparency), mat.name, texture, **extras), \
+            transparency
 
-    def geometry(self, node: Node):
-        """(vertices, faces, per-face colours or None) of a geometry node, or None."""
+    def geometry(self, node: Node, textured: bool = False):
+        """(vertices, faces, per-face colours or None, texture coordinates or None) of a
+        geometry node, or None (texture coordinates only when ``textured``)."""
         kind = node.type
         if kind == 'IndexedFaceSet':
-            return _face_set(self.path, node)
+            return _face_set(self.path, node, textured)
         if kind == 'Box':
             size = fields.vector(self.path, node, 'size', (2.0, 2.0, 2.0), 3)
             mesh = geo.box_mesh(size)
@@ -224,19 +244,20 @@ class _Scene:
                 bottom=fields.flag(node, 'bottom', True)),
                 _Z_TO_Y)
         elif kind == 'ElevationGrid':
-            return _elevation_grid(self.path, node)
+            grid = _elevation_grid(self.path, node)
+            return None if grid is None else (*grid, None)
         elif kind in ('IndexedLineSet', 'PointSet'):
             return None
         else:
             self.warn(self.path, node.line, f'{kind} geometry is not supported; skipped')
             return None
-        return mesh.vertices, mesh.faces, None
+        return mesh.vertices, mesh.faces, None, None
 
 
 # --- geometry nodes -------------------------------------------------------------------------
 
 
-def _face_set(path: str, node: Node):
+def _face_set(path: str, node: Node, textured: bool = False):
     coord = node.fields.get('coord')
     if not isinstance(coord, Node):
         return None
@@ -249,12 +270,40 @@ def _face_set(path: str, node: Node):
     if counts.size and int(counts.max()) > _common.MAX_POLYGON_CORNERS:
         raise ModelError(path, node.line,
                          f'a face has more than {_common.MAX_POLYGON_CORNERS} corners')
-    faces, owner = triangulate(points, indices, counts)
+    uv = None
+    corners = indices
+    if textured:
+        points, corners, uv = _texcoords(path, node, points, indices, counts)
+    faces, owner = triangulate(points, corners, counts)
     if not fields.flag(node, 'ccw', True):
         faces = faces[:, ::-1]
     colors = _face_colors(path, node, indices, counts, owner)
     used, inverse = np.unique(faces.reshape(-1), return_inverse=True)
-    return points[used], inverse.reshape(-1, 3), colors
+    return points[used], inverse.reshape(-1, 3), colors, None if uv is None else uv[used]
+
+
+def _texcoords(path: str, node: Node, points, indices, counts):
+    """(vertices, corner indices, texture coordinates) of a textured IndexedFaceSet: one
+    vertex per (coordinate, texture coordinate) pair; without a ``texCoord`` the points and
+    no texture coordinates (the renderer maps the image itself)."""
+    coord = node.fields.get('texCoord')
+    if not isinstance(coord, Node):
+        return points, indices, None
+    uv = fields.array(path, coord, 'point')
+    if len(uv) % 2:
+        raise ModelError(path, coord.line, f'TextureCoordinate point: {len(uv)} numbers are '
+                         'not a whole number of pairs')
+    uv = uv.reshape(-1, 2)
+    _common.check_finite(path, coord.line, 'TextureCoordinate point', uv)
+    stream = fields.indices(path, node, 'texCoordIndex')
+    tex = indices
+    if len(stream):
+        tex, tex_counts = split_polygons(stream)
+        if len(tex_counts) != len(counts) or np.any(tex_counts != counts):
+            raise ModelError(path, node.line, 'IndexedFaceSet texCoordIndex does not match '
+                             'coordIndex face for face')
+    _common.check_indices(path, node.line, 'IndexedFaceSet texCoordIndex', tex, len(uv))
+    return _common.unweld(points, indices, uv, tex)
 
 
 def _face_colors(path: str, node: Node, indices, counts, owner):

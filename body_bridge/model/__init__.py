@@ -28,8 +28,8 @@ from .dynamics import (Actuation, BodyVelocity, Bushing, Function, FunctionKind,
 from .model import Model
 from .parts import (Device, DeviceKind, Frame, Inertial, Joint, JointType, Limits, Link,
                     Manipulator, Mimic)
-from .shapes import (Box, Capsule, Cone, ContactMaterial, Cylinder, Geometry, Material, Mesh,
-                     Shape, ShapeContact, Sphere)
+from .shapes import (Box, Capsule, Cone, ContactMaterial, ContactPair, Cylinder, Geometry,
+                     Material, Mesh, Shape, ShapeContact, Sphere)
 from .transforms import (Pose, axis_angle_matrix, is_rotation, matrix_quat, matrix_rpy,
                          quat_matrix)
 
@@ -40,5 +40,6 @@ __all__ = [
     'is_rotation', 'axis_angle_matrix', 'quat_matrix', 'matrix_quat',
     'matrix_rpy',
     'Repeat', 'FunctionKind', 'Function', 'SpringKind', 'Spring', 'Bushing', 'MotorKind',
-    'Actuation', 'Motor', 'LoadKind', 'Load', 'BodyVelocity', 'ContactMaterial', 'ShapeContact',
+    'Actuation', 'Motor', 'LoadKind', 'Load', 'BodyVelocity', 'ContactMaterial', 'ContactPair',
+    'ShapeContact',
 ]

@@ -17,7 +17,7 @@ from ..errors import ModelError
 from ._values import EMPTY, vector
 from .dynamics import BodyVelocity, Bushing, Load, LoopClosure, Motor, Spring, SpringKind
 from .parts import Device, Frame, Joint, JointType, Link, Manipulator
-from .shapes import ShapeContact
+from .shapes import ContactPair, ShapeContact
 from .transforms import Pose
 
 __all__ = [
@@ -55,6 +55,10 @@ class Model:
     initial_velocities: tuple[BodyVelocity, ...] = ()
     #: Contact materials of collision shapes (the integrator's defaults otherwise).
     contacts: tuple[ShapeContact, ...] = ()
+    #: Contact values of pairs of contact materials (by ``ContactMaterial.name``) from a
+    #: material table; ``contact_ground`` names the ground plane's material in that table.
+    contact_pairs: tuple[ContactPair, ...] = ()
+    contact_ground: str | None = None
     #: 1-DOF joints that start without a servo holding them (free, or driven by a Motor)
     #: until a command names them.
     passive_joints: tuple[str, ...] = ()

@@ -90,7 +90,7 @@ class BridgeNode(Node):
         self.warning_count = 0
         self.params = p = P.declare_parameters(self, defaults)
         path = resolve_model(p['model'])
-        self.model: Model = load_model(path)
+        self.model: Model = load_model(path, p['material_table'] or None)
         self.device_overlay = load_overlay(p['devices_file'], self.model)
         self.model = apply_overlay(self.model, self.device_overlay)
         for line in self.model.warnings:
@@ -328,7 +328,7 @@ class BridgeNode(Node):
         running model is not touched. Returns what is wrong in one line, or None."""
         p = self.params
         try:
-            model = load_model(resolve_model(spec))
+            model = load_model(resolve_model(spec), p['material_table'] or None)
             model = apply_overlay(model, load_overlay(p['devices_file'], model))
             commanded = [j.name for j in model.movable_joints if j.mimic is None]
             P.read_gains(P.group(self, 'gains'), commanded)

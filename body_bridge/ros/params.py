@@ -70,6 +70,9 @@ PARAMETERS = {
                       'the state before the diverging period).'),
     'devices_file': ('', _S, 'YAML file that adds devices to the model and sets their rate, '
                      'noise and on/off state (docs/sensors.md).'),
+    'material_table': ('', _S, 'Choreonoid contact material table (friction and restitution '
+                       'per pair of link materials, docs/materials.md); empty: '
+                       'default/materials.yaml above the model file.'),
     'cmd_vel': (True, _B, 'For a model with a free root and left and right tracks or two '
                 'wheels on one axis: take geometry_msgs/Twist on cmd_vel and publish '
                 'nav_msgs/Odometry on odom (docs/mobile.md).'),
@@ -113,6 +116,7 @@ READ_ONLY = {
     'mesh_directory': 'robot_description is written once, at start',
     'on_divergence': 'the watchdog is set up at start',
     'devices_file': 'the devices are made at start (devices.<device>.on/rate are settable)',
+    'material_table': 'read with the model (a new model loads it again)',
     'cmd_vel': 'the cmd_vel and odom topics are made at start',
     'drive_left_joints': 'the drive is found at start',
     'drive_right_joints': 'the drive is found at start',

@@ -1,4 +1,5 @@
-"""Model -> mujoco.MjSpec, with no file I/O.
+"""Model -> mujoco.MjSpec. The only files read are the texture images the model names
+(decoded in ``sim/appearance.py``; the loader checked them).
 
 Body names are link names and joint names are the model's joint names, so the compiled
 model can be read by name. Every element's ``info`` is the ``file:line`` it came from, so a
@@ -14,7 +15,9 @@ import numpy as np
 
 from .. import geometry as geo
 from ..model import Box, Capsule, Cylinder, JointType, Mesh, Model, Pose, Shape, Sphere
+from .appearance import Appearance
 from .closures import add_closure
+from .contacts import apply_contacts
 from .forces import add_model_forces
 from .mimic import add_mimic_constraints
 from .sensors import add_devices
@@ -101,9 +104,11 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
     spec.compiler.inertiafromgeom = mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_FALSE
     spec.compiler.boundmass = MIN_MASS
     spec.compiler.boundinertia = MIN_INERTIA
-    # Real model files carry inertias that break the triangle inequality; MuJoCo rejects
-    # them unless it may balance them (the URDF keeps the file's values).
-    spec.compiler.balanceinertia = True
+    # MuJoCo balances no inertia: one that breaks A + B >= C beyond rounding was warned about
+    # at load and turns balancing on (sim/forces.py); one within rounding of the bound (a flat
+    # plate, a thin rod) is nudged onto it here (_rigid_inertia), so the simulated inertia is
+    # the URDF's.
+    spec.compiler.balanceinertia = False
     spec.option.timestep = float(model.timestep or options.timestep)
     spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
 
@@ -121,14 +126,15 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
         _add_ground_plane(spec, mode)
 
     bodies: dict[str, mujoco.MjsBody] = {}
+    looks = Appearance(spec)
     root = model.link(model.root)
     if root.name == WORLD and model.root_joint == JointType.FIXED and root.pose.is_identity():
         # A fixed root link named 'world' (environments) is MuJoCo's world body itself.
         bodies[root.name] = spec.worldbody
-        _add_geoms(spec, spec.worldbody, root, contact(root))
+        _add_geoms(spec, spec.worldbody, root, contact(root), looks)
     else:
         bodies[root.name] = _add_body(spec, spec.worldbody, root, root.pose, contact(root),
-                                      options)
+                                      looks)
     if model.root_joint == JointType.FREE:
         free = bodies[root.name].add_freejoint()
         free.name = f'{root.name}_free'
@@ -136,13 +142,13 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
         link = model.link(joint.child)
         if joint.type == JointType.FREE:
             # MuJoCo allows free joints only on bodies of the world.
-            body = _add_body(spec, spec.worldbody, link, link.pose, contact(link), options)
+            body = _add_body(spec, spec.worldbody, link, link.pose, contact(link), looks)
             free = body.add_freejoint()
             free.name = joint.name
             free.info = joint.source or ''
         else:
             body = _add_body(spec, bodies[joint.parent], link, model.joint_origin(joint),
-                             contact(link), options)
+                             contact(link), looks)
             _add_joint(spec, body, joint)
             if joint.type == JointType.TRACK:
                 add_belt(body, joint, link.inertial.mass if link.inertial else None)
@@ -154,6 +160,7 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
         exclude = spec.add_exclude()
         exclude.bodyname1, exclude.bodyname2 = first, second
     add_model_forces(spec, model)
+    apply_contacts(spec, model)
     add_devices(spec, model)
     return spec
 
@@ -187,7 +194,7 @@ def _add_ground_plane(spec: mujoco.MjSpec, mode: str) -> None:
         ground.contype, ground.conaffinity = PLANE_BIT, 0
 
 
-def _add_body(spec, parent, link, pose: Pose, contact, options) -> mujoco.MjsBody:
+def _add_body(spec, parent, link, pose: Pose, contact, looks) -> mujoco.MjsBody:
     body = parent.add_body()
     body.name = link.name
     body.pos = [float(x) for x in pose.pos]
@@ -201,8 +208,8 @@ def _add_body(spec, parent, link, pose: Pose, contact, options) -> mujoco.MjsBod
         body.explicitinertial = True
         body.mass = inertial.mass
         body.ipos = [float(x) for x in inertial.com]
-        body.fullinertia = _full_inertia(inertial.inertia)
-    _add_geoms(spec, body, link, contact)
+        body.fullinertia = _full_inertia(_rigid_inertia(inertial.inertia))
+    _add_geoms(spec, body, link, contact, looks)
     return body
 
 
@@ -219,18 +226,38 @@ def _full_inertia(inertia: np.ndarray) -> list[float]:
             float(i[1, 2])]
 
 
-def _add_geoms(spec, body, link, contact) -> None:
+#: Principal moments within this fraction of the largest from A + B = C are a rigid body's
+#: (a flat plate meets the bound exactly; its eigenvalues miss it by rounding).
+RIGID_TOL = 1e-9
+
+
+def _rigid_inertia(tensor: np.ndarray) -> np.ndarray:
+    """The inertia [kg m^2]; one within rounding of A + B = C (a flat plate) gets every
+    principal moment raised by ``C - A - B`` plus 1e-12 C, which puts it on the rigid side
+    (A + B > C) so MuJoCo takes it unbalanced."""
+    moments = np.linalg.eigvalsh(tensor)
+    largest = float(moments[2])
+    gap = largest - float(moments[0]) - float(moments[1])  # > 0: A + B < C
+    margin = 1e-12 * largest
+    if gap <= -margin or gap > RIGID_TOL * largest:
+        return tensor  # clear of the bound, or beyond rounding (the loader warned)
+    return tensor + (gap + margin) * np.eye(3)
+
+
+def _add_geoms(spec, body, link, contact, looks: Appearance) -> None:
     collide = {id(s) for s in link.collisions}
     visual = {id(s) for s in link.visuals}
     for index, shape in enumerate(link.collisions):
         _add_geom(spec, body, shape, f'{link.name}:{index}',
-                  visible=id(shape) in visual, contact=contact)
+                  visible=id(shape) in visual, contact=contact, looks=looks)
     for index, shape in enumerate(link.visuals):
         if id(shape) not in collide:
-            _add_geom(spec, body, shape, f'{link.name}:v{index}', visible=True, contact=None)
+            _add_geom(spec, body, shape, f'{link.name}:v{index}', visible=True, contact=None,
+                      looks=looks)
 
 
-def _add_geom(spec, body, shape: Shape, name: str, visible: bool, contact) -> None:
+def _add_geom(spec, body, shape: Shape, name: str, visible: bool, contact,
+              looks: Appearance) -> None:
     g = shape.geometry
     geom = body.add_geom()
     geom.info = shape.source or ''
@@ -257,13 +284,17 @@ def _add_geom(spec, body, shape: Shape, name: str, visible: bool, contact) -> No
             vertices = np.vstack([vertices, np.repeat(vertices[:1], 4 - len(vertices), 0)])
         spec_mesh.uservert = vertices.astype(np.float32).ravel().tolist()
         spec_mesh.userface = mesh.faces.astype(np.int32).ravel().tolist()
+        if visible and len(vertices) == len(mesh.vertices):
+            looks.texcoords(spec_mesh, mesh, shape.material)
         spec_mesh.inertia = mujoco.mjtMeshInertia.mjMESH_INERTIA_SHELL
         spec_mesh.info = shape.source or ''
         geom.type = mujoco.mjtGeom.mjGEOM_MESH
         geom.meshname = mesh_name
     geom.pos = [float(x) for x in pose.pos]
     geom.quat = _quat(pose)
-    if shape.material is not None:
+    if visible:
+        looks.dress(geom, shape.material)
+    elif shape.material is not None:
         geom.rgba = [float(c) for c in shape.material.rgba]
     if contact is None:
         geom.contype = 0

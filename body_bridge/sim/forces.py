@@ -41,7 +41,6 @@ _HINGES = (JointType.REVOLUTE, JointType.CONTINUOUS)
 def add_model_forces(spec: mujoco.MjSpec, model: Model) -> None:
     """Add the model's native elements to a spec whose bodies and joints are built."""
     _world(spec, model)
-    _contacts(spec, model)
     for name, (how, *args) in plan_springs(model).items():
         spring = next(s for s in model.springs if s.name == name)
         if how == 'tendon':
@@ -96,17 +95,6 @@ def collision_geoms(spec: mujoco.MjSpec, link: str) -> list:
     """The collision geoms of a link's body, in ``Link.collisions`` order (build_spec adds
     them first; visual-only geoms take part in no contact)."""
     return [g for g in spec.body(link).geoms if g.contype or g.conaffinity]
-
-
-def _contacts(spec: mujoco.MjSpec, model: Model) -> None:
-    for contact in model.contacts:
-        geom = collision_geoms(spec, contact.link)[contact.index]
-        friction = list(geom.friction)
-        friction[0] = float(contact.material.friction)
-        geom.friction = friction
-        geom.solref = [0.02, restitution_damping(contact.material.restitution)]
-        if contact.radius > 0:
-            geom.margin = float(contact.radius)  # contacts hold dist - margin at zero
 
 
 # --- springs -------------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ from .samplers import (SITE_PREFIX, DeviceRefused, DeviceSampler, ForceSampler, 
                        InertialReading, InertialSampler, RangeReading, SCHEDULE_TOLERANCE,
                        WrenchReading)
 
-__all__ = ['add_devices', 'SensorSuite', 'DeviceSampler', 'InertialSampler', 'ForceSampler',
+__all__ = ['add_devices', 'spot_cone', 'SensorSuite', 'DeviceSampler', 'InertialSampler', 'ForceSampler',
            'RangeSampler', 'CameraSampler', 'InertialReading', 'WrenchReading',
            'RangeReading', 'ImageReading', 'camera_intrinsics', 'scan_angles', 'SITE_PREFIX']
 
@@ -97,6 +97,21 @@ def _add_site_sensors(spec, body, device: Device) -> None:
         sensor.info = device.source or ''
 
 
+def spot_cone(params) -> tuple[float, float]:
+    """MuJoCo's spot ``cutoff`` [deg] and ``exponent`` for a spot light's parameters.
+
+    No light falls beyond ``cut_off_angle`` [rad] (MuJoCo's cutoff). Inside ``beam_width``
+    [rad] the light is at full strength (VRML's SpotLight, which Choreonoid follows): a beam
+    at least as wide as the cut-off lights its cone evenly (exponent 0); a narrower beam
+    falls off from the axis as cos(angle) ** ``cut_off_exponent`` (MuJoCo has one falloff
+    law, not a flat top).
+    """
+    cutoff = float(params.get('cut_off_angle', math.radians(45.0)))
+    beam = float(params.get('beam_width', math.pi / 2))
+    exponent = 0.0 if beam >= cutoff else float(params.get('cut_off_exponent', 1.0))
+    return math.degrees(cutoff), exponent
+
+
 def _add_light(body, device: Device) -> None:
     p = device.params
     light = body.add_light()
@@ -107,8 +122,7 @@ def _add_light(body, device: Device) -> None:
     light.dir = [float(x) for x in device.pose.rot @ direction]
     color = np.asarray(p.get('color', (1.0, 1.0, 1.0)), dtype=float)
     light.diffuse = [float(c) for c in color * float(p.get('intensity', 1.0))]
-    light.cutoff = math.degrees(float(p.get('cut_off_angle', math.radians(45.0))))
-    light.exponent = float(p.get('cut_off_exponent', 1.0))
+    light.cutoff, light.exponent = spot_cone(p)
     if 'attenuation' in p:
         light.attenuation = [float(a) for a in p['attenuation']]
     light.active = bool(p.get('on', True))

@@ -23,6 +23,7 @@ import mujoco
 from ..errors import ModelError, ParameterError
 from ..model import JointType, Model, Pose
 from .build import build_spec
+from .contacts import add_material_pairs
 from .names import WORLD
 from .options import SimOptions
 from .servo import add_servos
@@ -113,6 +114,11 @@ class World:
                 _place(frame, options.initial_pose)
                 self.spec.attach(child, prefix=prefix, frame=frame)
             self.spec.option.timestep = timestep
+            #: Load-time notes of the world (contact pairs left out), one line each.
+            self.notes = add_material_pairs(
+                self.spec, [(m, p, o.build.self_collision or bool(m.self_collision))
+                            for (m, o), p in zip(entries, prefixes)],
+                ground=first.build.ground_plane not in (False, 'off'))
             if any(has_tracks(model) for model, _ in entries):
                 # Tracks skid when they turn: the friction cone must be round (a pyramid's
                 # edges would make the turning rate depend on the heading).

@@ -21,7 +21,7 @@ from collections import deque
 import numpy as np
 
 from ..model import JointType, Model
-from ..sim.contacts import ShapeContacts
+from ..sim.touching import ShapeContacts
 
 __all__ = ['adjacent_pairs', 'chain_pairs', 'never_colliding', 'colliding_pairs',
            'sample_configurations', 'pair', 'NEVER_MARGIN']

@@ -13,6 +13,7 @@ import numpy as np
 
 from ...errors import ModelError
 from ...model import Device, Joint, JointType, Limits, Link, LoopClosure, Model, Pose, freeze
+from . import materials
 from .links import LinkSpec
 from .nodes import Context
 
@@ -45,6 +46,8 @@ class ReadBody:
     links: list[LinkSpec]
     closures: list[ReadClosure] = field(default_factory=list)
     extra_devices: list[Device] = field(default_factory=list)
+    #: Link pairs that never touch (collision_detection_rules).
+    excluded: tuple[tuple[str, str], ...] = ()
 
 
 def assemble(body: ReadBody, ctx: Context) -> Model:
@@ -61,9 +64,42 @@ def assemble(body: ReadBody, ctx: Context) -> Model:
         else:
             joints.append(_joint(spec, ctx))
     closures = [_closure(c, world, ctx) for c in body.closures]
+    pairs, ground = _contact_table(body, ctx)
     return Model(name=body.name, links=tuple(links), joints=tuple(joints), root=body.root,
                  root_joint=root_type, devices=tuple(_unique_names(devices, ctx)),
-                 closures=tuple(closures), source=ctx.path, warnings=_counted(ctx.warnings))
+                 closures=tuple(closures), source=ctx.path, warnings=_counted(ctx.warnings),
+                 contact_pairs=pairs, contact_ground=ground, adjacent=body.excluded)
+
+
+def with_link_contacts(model: Model, body: ReadBody) -> Model:
+    """The model with a contact material on every collision shape, from its link's
+    ``material`` and the material table (once the shapes are final: belts replace some)."""
+    if not model.contact_pairs:
+        return model
+    named = {spec.name: spec.material for spec in body.links if spec.material}
+    return replace(model, contacts=materials.link_contacts(model.links, named,
+                                                           model.contact_pairs))
+
+
+def _contact_table(body: ReadBody, ctx: Context):
+    """(pairs, ground material) of the material table, when a link names a material."""
+    named = {spec.name: spec.material for spec in body.links if spec.material}
+    if not named:
+        return (), None
+    path = ctx.session.material_table or materials.find_table(ctx.path)
+    if path is None:
+        ctx.warnings.append(f'{ctx.path}: links name contact materials '
+                            f'({", ".join(sorted(set(named.values())))}) but no Choreonoid '
+                            'material table was found (default/materials.yaml above the model, '
+                            'or the material_table parameter); contacts use the integrator\'s '
+                            'default values')
+        return (), None
+    try:
+        pairs = materials.read_table(path, ctx.warnings.append)
+    except ModelError as err:
+        ctx.warnings.append(f'{err}; contacts use the integrator\'s default values')
+        return (), None
+    return pairs, materials.GROUND_MATERIAL
 
 
 def _counted(warnings: list[str]) -> tuple[str, ...]:

@@ -32,9 +32,10 @@ from ...errors import ModelError, UnsupportedError
 from ...fileaccess import file_problem
 from ...model import Model, Pose
 from .elements import LinkParts
-from .assembly import ReadBody, ReadClosure, assemble
+from .assembly import ReadBody, ReadClosure, assemble, with_link_contacts
 from .belts import approximate_belts
 from .chains import belt_of_chain
+from .collision_rules import excluded_pairs
 from .links import LINK_KEYS, LinkSpec, _axis, import_keys, read_joint, read_link
 from .nodes import Context, Node, kind
 from .resources import resolve_uri
@@ -57,16 +58,20 @@ _CLOSURE_TYPES = {'ball': 'ball', 'hinge': 'hinge', 'piston': 'piston'}
 MAX_LINKS = 10_000
 
 
-def load(path: str | os.PathLike) -> Model:
+def load(path: str | os.PathLike, material_table: str | None = None) -> Model:
     """Load a Choreonoid Body file into the neutral model.
+
+    ``material_table`` names Choreonoid's contact material table to use (default: the one
+    found above the model file, see ``materials.py``).
 
     Raises:
         ModelError: with ``path:line`` for anything the file gets wrong.
         UnsupportedError: a node or feature this loader does not read.
     """
     ctx = Context(os.fspath(path))
+    ctx.session.material_table = material_table or None
     body = _read_body(ctx)
-    return approximate_belts(assemble(body, ctx))
+    return with_link_contacts(approximate_belts(assemble(body, ctx)), body)
 
 
 # --- header and links ----------------------------------------------------------------------
@@ -97,6 +102,7 @@ def _read_body(ctx: Context) -> ReadBody:
     if root not in names:
         raise ModelError(path, 1, f'root_link {root!r} is not a link of this body')
     body.root = root
+    body.excluded = excluded_pairs(top, {spec.name: spec.parent for spec in body.links})
     extra = top.raw('extra_joints')
     if extra is not None:
         _read_extra_joints(extra, ctx, body, names)

@@ -16,6 +16,7 @@ Facts from Choreonoid's Body loader this module relies on:
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -208,7 +209,7 @@ def _read_resource(node: Node, frame: Frame, parts: LinkParts, depth: int, mode:
             name = _mesh_name(f'{parts.name}_{_stem(part.uri)}')
             geometry, pose = place(part.mesh, np.eye(3), part.frame, name)
             if isinstance(geometry, Mesh) and geometry.name != name:
-                geometry = Mesh(geometry.vertices, geometry.faces, name, geometry.source)
+                geometry = dataclasses.replace(geometry, name=name)
             material = part.material if isinstance(part.material, Material) else None
             parts.add_shape(Shape(geometry, pose, material, part.source), mode)
     node.warn_unused('Resource', frozenset({'node', 'fragment', 'uri', 'crease_angle',

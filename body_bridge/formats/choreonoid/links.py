@@ -49,7 +49,8 @@ JOINT_KEYS = frozenset({
     'actuation_mode', 'max_joint_effort', 'joint_effort_range',
 })
 LINK_KEYS = JOINT_KEYS | {'type', 'name', 'parent', 'translation', 'rotation', 'mass',
-                          'center_of_mass', 'inertia', 'elements', 'joint_name', 'import'}
+                          'center_of_mass', 'inertia', 'elements', 'joint_name', 'import',
+                          'material'}
 
 
 @dataclass
@@ -74,6 +75,8 @@ class LinkSpec:
     inertial: Inertial | None = None
     parts: LinkParts = field(default_factory=lambda: LinkParts(''))
     line: int | None = None
+    #: The contact material the link names (Choreonoid's material table), or None.
+    material: str | None = None
     #: Shoes of the ContinuousTrack chain this link approximates (0: not one).
     shoes: int = 0
 
@@ -103,6 +106,7 @@ def read_link(node: Node) -> LinkSpec:
                     offset=Pose(_or_zero(node.translation()), np.eye(3) if rot is None else rot),
                     source=node.where(), line=node.line, parts=LinkParts(name))
     spec.joint_name = node.string('joint_name')
+    spec.material = node.string('material')
     read_joint(node, spec)
     elements = node.raw('elements')
     if elements is not None:

@@ -97,9 +97,12 @@ class Session:
         bodies: sub-body files by path.
         loading: the body files being read, outermost first (a sub-body cycle guard).
         elements: element nodes read so far (bounded by ``MAX_ELEMENTS``).
+        material_table: the contact material table file the caller names (None: the one
+            found beside the model, see ``materials.py``).
     """
 
     def __init__(self):
+        self.material_table: str | None = None
         self.meshes: dict = {}
         self.yaml: dict = {}
         self.bodies: dict = {}

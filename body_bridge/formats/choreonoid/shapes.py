@@ -11,8 +11,10 @@ Facts from the Body file reference and Choreonoid's scene reader this module rel
 * IndexedFaceSet takes ``vertices`` (or VRML's ``coordinate``) and ``faces`` (or
   ``coordIndex``): polygons closed by -1, counter-clockwise; TriangleMesh takes
   ``vertices`` and ``triangles``.
-* Material: ``diffuse``/``diffuseColor`` RGB and ``transparency`` (0 opaque); a texture's
-  ``url``/``uri`` is relative to the file that names it.
+* Material: ``diffuse``/``diffuseColor`` RGB and ``transparency`` (0 opaque), ``emissive``
+  and ``specular`` RGB, ``specular_exponent`` or ``shininess`` (0..1, VRML's: an exponent of
+  128 times it), ``ambient``/``ambientIntensity``; a texture's ``url``/``uri`` is relative
+  to the file that names it.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import os
 import numpy as np
 
 from ... import geometry as geo
-from ...errors import UnsupportedError
+from ...errors import ModelError, UnsupportedError
 from ...model import Box, Capsule, Cone, Cylinder, Material, Mesh, Pose, Sphere, axis_angle_matrix
 from .nodes import Frame, Node
 from .resources import mesh_parts, resolve_uri
@@ -168,17 +170,13 @@ def _elevation_grid(gnode: Node, name: str):
     return mesh, np.eye(3)
 
 
-def _face_set(gnode: Node, name: str):
-    vertices = gnode.numbers('vertices', 'coordinate', multiple=3, minimum=9)
-    if vertices is None:
-        raise gnode.error('IndexedFaceSet has no vertices')
-    indices = gnode.raw('faces', 'coord_index')
-    if not isinstance(indices, list):
-        raise gnode.error('IndexedFaceSet faces must be a list of vertex indices closed by -1')
+def _polygon_list(gnode: Node, indices, what: str) -> list[list[int]]:
+    """Index lists closed by -1 (the last one may stay open), polygons of under three
+    corners dropped."""
     polygons, current = [], []
     for value in indices:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise gnode.error(f'IndexedFaceSet face index {value!r} is not an integer')
+            raise gnode.error(f'IndexedFaceSet {what} {value!r} is not an integer')
         if value < 0:
             if len(current) >= 3:
                 polygons.append(current)
@@ -187,10 +185,27 @@ def _face_set(gnode: Node, name: str):
             current.append(value)
     if len(current) >= 3:
         polygons.append(current)
+    return polygons
+
+
+def _face_set(gnode: Node, name: str):
+    vertices = gnode.numbers('vertices', 'coordinate', multiple=3, minimum=9)
+    if vertices is None:
+        raise gnode.error('IndexedFaceSet has no vertices')
+    indices = gnode.raw('faces', 'coord_index')
+    if not isinstance(indices, list):
+        raise gnode.error('IndexedFaceSet faces must be a list of vertex indices closed by -1')
+    polygons = _polygon_list(gnode, indices, 'face index')
     if not polygons:
         raise gnode.error('IndexedFaceSet has no face of three or more vertices')
+    texcoords = gnode.numbers('tex_coord', 'tex_coords', multiple=2)
+    tex_polygons = None
+    raw = gnode.raw('tex_coord_index', 'tex_coord_indices')
+    if texcoords is not None and isinstance(raw, list) and raw:
+        tex_polygons = _polygon_list(gnode, raw, 'texture coordinate index')
     try:
-        mesh = geo.face_set_mesh(vertices.reshape(-1, 3), polygons, f'{name}_faces')
+        mesh = geo.face_set_mesh(vertices.reshape(-1, 3), polygons, f'{name}_faces',
+                                 texcoords, tex_polygons)
     except ValueError as err:
         raise gnode.error(f'IndexedFaceSet: {err}') from None
     return mesh, np.eye(3)
@@ -214,7 +229,8 @@ def _resource_geometry(gnode: Node, name: str):
         raise gnode.error('the resource has no mesh')
     stem = os.path.splitext(os.path.basename(parts[0].uri))[0]
     mesh = geo.merge_meshes(meshes, f'{name}_{stem}')
-    return Mesh(mesh.vertices, mesh.faces, mesh.name, parts[0].source), np.eye(3)
+    return Mesh(mesh.vertices, mesh.faces, mesh.name, parts[0].source, mesh.texcoords), \
+        np.eye(3)
 
 
 _READERS = {
@@ -239,7 +255,7 @@ def place(geometry, local: np.ndarray, frame: Frame, name: str):
     mesh = geo.to_mesh(geometry)
     baked = geo.transform_mesh(mesh, frame.linear @ local, name=name if not isinstance(
         geometry, Mesh) else mesh.name)
-    return Mesh(baked.vertices, baked.faces, baked.name, mesh.source), \
+    return Mesh(baked.vertices, baked.faces, baked.name, mesh.source, baked.texcoords), \
         Pose(frame.translation, np.eye(3))
 
 
@@ -299,7 +315,35 @@ def read_appearance(node: Node) -> Material | None:
     rgb = (0.8, 0.8, 0.8) if diffuse is None else tuple(float(c) for c in np.clip(diffuse, 0, 1))
     transparency = mnode.number('transparency', default=0.0)
     alpha = float(np.clip(1.0 - transparency, 0.0, 1.0))
-    mnode.warn_unused('material', frozenset({
-        'ambient', 'ambient_intensity', 'emissive', 'emissive_color', 'specular',
-        'specular_color', 'specular_exponent', 'shininess'}))
-    return Material(rgba=(*rgb, alpha), texture=texture)
+    extras = _lighting(mnode)
+    mnode.warn_unused('material')
+    return Material(rgba=(*rgb, alpha), texture=texture, **extras)
+
+
+def _lighting(mnode: Node) -> dict:
+    """The material's emissive and specular colours, shininess (0..1: a specular exponent
+    of 128 times it) and ambient intensity, those the file gives."""
+    extras = {}
+
+    def read(what, *names):
+        try:
+            return what(*names)
+        except ModelError as err:  # only looks: the model loads, this value does not count
+            mnode.ctx.warn(mnode.line, f'{err.message}; ignored')
+            return None
+
+    for key, names in (('emission', ('emissive', 'emissive_color')),
+                       ('specular', ('specular', 'specular_color'))):
+        value = read(mnode.vector, *names)
+        if value is not None:
+            extras[key] = tuple(float(c) for c in np.clip(value, 0.0, 1.0))
+    exponent = read(mnode.number, 'specular_exponent')
+    shininess = read(mnode.number, 'shininess')
+    if exponent is not None:
+        extras['shininess'] = float(np.clip(exponent / 128.0, 0.0, 1.0))
+    elif shininess is not None:
+        extras['shininess'] = float(np.clip(shininess, 0.0, 1.0))
+    ambient = read(mnode.number, 'ambient', 'ambient_intensity')
+    if ambient is not None:
+        extras['ambient'] = float(np.clip(ambient, 0.0, 1.0))
+    return extras

@@ -185,7 +185,8 @@ def _read_material(node: Node) -> ContactMaterial:
     if smc:
         node.warn(f'SMC contact values ({", ".join(smc)}) are kept in the model; the '
                   'integrator\'s contacts use the friction and restitution only')
-    return ContactMaterial(name, friction, restitution, freeze(smc))
+    # Chrono's default composition takes the smaller friction and restitution of the two.
+    return ContactMaterial(name, friction, restitution, freeze(smc), rule='min')
 
 
 def _read_contact(node: Node, body: BodySpec, data_path: DataPath) -> None:
@@ -309,7 +310,7 @@ def _mesh_shapes(node: Node, filename: str, data_path: DataPath, pose: Pose, sca
     for index, part in enumerate(parts):
         mesh = part.mesh
         name = stem if len(parts) == 1 else f'{stem}_{index}'
-        scaled = Mesh(np.asarray(mesh.vertices) * scale, mesh.faces, name, path)
+        scaled = Mesh(np.asarray(mesh.vertices) * scale, mesh.faces, name, path, mesh.texcoords)
         shapes.append(Shape(scaled, pose, material or part.material,
                             f'{node.ctx.path}:{node.line}'))
     return shapes
