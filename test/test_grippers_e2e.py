@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 import mujoco
-import numpy as np
 import pytest
 from conftest import ROS_MISSING
 
