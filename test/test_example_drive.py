@@ -9,6 +9,11 @@ import sys
 import time
 
 import pytest
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 from nav_msgs.msg import Odometry
 
 from body_bridge.ros import qos

@@ -6,6 +6,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
+
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
 from tf2_msgs.msg import TFMessage

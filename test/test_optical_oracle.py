@@ -13,6 +13,11 @@ import math
 import numpy as np
 import pytest
 
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 from body_bridge.ros.sensors import camera_info
 from body_bridge.urdf import optical_frame, to_urdf
 

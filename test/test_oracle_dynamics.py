@@ -44,14 +44,15 @@ BALANCED = 'inertia breaking the triangle inequality balanced'
 
 #: What the integrator changes on purpose, per model: cause -> number of links (a model not
 #: listed: nothing). Massless links (Chrono's ground, environments' floors, the links of
-#: joints URDF lacks) get MIN_MASS; inertias at or over the triangle inequality are balanced.
+#: joints URDF lacks, the belt links an AGX track device becomes) get MIN_MASS; inertias at or
+#: over the triangle inequality are balanced.
 CHANGES = {
     'choreonoid/sample/WRS2018/model/TerrainA.body': {BOUND_MASS: 3},
     'choreonoid/sample/WRS2018/model/Victim.body': {BALANCED: 2},
     'choreonoid/sample/WRS2018/model/VictimQRC.body': {BALANCED: 2, BOUND_MASS: 1},
-    'choreonoid/share/model/AizuSpider/AizuSpiderDA.body': {BALANCED: 4},
-    'choreonoid/share/model/AizuSpider/AizuSpiderNA.body': {BALANCED: 4},
-    'choreonoid/share/model/AizuSpider/AizuSpiderSA.body': {BALANCED: 4},
+    'choreonoid/share/model/AizuSpider/AizuSpiderDA.body': {BALANCED: 4, BOUND_MASS: 6},
+    'choreonoid/share/model/AizuSpider/AizuSpiderNA.body': {BALANCED: 4, BOUND_MASS: 6},
+    'choreonoid/share/model/AizuSpider/AizuSpiderSA.body': {BALANCED: 4, BOUND_MASS: 6},
     'choreonoid/share/model/SR1/SR1-floor-box.body': {BOUND_MASS: 1},
     'choreonoid/share/model/Tank/AgxTank.body': {BALANCED: 1},
     'choreonoid/share/model/Tank/PxTank.body': {BALANCED: 1},
@@ -279,6 +280,17 @@ class Pair:
         return t
 
 
+def without_belts(model: Model) -> Model:
+    """The model with its tracks as the fixed joints the URDF writes: the integrator gives each
+    track a belt body of its own (``sim/tracks.py``, MIN_MASS and a hinge) that moves the track's
+    surface; the URDF has no such link, so the two are compared without it."""
+    if not any(j.type == JointType.TRACK for j in model.joints):
+        return model
+    return dataclasses.replace(model, joints=tuple(
+        dataclasses.replace(j, type=JointType.FIXED) if j.type == JointType.TRACK else j
+        for j in model.joints))
+
+
 def _without_shapes(model: Model) -> Model:
     return dataclasses.replace(model, links=tuple(
         dataclasses.replace(link, visuals=(), collisions=()) for link in model.links))
@@ -319,7 +331,7 @@ def compare(model: Model, trials: int = 3, seed: int = 0) -> dict[str, str]:
 
 @pytest.mark.parametrize('path', MODEL_FILES)
 def test_urdf_dynamics_equal_the_integrators(path):
-    model = loaded(path)
+    model = without_belts(loaded(path))
     tree, apart = tree_part(model)
     causes = {}
     for part in (tree, *apart):

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import ROS_MISSING
+
+pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
 from builtin_interfaces.msg import Time
 from rclpy.serialization import deserialize_message, serialize_message
 from rosgraph_msgs.msg import Clock

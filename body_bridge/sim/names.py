@@ -10,7 +10,8 @@ from __future__ import annotations
 import enum
 
 __all__ = ['ACTUATOR_PREFIX', 'WORLD', 'SITE_PREFIX', 'TENDON_PREFIX', 'DRIVER_SUFFIX',
-           'DRIVE_SUFFIX', 'BELT_SUFFIX', 'Mode', 'POSITION', 'VELOCITY', 'EFFORT', 'CommandRejected']
+           'DRIVE_SUFFIX', 'BELT_SUFFIX', 'Mode', 'POSITION', 'VELOCITY', 'EFFORT',
+           'CommandRejected']
 
 #: Actuators are named ACTUATOR_PREFIX + joint name.
 ACTUATOR_PREFIX = 'servo:'
