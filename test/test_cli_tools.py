@@ -122,8 +122,9 @@ def test_info_and_rviz_of_devices_that_need_explaining(tmp_path):
     mimic = tmp_path / 'mimic.kinbody.xml'
     mimic.write_text(MIMIC)
     out = cli('info', mimic).stdout
-    assert 'revolute joint follow about z, -3.142..3.142 rad [-180..180 deg], ' \
-           '= 0.3333 lead + 0.8727' in out
+    # OpenRAVE's default speed and torque for a joint that gives neither (its JointInfo)
+    assert 'revolute joint follow about z, -3.142..3.142 rad [-180..180 deg], 10 rad/s, ' \
+           '1e+05 N m, = 0.3333 lead + 0.8727' in out
 
 
 @pytest.mark.corpus
