@@ -3,6 +3,7 @@ sees them (test/data/choreonoid/tracked.body: no corpus needed)."""
 
 from __future__ import annotations
 
+import collections
 import math
 
 import numpy as np
@@ -48,6 +49,9 @@ class MobileProbe(Probe):
                 self.chassis[_key(t.header.stamp)] = t
 
     def speeds(self) -> dict[str, float]:
+        """The joints' velocities in the latest joint_states (NaN before the first arrives)."""
+        if not self.states:
+            return collections.defaultdict(lambda: math.nan)
         state = self.states[-1]
         return dict(zip(state.name, state.velocity))
 
