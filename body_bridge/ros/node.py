@@ -142,6 +142,9 @@ class BridgeNode(Node):
         if p['on_divergence'] not in ('reset', 'pause'):
             raise ParameterError('on_divergence', f'{p["on_divergence"]!r} is not one of '
                                  'reset, pause')
+        if not 0.0 < p['track_lateral_friction'] <= 1.0:
+            raise ParameterError('track_lateral_friction', 'must be in (0, 1], not '
+                                 f'{p["track_lateral_friction"]}')
         if p['gravity_compensation'] not in ('auto', 'on', 'off'):
             raise ParameterError('gravity_compensation', f'{p["gravity_compensation"]!r} is not '
                                  'one of auto, on, off')
@@ -184,7 +187,8 @@ class BridgeNode(Node):
             initial_positions=self.initial_positions, initial_pose=self.initial_pose,
             gains=self.gains, kinematic=p['kinematic'],
             default_velocity_limit=p['default_velocity_limit'],
-            on_divergence=p['on_divergence'])
+            on_divergence=p['on_divergence'],
+            track_lateral_friction=p['track_lateral_friction'])
 
     # --- frames -------------------------------------------------------------------------
 

@@ -82,6 +82,8 @@ PARAMETERS = {
                            'the model.'),
     'drive_separation': (0.0, _D, 'Distance between the left and right drive [m] in the '
                          'kinematics of cmd_vel; 0: measured from the model.'),
+    'track_lateral_friction': (0.25, _D, 'Friction across a track over friction along it, '
+                               'in (0, 1]; 1: isotropic (docs/mobile.md).'),
     'cmd_vel_timeout': (0.5, _D, 'The base stops when no cmd_vel came for this long [s of '
                         'simulated time]; 0: it keeps the last twist.'),
     'odom_frame': ('odom', _S, 'frame_id of odom.'),
@@ -121,6 +123,7 @@ READ_ONLY = {
     'drive_left_joints': 'the drive is found at start',
     'drive_right_joints': 'the drive is found at start',
     'drive_separation': 'the drive kinematics are set up at start',
+    'track_lateral_friction': 'the tracks are set up at start',
     'cmd_vel_timeout': 'the drive is set up at start',
     'odom_frame': 'the odom topic and frames are made at start',
     'odom_tf': 'the static fixed_frame -> odom transform is published once, latched',

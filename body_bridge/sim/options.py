@@ -32,6 +32,8 @@ class SimOptions:
             none; 0 for none.
         on_divergence: 'reset' or 'pause' when the integrator diverges (sim/watchdog.py;
             world-wide: the first model's applies).
+        track_lateral_friction: friction across a track over friction along it, in (0, 1]
+            (sim/tracks.py).
     """
 
     build: BuildOptions = BuildOptions()
@@ -45,3 +47,4 @@ class SimOptions:
     kinematic: bool = False
     default_velocity_limit: float = 0.0
     on_divergence: str = 'reset'
+    track_lateral_friction: float = 0.25

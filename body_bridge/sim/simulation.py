@@ -110,7 +110,8 @@ class Simulation(Binding, Commanding):
         self._rate = np.zeros(len(self.actuated))
         self.forces = None if self.kinematic else install_forces(self)
         #: The surfaces of the model's tracks, moved at each contact (sim/tracks.py).
-        self.tracks = TrackDrive(self.mj, model, self.prefix)
+        self.tracks = TrackDrive(self.mj, model, self.prefix,
+                                 options.track_lateral_friction)
         if self.tracks:
             self.world.contact_hooks.append(self.tracks)
         self.reset_state()

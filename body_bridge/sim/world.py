@@ -27,7 +27,7 @@ from .contacts import add_material_pairs
 from .names import WORLD
 from .options import SimOptions
 from .servo import add_servos
-from .tracks import has_tracks
+from .tracks import has_tracks, rebuild_constraints
 from .watchdog import Divergence, Watchdog
 
 __all__ = ['World', 'MAX_MODELS']
@@ -141,7 +141,8 @@ class World:
         self.period = self.substeps * dt
         self.sims: list[Member] = []
         #: Called as hook(mj, data) between mj_step1 and mj_step2 of every physics step,
-        #: once the contacts are known (tracks: sim/tracks.py). Empty: mj_step as it is.
+        #: once the contacts are known, each after every hook's align(mj, data) -> bool
+        #: (tracks: sim/tracks.py). Empty: mj_step as it is.
         self.contact_hooks: list = []
 
     def bind(self, sim: Member) -> int:
@@ -192,9 +193,13 @@ class World:
         return diverged
 
     def _split_step(self) -> None:
-        """One physics step in two halves, the contact hooks in between."""
+        """One physics step in two halves, the contact hooks in between: first every hook's
+        ``align`` (which may change contact frames and friction; the constraint rows are then
+        built again), then the hooks themselves."""
         mj, data = self.mj, self.data
         mujoco.mj_step1(mj, data)
+        if any([hook.align(mj, data) for hook in self.contact_hooks]):
+            rebuild_constraints(mj, data)
         for hook in self.contact_hooks:
             hook(mj, data)
         mujoco.mj_step2(mj, data)
