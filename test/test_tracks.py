@@ -241,4 +241,18 @@ def test_aizu_spider_na_gets_a_belt_per_agx_track_device():
     assert tracks['R_TRACK_AGX'].parent == 'CHASSIS'
     assert tracks['FR_SUB_TRACK_AGX'].parent == 'FR_FLIPPER'
     assert model.link('R_TRACK_AGX_belt').collisions  # the belt's shapes
-    Simulation(model).step_period()  # it compiles and steps
+
+
+@pytest.mark.parametrize('name', ['AizuSpiderNA', 'AizuSpiderSA', 'AizuSpiderDA'])
+def test_aizu_spider_on_agx_belts_drives_its_wire_guards_touching_nothing(name):
+    """collisionDetection.excludeLinksDynamic: the wire guards touch only AGX's wires; they
+    reach below the belts, so were they to touch the ground it would stand on them."""
+    model = load_model(shared_model(f'choreonoid/share/model/AizuSpider/{name}.body'))
+    assert model.link('WIRE_GUARD_L').collisions == ()
+    assert any('WIRE_GUARD_L' in w and 'touch only wires' in w for w in model.warnings)
+    tracks = [j.name for j in model.joints if j.type == JointType.TRACK]
+    sim = _settled(model)
+    start = sim.body_pose('CHASSIS')[0]
+    path, _ = _drive(sim, tracks, [0.3] * len(tracks), 2.0, 'CHASSIS')
+    assert path[-1][0] - start[0] == pytest.approx(0.6, rel=0.05)
+    assert abs(path[-1][1] - start[1]) < 0.03

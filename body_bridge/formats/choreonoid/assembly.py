@@ -48,6 +48,8 @@ class ReadBody:
     extra_devices: list[Device] = field(default_factory=list)
     #: Link pairs that never touch (collision_detection_rules).
     excluded: tuple[tuple[str, str], ...] = ()
+    #: Links that touch only AGX's wires (collisionDetection.excludeLinksDynamic).
+    wire_only: tuple[str, ...] = ()
 
 
 def assemble(body: ReadBody, ctx: Context) -> Model:
@@ -55,8 +57,9 @@ def assemble(body: ReadBody, ctx: Context) -> Model:
     links, joints, devices = [], [], []
     root_type = JointType.FIXED
     for spec in body.links:
+        collisions = () if spec.name in body.wire_only else tuple(spec.parts.collisions)
         links.append(Link(spec.name, world[spec.name], spec.inertial, tuple(spec.parts.visuals),
-                          tuple(spec.parts.collisions), spec.source))
+                          collisions, spec.source))
         _check_inertia(spec, ctx)
         devices.extend(spec.parts.devices)
         if spec.name == body.root:

@@ -35,7 +35,7 @@ from .elements import LinkParts
 from .assembly import ReadBody, ReadClosure, assemble, with_link_contacts
 from .belts import approximate_belts
 from .chains import belt_of_chain
-from .collision_rules import excluded_pairs
+from .collision_rules import excluded_pairs, wire_only_links
 from .links import LINK_KEYS, LinkSpec, _axis, import_keys, read_joint, read_link
 from .nodes import Context, Node, kind
 from .resources import resolve_uri
@@ -102,7 +102,9 @@ def _read_body(ctx: Context) -> ReadBody:
     if root not in names:
         raise ModelError(path, 1, f'root_link {root!r} is not a link of this body')
     body.root = root
-    body.excluded = excluded_pairs(top, {spec.name: spec.parent for spec in body.links})
+    parents = {spec.name: spec.parent for spec in body.links}
+    body.excluded = excluded_pairs(top, parents)
+    body.wire_only = tuple(wire_only_links(top, parents))
     extra = top.raw('extra_joints')
     if extra is not None:
         _read_extra_joints(extra, ctx, body, names)

@@ -10,9 +10,13 @@ Choreonoid's ``collision_detection_rules`` is a list of rules applied in order:
 * ``enabled_link_group: [names]``: any two links of the group touch again.
 
 The older ``collisionDetection`` mapping says the same with ``excludeTreeDepth``,
-``excludeLinks`` and ``excludeLinkGroups`` (each ``{name, links}``). The result is the set of
-link pairs that never touch (``Model.adjacent``); MuJoCo never lets a link touch its parent,
-so a chain level of 0 is read as 1 with a warning.
+``excludeLinks``, ``excludeSelfCollisionLinks`` (both: those links touch no other link of the
+body) and ``excludeLinkGroups`` (each ``{name, links}``). The result is the set of link pairs
+that never touch (``Model.adjacent``); MuJoCo never lets a link touch its parent, so a chain
+level of 0 is read as 1 with a warning. Its AGX keys: ``excludeLinksDynamic`` names links
+that touch nothing but AGX's wires (AizuSpider's wire guards): with no wires simulated, they
+touch nothing (:func:`wire_only_links`); ``excludeLinksWireCollision`` (which links a wire
+passes through) has nothing to act on.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from itertools import combinations
 
 from .nodes import Node
 
-__all__ = ['excluded_pairs']
+__all__ = ['excluded_pairs', 'wire_only_links']
 
 
 def excluded_pairs(top: Node, parents: dict[str, str | None]) -> tuple[tuple[str, str], ...]:
@@ -49,6 +53,20 @@ def excluded_pairs(top: Node, parents: dict[str, str | None]) -> tuple[tuple[str
     if not rules:
         return ()
     return _apply(rules, list(parents), parents)
+
+
+def wire_only_links(top: Node, parents: dict[str, str | None]) -> list[str]:
+    """The links ``collisionDetection.excludeLinksDynamic`` names (they touch only wires)."""
+    old = top.raw('collision_detection')
+    if not isinstance(old, dict):
+        return []
+    node = Node(old, top.ctx, top.line)
+    names = _names(node, 'exclude_links_dynamic', parents) \
+        if node.has('exclude_links_dynamic') else []
+    if names:
+        node.ctx.warn(node.line, f'links {", ".join(names)} touch only wires in AGX '
+                      '(excludeLinksDynamic); no wire is simulated, so they touch nothing')
+    return names
 
 
 def _names(node: Node, key: str, parents) -> list[str]:
@@ -90,8 +108,10 @@ def _old_rules(node: Node, parents):
     rules = []
     if node.has('exclude_tree_depth'):
         rules.append(('disabled_link_chain_level', _chain_level(node, 'exclude_tree_depth')))
-    if node.has('exclude_links'):
-        rules.append(('disabled_links', _names(node, 'exclude_links', parents)))
+    for key in ('exclude_links', 'exclude_self_collision_links'):
+        if node.has(key):
+            rules.append(('disabled_links', _names(node, key, parents)))
+    node.use('exclude_links_dynamic', 'exclude_links_wire_collision')  # AGX's wires
     groups = node.raw('exclude_link_groups') or []
     for group in groups if isinstance(groups, list) else []:
         gnode = Node(group if isinstance(group, dict) else {}, node.ctx, node.line)
