@@ -78,12 +78,6 @@ def test_world_settings_and_contact_materials():
     assert sim.body_pose('block')[0][2] == pytest.approx(0.005, abs=2e-4)
 
 
-@pytest.mark.parametrize('restitution', [0.01, 0.2, 0.6, 0.95])
-def test_restitution_is_the_contact_damping_ratio(restitution):
-    zeta = restitution_damping(restitution)
-    assert math.exp(-zeta * math.pi / math.sqrt(1 - zeta * zeta)) == pytest.approx(restitution)
-
-
 def test_force_law_helpers():
     assert stop_force(1.0, 0.5, 1.5) == 0.0
     assert stop_force(0.497, 0.5, 1.5) == pytest.approx(300.0)  # 200 N at 2 mm, 400 at 4

@@ -9,6 +9,7 @@ import pytest
 
 from body_bridge.formats import load_model
 from body_bridge.sim.build import BuildOptions, build_spec
+from body_bridge.sim.options import SimOptions
 from body_bridge.sim.simulation import Simulation
 
 from conftest import shared_model
@@ -156,3 +157,142 @@ def test_the_material_table_parameter_replaces_the_one_found(tmp_path):
     world = Simulation(model).world  # only the soles' shapes have a pair in this table
     assert world.mj.npair == sum(c.material.name == 'Sole' for c in model.contacts) > 0
     np.testing.assert_allclose(world.mj.pair_friction[:, 0], 0.05)
+
+
+# --- Chrono SMC material properties ----------------------------------------------------------
+
+def chrono_ball(tmp_path, mass, ground, ball, height):
+    """A ball of radius 0.1 m, its lowest point ``height`` above a fixed ground plate; each
+    material's (Young's modulus or None, restitution) as given, Poisson ratio 0.3, and SMC
+    coefficients too (which Chrono's YAML-built systems do not use)."""
+    def material(name, values):
+        young, restitution = values
+        properties = '' if young is None else \
+            f'physical_properties: {{Young_modulus: {young}, Poisson_ratio: 0.3}}, '
+        return (f'{{name: {name}, coefficient_of_friction: 0.5, '
+                f'coefficient_of_restitution: {restitution}, {properties}'
+                'coefficients: {normal_stiffness: 2e5, normal_damping: 40, '
+                'tangential_stiffness: 2e5, tangential_damping: 20}}')
+    path = tmp_path / 'ball.yaml'
+    path.write_text(textwrap.dedent(f"""
+        chrono-version: 10.0
+        model:
+          name: ball
+          bodies:
+            - name: ground
+              location: [0, 0, 0]
+              fixed: true
+              contact:
+                materials: [{material('plate', ground)}]
+                shapes:
+                  - {{type: BOX, material: plate, dimensions: [2, 2, 0.2], location: [0, 0, -0.1],
+                     orientation: [0, 0, 0]}}
+            - name: ball
+              location: [0, 0, {0.1 + height}]
+              mass: {mass}
+              inertia: {{moments: [{0.004 * mass}, {0.004 * mass}, {0.004 * mass}]}}
+              contact:
+                materials: [{material('rubber', ball)}]
+                shapes:
+                  - {{type: SPHERE, material: rubber, radius: 0.1, location: [0, 0, 0]}}
+    """))
+    return load_model(path)
+
+
+def hertz_bounce(mass, modulus, restitution, height, radius=0.2, dt=1e-6):
+    """Chrono's default SMC contact (Hertz, from material properties), integrated here with
+    gravity throughout: Sn = 2 E* sqrt(R d), force 2/3 Sn d - gn v (never pulling),
+    gn = -2 sqrt(5/6) beta sqrt(Sn m), beta = ln e / sqrt(ln^2 e + pi^2). Returns the contact's
+    duration [s] (while the force pushes) and the ratio of the speeds after and before it."""
+    g, z, v = 9.81, height, 0.0
+    v = -math.sqrt(2 * g * height)  # at the plate
+    z = 0.0
+    log = math.log(restitution)
+    beta = log / math.sqrt(log * log + math.pi ** 2)
+    v_in, t = v, 0.0
+    while True:
+        depth = max(-z, 0.0)
+        sn = 2 * modulus * math.sqrt(radius * depth)
+        force = max(0.0, 2.0 / 3.0 * sn * depth +
+                    2 * math.sqrt(5.0 / 6.0) * beta * math.sqrt(sn * mass) * v)  # only pushes
+        v += (-g + force / mass) * dt
+        z += v * dt
+        t += dt
+        if z > 0 or (force == 0.0 and v > 0):
+            return t, -v / v_in
+
+
+def simulated_bounce(model, height):
+    """The ball's first bounce: how long the plate pushes it [s], and the ratio of its
+    speeds when the push ends and when it starts."""
+    sim = Simulation(model, SimOptions(build=BuildOptions(ground_plane=False, timestep=1e-4)))
+    mj, data = sim.world.mj, sim.world.data
+    force = np.zeros(6)
+    v_in = t_in = None
+    for _ in range(int(1.0 / mj.opt.timestep)):
+        speed = data.qvel[2]  # before the step whose contact force is read
+        mujoco.mj_step(mj, data)
+        pushing = False
+        for i in range(data.ncon):
+            mujoco.mj_contactForce(mj, data, i, force)
+            pushing = pushing or force[0] > 1e-9
+        if v_in is None and pushing:
+            v_in, t_in = speed, data.time - mj.opt.timestep
+        elif v_in is not None and not pushing:
+            return data.time - mj.opt.timestep - t_in, -speed / v_in
+    raise AssertionError('the ball did not bounce')
+
+
+#: E 1e7 and 3e7 Pa, Poisson ratio 0.3: E* = 1 / (0.91 / 1e7 + 0.91 / 3e7) [Pa].
+MODULUS = 1.0 / (0.91 / 1e7 + 0.91 / 3e7)
+
+
+@pytest.mark.parametrize('mass', [0.5, 2.0, 20.0])
+def test_chrono_smc_material_properties_make_the_bounce_of_chronos_hertz_contact(tmp_path,
+                                                                                 mass):
+    """At Chrono's characteristic impact speed (1 m/s) the bounce lasts as long as Chrono's
+    Hertz contact's and rebounds as much (Chrono's damping for the smaller restitution of the
+    two materials, 0.3, rebounds about 0.39: its force never pulls)."""
+    height = 1.0 / (2 * 9.81)  # 1 m/s at the plate
+    model = chrono_ball(tmp_path, mass, (1e7, 0.5), (3e7, 0.3), height)
+    duration, restitution = simulated_bounce(model, height)
+    chrono_duration, chrono_restitution = hertz_bounce(mass, MODULUS, 0.3, height)
+    assert duration == pytest.approx(chrono_duration, rel=0.08)
+    assert restitution == pytest.approx(chrono_restitution, abs=0.03)
+
+
+def test_hertz_solref_matches_the_duration_and_rebound_of_hertzs_contact():
+    from body_bridge.sim.contacts import hertz_solref
+    from body_bridge.sim.forces import contact_bounce
+    timeconst, ratio = hertz_solref(1.1e7, 1.0, 1.0)  # no damping: a floor for MuJoCo
+    assert 0 < ratio < 1e-3
+    # Undamped Hertz at 1 m/s: 2.94 times the deepest penetration (2.05 mm) over the speed.
+    depth = (15 / (16 * 1.1e7 * math.sqrt(0.2))) ** 0.4
+    omega = 1 / (timeconst * ratio)
+    assert math.pi / omega == pytest.approx(2.9432 * depth, rel=2e-3)
+    timeconst, ratio = hertz_solref(1.1e7, 1.0, 0.3)
+    assert contact_bounce(ratio)[1] == pytest.approx(0.397, abs=2e-3)
+
+
+@pytest.mark.parametrize('restitution', [0.3, 0.6, 0.9])
+def test_without_material_properties_a_ball_rebounds_with_the_restitution(tmp_path,
+                                                                          restitution):
+    height = 1.0 / (2 * 9.81)
+    model = chrono_ball(tmp_path, 1.0, (None, restitution), (None, restitution), height)
+    assert simulated_bounce(model, height)[1] == pytest.approx(restitution, abs=0.05)
+
+
+def test_restitution_is_the_rebound_of_a_contact_that_only_pushes():
+    from body_bridge.sim.forces import contact_restitution, restitution_damping
+    for restitution in (0.2, 0.6, 0.95):
+        assert contact_restitution(restitution_damping(restitution)) == \
+            pytest.approx(restitution)
+    assert restitution_damping(0.05) == 1.0  # below exp(-2): critically damped
+
+
+def test_the_smc_values_not_used_are_named_in_one_warning_per_material(tmp_path):
+    model = chrono_ball(tmp_path, 1.0, (1e7, 0.5), (3e7, 0.3), 0.01)
+    hits = [w for w in model.warnings if 'SMC contact values' in w]
+    assert len(hits) == 2  # plate and rubber
+    assert all('normal_stiffness, normal_damping, tangential_stiffness, tangential_damping '
+               'are kept in the model but not used' in w for w in hits)

@@ -22,14 +22,10 @@ from .forces import add_model_forces
 from .mimic import add_mimic_constraints
 from .sensors import add_devices
 from .tracks import add_belt
-from .names import ACTUATOR_PREFIX, WORLD
+from .names import ACTUATOR_PREFIX, MIN_INERTIA, MIN_MASS, WORLD
 
 __all__ = ['BuildOptions', 'build_spec', 'ACTUATOR_PREFIX', 'MIN_MASS', 'MIN_INERTIA',
            'GROUND_PLANE_MODES', 'ground_plane_mode', 'falling_links']
-
-#: Lower bounds MuJoCo applies to bodies whose file gives no (or zero) mass [kg, kg m^2].
-MIN_MASS = 1e-4
-MIN_INERTIA = 1e-8
 
 #: Collision bits: each model has one of bits 0..29 (30 models at most share a world); bit 30
 #: marks the geoms the ground plane supports in mode 'auto'.

@@ -81,14 +81,48 @@ def _world(spec: mujoco.MjSpec, model: Model) -> None:
                 geom.conaffinity = geom.conaffinity | geom.contype
 
 
+#: The least restitution of a MuJoCo contact, a spring-damper that only pushes: the one it
+#: has at damping ratio 1 (exp(-2)); lower restitutions get ratio 1.
+MIN_RESTITUTION = math.exp(-2.0)
+
+
+def contact_restitution(ratio: float) -> float:
+    """The restitution of a contact that is a linear spring-damper of damping ratio ``ratio``
+    (0 to 1) and only pushes: it lets go when the spring's push and the damper's pull cancel,
+    before the spring is back at rest (so it rebounds more than exp(-pi z / sqrt(1 - z^2))).
+    """
+    return contact_bounce(ratio)[1]
+
+
+def contact_bounce(ratio: float) -> tuple[float, float]:
+    """(duration x natural frequency, restitution) of the bounce of :func:`contact_restitution`."""
+    if ratio <= 0.0:
+        return math.pi, 1.0
+    if ratio >= 1.0:
+        return 2.0, MIN_RESTITUTION
+    damped = math.sqrt(1.0 - ratio * ratio)
+    # Unit frequency: x = e^(-z t) sin(wd t) / wd; the force x + 2 z x' is 0 at wd t = phase.
+    phase = math.pi - math.atan2(2.0 * ratio * damped, 1.0 - 2.0 * ratio * ratio)
+    t = phase / damped
+    return t, math.exp(-ratio * t) * (ratio / damped * math.sin(phase) - math.cos(phase))
+
+
 def restitution_damping(restitution: float) -> float:
-    """Damping ratio of a linear contact spring whose coefficient of restitution is given."""
-    if restitution <= 0.0:
-        return 1.0
+    """Damping ratio of a contact spring-damper (that only pushes) whose coefficient of
+    restitution is given (:func:`contact_restitution` inverted; 1 at and below
+    :data:`MIN_RESTITUTION`)."""
     if restitution >= 1.0:
         return 0.0
-    log = math.log(restitution)
-    return -log / math.sqrt(math.pi ** 2 + log * log)
+    if restitution <= MIN_RESTITUTION:
+        return 1.0
+    low, high = 0.0, 1.0
+    for _ in range(60):
+        mid = 0.5 * (low + high)
+        if contact_restitution(mid) > restitution:
+            low = mid
+        else:
+            high = mid
+    return 0.5 * (low + high)
 
 
 def collision_geoms(spec: mujoco.MjSpec, link: str) -> list:

@@ -11,7 +11,7 @@ import enum
 
 __all__ = ['ACTUATOR_PREFIX', 'WORLD', 'SITE_PREFIX', 'TENDON_PREFIX', 'DRIVER_SUFFIX',
            'DRIVE_SUFFIX', 'BELT_SUFFIX', 'Mode', 'POSITION', 'VELOCITY', 'EFFORT',
-           'CommandRejected']
+           'CommandRejected', 'MIN_MASS', 'MIN_INERTIA']
 
 #: Actuators are named ACTUATOR_PREFIX + joint name.
 ACTUATOR_PREFIX = 'servo:'
@@ -26,6 +26,9 @@ DRIVER_SUFFIX = ':driver'
 DRIVE_SUFFIX = ':drive'
 #: The belt of a track (sim/tracks.py) is a body named track + BELT_SUFFIX.
 BELT_SUFFIX = ':belt'
+#: Lower bounds MuJoCo applies to bodies whose file gives no (or zero) mass [kg, kg m^2].
+MIN_MASS = 1e-4
+MIN_INERTIA = 1e-8
 
 
 class Mode(enum.IntEnum):

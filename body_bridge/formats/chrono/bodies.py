@@ -182,9 +182,11 @@ def _read_material(node: Node) -> ContactMaterial:
     if restitution > 1.0:
         raise node.error(f'"coefficient_of_restitution" must be at most 1, found {restitution:g}')
     node.warn_unused()
-    if smc:
-        node.warn(f'SMC contact values ({", ".join(smc)}) are kept in the model; the '
-                  'integrator\'s contacts use the friction and restitution only')
+    unused = [k for k in smc if k not in ('young_modulus', 'poisson_ratio')]
+    if unused:
+        node.warn(f'SMC contact values {", ".join(unused)} are kept in the model but not '
+                  'used, as in Chrono\'s YAML parser (its SMC contact takes Young\'s modulus, '
+                  'Poisson ratio, restitution and friction: docs/materials.md)')
     # Chrono's default composition takes the smaller friction and restitution of the two.
     return ContactMaterial(name, friction, restitution, freeze(smc), rule='min')
 
