@@ -2,6 +2,7 @@
 
 import base64
 import json
+import math
 import textwrap
 
 import cv2
@@ -309,3 +310,69 @@ def test_texture_coordinates_that_are_not_numbers_are_refused(tmp_path):
     path.write_text(path.read_text().replace('tex_coord: [ 0, 0,', 'tex_coord: [ .nan, 0,'))
     with pytest.raises(ModelError, match=r'quad.body:\d+: tex_coord must be finite'):
         load_model(path)
+
+
+def vrml_quad(tmp_path, transform: str):
+    """quad_scene's quad and texture as a VRML Shape, with an appearance's
+    ``textureTransform`` as given, in a body that includes it."""
+    quad_scene(tmp_path)  # writes quadrants.png
+    (tmp_path / 'quad.wrl').write_text(textwrap.dedent(f"""
+        #VRML V2.0 utf8
+        Shape {{
+          appearance Appearance {{
+            texture ImageTexture {{ url "quadrants.png" }}
+            {transform}
+          }}
+          geometry IndexedFaceSet {{
+            coord Coordinate {{ point [ 2 0.5 -0.5, 2 -0.5 -0.5, 2 -0.5 0.5, 2 0.5 0.5 ] }}
+            coordIndex [ 0 1 2 3 -1 ]
+            texCoord TextureCoordinate {{ point [ 0 0, 1 0, 1 1, 0 1 ] }}
+            texCoordIndex [ 0 1 2 3 -1 ]
+          }}
+        }}
+    """))
+    (tmp_path / 'vrml_quad.body').write_text(textwrap.dedent("""
+        format: ChoreonoidBody
+        format_version: 2.0
+        name: quad
+        links:
+          - { name: base, joint_type: fixed, mass: 1.0, inertia: [ 0.1, 0, 0, 0.1, 0, 0.1 ],
+              elements: [ { type: Visual, elements: [ { type: Resource, uri: quad.wrl } ] } ] }
+    """))
+    return load_model(tmp_path / 'vrml_quad.body')
+
+
+def colour_grid(rgb):
+    """The dominant colour (R, G, B or W) at 4 x 4 points of the image, row by row."""
+    h, w, _ = rgb.shape
+    rows = []
+    for fy in (1 / 8, 3 / 8, 5 / 8, 7 / 8):
+        row = ''
+        for fx in (1 / 8, 3 / 8, 5 / 8, 7 / 8):
+            pixel = rgb[int(h * fy), int(w * fx)].astype(int)
+            row += 'W' if pixel.min() > 0.6 * pixel.max() else 'RGB'[int(np.argmax(pixel))]
+        rows.append(row)
+    return rows
+
+
+def test_a_vrml_texture_transform_tiles_the_texture(tmp_path):
+    plain = camera_view(vrml_quad(tmp_path, ''), tmp_path, 'base', (0, 0, 0), (0, 0, 0),
+                        fov=0.5)
+    assert colour_grid(plain) == ['RRGG', 'RRGG', 'BBWW', 'BBWW']
+    tiled = vrml_quad(tmp_path, 'textureTransform TextureTransform { scale 2 2 }')
+    rgb = camera_view(tiled, tmp_path, 'base', (0, 0, 0), (0, 0, 0), fov=0.5)
+    assert colour_grid(rgb) == ['RGRG', 'BWBW', 'RGRG', 'BWBW']
+
+
+def test_texture_transform_follows_vrml97_order():
+    """Tc' = -C S R C T Tc: translate, move by the centre, rotate, scale, move back."""
+    from body_bridge.meshfiles._scenetext import parse
+    from body_bridge.meshfiles.vrml import texture_transform
+    node = parse('x.wrl', 'TextureTransform { translation 0.1 0.2 center 0.5 0.5 '
+                 'rotation 1.5708 scale 2 3 }')[0]
+    uv = np.array([[0.0, 0.0], [1.0, 0.5]])
+    c, s = math.cos(1.5708), math.sin(1.5708)
+    moved = uv + [0.1, 0.2] + [0.5, 0.5]
+    expected = np.stack([c * moved[:, 0] - s * moved[:, 1],
+                         s * moved[:, 0] + c * moved[:, 1]], axis=1) * [2, 3] - [0.5, 0.5]
+    np.testing.assert_allclose(texture_transform('x.wrl', node, uv), expected)

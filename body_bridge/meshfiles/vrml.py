@@ -5,8 +5,8 @@ LOD (the first level), Inline (VRML and the other mesh formats), Shape, Appearan
 (diffuse, emissive and specular colours, shininess, ambientIntensity, transparency),
 ImageTexture (its url becomes the texture path), IndexedFaceSet (polygons triangulated,
 ``ccw``, ``Color`` per face or vertex: faces are split into one part per colour;
-``texCoord`` and ``texCoordIndex`` of a textured shape), Box, Sphere, Cylinder, Cone,
-ElevationGrid, DEF/USE.
+``texCoord`` and ``texCoordIndex`` of a textured shape, through the appearance's
+TextureTransform), Box, Sphere, Cylinder, Cone, ElevationGrid, DEF/USE.
 Lines, points, lights, sensors, viewpoints and other nodes without surface are skipped;
 Text and Extrusion are skipped with a warning. Numbers are the file's (VRML's unit is the
 metre).
@@ -158,6 +158,11 @@ class _Scene:
         if result is None:
             return
         vertices, faces, colors, uv = result
+        appearance = node.fields.get('appearance')
+        if uv is not None and isinstance(appearance, Node):
+            transform = appearance.fields.get('textureTransform')
+            if isinstance(transform, Node) and transform.type == 'TextureTransform':
+                uv = texture_transform(self.path, transform, uv)
         linear = matrix[:3, :3]
         placed = vertices @ linear.T + matrix[:3, 3]
         if np.linalg.det(linear) < 0:
@@ -404,3 +409,16 @@ def _def_names(nodes: list[Node], out: list[str] | None = None, seen: set | None
             out.append(node.name)
         _def_names(_children_for_search(node), out, seen, depth + 1)
     return out
+
+
+def texture_transform(path: str, node: Node, uv: np.ndarray) -> np.ndarray:
+    """Texture coordinates through a VRML97 TextureTransform: ``-C S R C T`` applied to each
+    (translation T, then center C, rotation R [rad] about it, scale S, and -C)."""
+    translation = fields.vector(path, node, 'translation', (0.0, 0.0), 2)
+    center = fields.vector(path, node, 'center', (0.0, 0.0), 2)
+    scale = fields.vector(path, node, 'scale', (1.0, 1.0), 2)
+    angle = fields.number(path, node, 'rotation', 0.0)
+    c, s = math.cos(angle), math.sin(angle)
+    moved = np.asarray(uv, dtype=float) + translation + center
+    turned = moved @ np.array([[c, -s], [s, c]]).T
+    return turned * scale - center
