@@ -367,7 +367,7 @@ def test_a_vrml_texture_transform_tiles_the_texture(tmp_path):
 def test_texture_transform_follows_vrml97_order():
     """Tc' = -C S R C T Tc: translate, move by the centre, rotate, scale, move back."""
     from body_bridge.meshfiles._scenetext import parse
-    from body_bridge.meshfiles.vrml import texture_transform
+    from body_bridge.meshfiles._fields import texture_transform
     node = parse('x.wrl', 'TextureTransform { translation 0.1 0.2 center 0.5 0.5 '
                  'rotation 1.5708 scale 2 3 }')[0]
     uv = np.array([[0.0, 0.0], [1.0, 0.5]])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import ModelError
@@ -93,3 +95,16 @@ def transform(path: str, node: Node, scale: str) -> np.ndarray:
     m[:3, :3] = linear
     m[:3, 3] = t + c - linear @ c
     return m
+
+
+def texture_transform(path: str, node: Node, uv: np.ndarray) -> np.ndarray:
+    """Texture coordinates through a VRML97 TextureTransform: ``-C S R C T`` applied to each
+    (translation T, then center C, rotation R [rad] about it, scale S, and -C)."""
+    translation = vector(path, node, 'translation', (0.0, 0.0), 2)
+    center = vector(path, node, 'center', (0.0, 0.0), 2)
+    scale = vector(path, node, 'scale', (1.0, 1.0), 2)
+    angle = number(path, node, 'rotation', 0.0)
+    c, s = math.cos(angle), math.sin(angle)
+    moved = np.asarray(uv, dtype=float) + translation + center
+    turned = moved @ np.array([[c, -s], [s, c]]).T
+    return turned * scale - center

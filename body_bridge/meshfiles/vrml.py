@@ -162,7 +162,7 @@ class _Scene:
         if uv is not None and isinstance(appearance, Node):
             transform = appearance.fields.get('textureTransform')
             if isinstance(transform, Node) and transform.type == 'TextureTransform':
-                uv = texture_transform(self.path, transform, uv)
+                uv = fields.texture_transform(self.path, transform, uv)
         linear = matrix[:3, :3]
         placed = vertices @ linear.T + matrix[:3, 3]
         if np.linalg.det(linear) < 0:
@@ -410,15 +410,3 @@ def _def_names(nodes: list[Node], out: list[str] | None = None, seen: set | None
         _def_names(_children_for_search(node), out, seen, depth + 1)
     return out
 
-
-def texture_transform(path: str, node: Node, uv: np.ndarray) -> np.ndarray:
-    """Texture coordinates through a VRML97 TextureTransform: ``-C S R C T`` applied to each
-    (translation T, then center C, rotation R [rad] about it, scale S, and -C)."""
-    translation = fields.vector(path, node, 'translation', (0.0, 0.0), 2)
-    center = fields.vector(path, node, 'center', (0.0, 0.0), 2)
-    scale = fields.vector(path, node, 'scale', (1.0, 1.0), 2)
-    angle = fields.number(path, node, 'rotation', 0.0)
-    c, s = math.cos(angle), math.sin(angle)
-    moved = np.asarray(uv, dtype=float) + translation + center
-    turned = moved @ np.array([[c, -s], [s, c]]).T
-    return turned * scale - center
