@@ -1,7 +1,5 @@
 """Tracks and conveyor belts (Choreonoid pseudo_continuous_track) move what they touch."""
 
-import math
-
 import numpy as np
 import pytest
 
@@ -14,6 +12,7 @@ from body_bridge.sim.simulation import Simulation, simulate_together
 from body_bridge.urdf import to_urdf
 
 from conftest import shared_model
+from track_driving import drive, settled
 
 TANK = 'choreonoid/share/model/Tank/Tank.body'
 CONVEYOR = 'choreonoid/share/model/misc/conveyor.body'
@@ -26,33 +25,9 @@ HALF_SEPARATION, HALF_LENGTH = 0.22, 0.26
 pytestmark = pytest.mark.corpus  # the Tank, the conveyor, AizuSpider and the others
 
 
-def _yaw(quat) -> float:
-    w, x, y, z = quat
-    return math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
-
-
 @pytest.fixture(scope='module')
 def tank():
     return load_model(shared_model(TANK))
-
-
-def _settled(model, **options) -> Simulation:
-    sim = Simulation(model, SimOptions(**options))
-    for _ in range(int(0.5 / sim.period)):
-        sim.step_period()
-    return sim
-
-
-def _drive(sim: Simulation, names, speeds, seconds: float, link: str):
-    """Command surface speeds [m/s]; the link's positions and unwrapped yaws each period."""
-    sim.command(Mode.VELOCITY, names, speeds)
-    positions, yaws = [], []
-    for _ in range(int(round(seconds / sim.period))):
-        sim.step_period()
-        pos, quat = sim.body_pose(link)
-        positions.append(pos)
-        yaws.append(_yaw(quat))
-    return np.array(positions), np.unwrap(yaws)
 
 
 def test_a_track_is_a_fixed_link_in_the_urdf_and_a_joint_in_the_state(tank, tmp_path):
@@ -66,9 +41,9 @@ def test_a_track_is_a_fixed_link_in_the_urdf_and_a_joint_in_the_state(tank, tmp_
 
 
 def test_the_tank_drives_straight_at_its_track_speed(tank):
-    sim = _settled(tank)
+    sim = settled(tank)
     start = sim.body_pose('CHASSIS')[0]
-    path, yaws = _drive(sim, ['TRACK_L', 'TRACK_R'], [0.5, 0.5], 4.0, 'CHASSIS')
+    path, yaws = drive(sim, ['TRACK_L', 'TRACK_R'], [0.5, 0.5], 4.0, 'CHASSIS')
     moved = path[-1] - start
     assert moved[0] == pytest.approx(2.0, rel=0.05)
     assert abs(moved[1]) < 0.05 and abs(yaws[-1] - yaws[0]) < 0.01
@@ -79,23 +54,23 @@ def test_the_tank_drives_straight_at_its_track_speed(tank):
 
 
 def test_backwards_is_backwards(tank):
-    sim = _settled(tank)
+    sim = settled(tank)
     start = sim.body_pose('CHASSIS')[0]
-    path, _ = _drive(sim, ['TRACK_L', 'TRACK_R'], [-0.3, -0.3], 2.0, 'CHASSIS')
+    path, _ = drive(sim, ['TRACK_L', 'TRACK_R'], [-0.3, -0.3], 2.0, 'CHASSIS')
     assert path[-1][0] - start[0] == pytest.approx(-0.6, rel=0.05)
 
 
 def _turn_in_place(sim: Simulation, v: float):
     """Yaw rate [rad/s] over the last 2 of 4 s at track speeds -v, +v; how far it wandered."""
     start = sim.body_pose('CHASSIS')[0]
-    path, yaws = _drive(sim, ['TRACK_L', 'TRACK_R'], [-v, v], 4.0, 'CHASSIS')
+    path, yaws = drive(sim, ['TRACK_L', 'TRACK_R'], [-v, v], 4.0, 'CHASSIS')
     return (yaws[-1] - yaws[len(yaws) // 2]) / 2.0, np.linalg.norm(path[-1][:2] - start[:2])
 
 
 def test_opposite_speeds_turn_the_tank_in_place_at_the_rate_of_tracks_that_grip(tank):
     """What the user asks of a tracked base: (v_right - v_left) / separation, within 15 %."""
     v = 0.5
-    rate, wander = _turn_in_place(_settled(tank), v)
+    rate, wander = _turn_in_place(settled(tank), v)
     assert rate == pytest.approx((v - -v) / (2 * HALF_SEPARATION), rel=0.15)
     assert rate < 2 * v / (2 * HALF_SEPARATION)  # the track ends still slide a little
     assert wander < 0.1  # in place
@@ -105,12 +80,12 @@ def test_opposite_speeds_turn_the_tank_in_place_at_the_rate_of_tracks_that_grip(
 def test_cmd_vel_of_half_a_metre_and_half_a_radian_per_second_gives_them(tank, linear, angular):
     """The track speeds cmd_vel computes (the measured 0.44 m separation) move the Tank at the
     twist asked for, within 15 %."""
-    sim = _settled(tank)
-    drive = find_drive(tank)
-    speeds, scaled = drive.joint_speeds(linear, angular)
+    sim = settled(tank)
+    base = find_drive(tank)
+    speeds, scaled = base.joint_speeds(linear, angular)
     assert not scaled
     start = sim.body_pose('CHASSIS')[0]
-    path, yaws = _drive(sim, list(drive.left + drive.right), speeds, 4.0, 'CHASSIS')
+    path, yaws = drive(sim, list(base.left + base.right), speeds, 4.0, 'CHASSIS')
     rate = (yaws[-1] - yaws[len(yaws) // 2]) / 2.0
     speed = np.linalg.norm(path[-1][:2] - path[len(path) // 2][:2]) / 2.0
     assert rate == pytest.approx(angular, rel=0.15, abs=0.01)
@@ -127,7 +102,7 @@ def test_the_turning_rate_is_what_coulomb_friction_at_the_track_ends_allows(tank
     the belts slipping at the speed difference when w = v b / (b^2 + r^2 a^2). r = 1 is
     isotropic Coulomb friction (as in Choreonoid's AIST simulator), far below v / b."""
     v = 0.5
-    rate, wander = _turn_in_place(_settled(tank, track_lateral_friction=lateral), v)
+    rate, wander = _turn_in_place(settled(tank, track_lateral_friction=lateral), v)
     a, b = HALF_LENGTH, HALF_SEPARATION
     assert rate == pytest.approx(v * b / (b * b + lateral ** 2 * a * a), rel=0.15)
     assert wander < 0.1
@@ -135,7 +110,7 @@ def test_the_turning_rate_is_what_coulomb_friction_at_the_track_ends_allows(tank
 
 def test_a_travel_target_moves_the_belt_that_far(tank):
     # The file gives no speed limit: without one the belt would jump there and slip.
-    sim = _settled(tank, default_velocity_limit=0.5)
+    sim = settled(tank, default_velocity_limit=0.5)
     start = sim.body_pose('CHASSIS')[0]
     sim.command(Mode.POSITION, ['TRACK_L', 'TRACK_R'], [0.3, 0.3])
     for _ in range(int(3.0 / sim.period)):
@@ -184,10 +159,10 @@ def test_aizu_spider_drives_forward_and_moves_its_flippers():
     tracks = [j.name for j in spider.joints if j.type == JointType.TRACK]
     assert sorted(tracks) == ['BL_SUB_TRACK', 'BR_SUB_TRACK', 'FL_SUB_TRACK', 'FR_SUB_TRACK',
                               'L_TRACK', 'R_TRACK']
-    sim = _settled(spider)
+    sim = settled(spider)
     start = sim.body_pose('CHASSIS')[0]
     sim.command(Mode.POSITION, ['FR_FLIPPER', 'FL_FLIPPER'], [0.5, 0.5])
-    path, _ = _drive(sim, tracks, [0.3] * len(tracks), 3.0, 'CHASSIS')
+    path, _ = drive(sim, tracks, [0.3] * len(tracks), 3.0, 'CHASSIS')
     moved = path[-1] - start
     assert moved[0] > 0.5 * 0.3 * 3.0 and abs(moved[1]) < 0.1
     flippers = dict(zip(sim.joint_names, sim.joint_positions()))
@@ -202,9 +177,9 @@ def test_agx_and_physx_track_devices_drive_as_approximated_belts(path):
     assert model.joint('TRACK_L').type == JointType.TRACK
     assert any("'TRACK_L': the belt is approximated" in w for w in model.warnings)
     assert model.link('WHEEL_L0').collisions == ()  # the belt's shapes are on TRACK_L
-    sim = _settled(model)
+    sim = settled(model)
     start = sim.body_pose('CHASSIS')[0]
-    path_, yaws = _drive(sim, ['TRACK_L', 'TRACK_R'], [0.5, 0.5], 2.0, 'CHASSIS')
+    path_, yaws = drive(sim, ['TRACK_L', 'TRACK_R'], [0.5, 0.5], 2.0, 'CHASSIS')
     assert path_[-1][0] - start[0] == pytest.approx(1.0, rel=0.05)
     assert abs(path_[-1][1] - start[1]) < 0.02
 
@@ -218,16 +193,16 @@ def test_the_surface_drive_holds_with_a_pyramidal_friction_cone_too(tank):
     for _ in range(50):
         sim.step_period()
     start = sim.body_pose('CHASSIS')[0]
-    path, _ = _drive(sim, ['TRACK_L', 'TRACK_R'], [0.5, 0.5], 2.0, 'CHASSIS')
+    path, _ = drive(sim, ['TRACK_L', 'TRACK_R'], [0.5, 0.5], 2.0, 'CHASSIS')
     assert path[-1][0] - start[0] == pytest.approx(1.0, rel=0.05)
 
 
 def test_a_continuous_track_vehicle_drives_on_its_approximated_chains():
     model = load_model(shared_model('choreonoid/share/model/misc/ContinuousTrackVehicle.body'))
     # The file places the shoes below the ground: start it 0.6 m up.
-    sim = _settled(model, initial_pose=Pose((0, 0, 0.6)))
+    sim = settled(model, initial_pose=Pose((0, 0, 0.6)))
     start = sim.body_pose('BASE')[0]
-    path, _ = _drive(sim, ['FOOT_L', 'FOOT_R'], [0.5, 0.5], 2.0, 'BASE')
+    path, _ = drive(sim, ['FOOT_L', 'FOOT_R'], [0.5, 0.5], 2.0, 'BASE')
     assert path[-1][0] - start[0] == pytest.approx(1.0, rel=0.05)
     assert abs(path[-1][1] - start[1]) < 0.02
 
@@ -251,8 +226,8 @@ def test_aizu_spider_on_agx_belts_drives_its_wire_guards_touching_nothing(name):
     assert model.link('WIRE_GUARD_L').collisions == ()
     assert any('WIRE_GUARD_L' in w and 'touch only wires' in w for w in model.warnings)
     tracks = [j.name for j in model.joints if j.type == JointType.TRACK]
-    sim = _settled(model)
+    sim = settled(model)
     start = sim.body_pose('CHASSIS')[0]
-    path, _ = _drive(sim, tracks, [0.3] * len(tracks), 2.0, 'CHASSIS')
+    path, _ = drive(sim, tracks, [0.3] * len(tracks), 2.0, 'CHASSIS')
     assert path[-1][0] - start[0] == pytest.approx(0.6, rel=0.05)
     assert abs(path[-1][1] - start[1]) < 0.03

@@ -1,8 +1,6 @@
 """Tracks on models of our own (no corpus needed): test/data/choreonoid/tracked.body, and a
 conveyor written here."""
 
-import math
-
 import numpy as np
 import pytest
 
@@ -14,6 +12,7 @@ from body_bridge.sim.simulation import Simulation, simulate_together
 from body_bridge.urdf import to_urdf
 
 from conftest import REPO
+from track_driving import drive, settled
 
 TRACKED = REPO / 'test' / 'data' / 'choreonoid' / 'tracked.body'
 #: tracked.body: tracks 0.25 m left and right of the chassis, touching the ground at their
@@ -32,32 +31,9 @@ links:
 """
 
 
-def _yaw(quat) -> float:
-    w, x, y, z = quat
-    return math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
-
-
 @pytest.fixture(scope='module')
 def tracked():
     return load_model(TRACKED)
-
-
-def _settled(model, **options) -> Simulation:
-    sim = Simulation(model, SimOptions(**options))
-    for _ in range(50):
-        sim.step_period()
-    return sim
-
-
-def _drive(sim, names, speeds, seconds, link='CHASSIS'):
-    sim.command(Mode.VELOCITY, names, speeds)
-    positions, yaws = [], []
-    for _ in range(int(round(seconds / sim.period))):
-        sim.step_period()
-        pos, quat = sim.body_pose(link)
-        positions.append(pos)
-        yaws.append(_yaw(quat))
-    return np.array(positions), np.unwrap(yaws)
 
 
 def test_a_track_is_fixed_in_the_urdf_static_in_tf_and_a_joint_in_the_state(tracked, tmp_path):
@@ -69,9 +45,9 @@ def test_a_track_is_fixed_in_the_urdf_static_in_tf_and_a_joint_in_the_state(trac
 
 
 def test_both_tracks_forward_drive_it_straight_at_their_speed(tracked):
-    sim = _settled(tracked)
+    sim = settled(tracked)
     start = sim.body_pose('CHASSIS')[0]
-    path, yaws = _drive(sim, ['TRACK_L', 'TRACK_R'], [0.4, 0.4], 2.0)
+    path, yaws = drive(sim, ['TRACK_L', 'TRACK_R'], [0.4, 0.4], 2.0)
     assert path[-1][0] - start[0] == pytest.approx(0.8, rel=0.05)
     assert abs(path[-1][1] - start[1]) < 0.02 and abs(yaws[-1] - yaws[0]) < 0.01
     speed = dict(zip(sim.joint_names, sim.joint_velocities()))
@@ -86,10 +62,10 @@ def test_opposite_speeds_turn_it_in_place_as_coulomb_friction_allows(tracked, la
     r times lower across the track than along it: sliding sideways there, the yaw rate is
     v b / (b^2 + r^2 a^2), below the v / b of tracks that would not slip (isotropic friction,
     r = 1: v b / (a^2 + b^2)). The default r = 0.25 comes within 15 % of v / b."""
-    sim = _settled(tracked, track_lateral_friction=lateral)
+    sim = settled(tracked, track_lateral_friction=lateral)
     start = sim.body_pose('CHASSIS')[0]
     v = 0.4
-    path, yaws = _drive(sim, ['TRACK_L', 'TRACK_R'], [-v, v], 3.0)
+    path, yaws = drive(sim, ['TRACK_L', 'TRACK_R'], [-v, v], 3.0)
     rate = (yaws[-1] - yaws[len(yaws) // 3]) / 2.0
     a, b = HALF_LENGTH, HALF_SEPARATION
     assert rate == pytest.approx(v * b / (b * b + lateral ** 2 * a * a), rel=0.15)
@@ -104,7 +80,7 @@ def test_a_lateral_friction_out_of_range_is_refused(tracked):
 
 
 def test_a_travel_target_moves_the_belt_that_far_at_the_speed_limit(tracked):
-    sim = _settled(tracked, default_velocity_limit=0.4)
+    sim = settled(tracked, default_velocity_limit=0.4)
     start = sim.body_pose('CHASSIS')[0]
     sim.command(Mode.POSITION, ['TRACK_L', 'TRACK_R'], [0.3, 0.3])
     for _ in range(150):
