@@ -91,6 +91,20 @@ class BridgeUnderTest:
                                    f'{"matched" if present else "gone"}: {counts}')
             time.sleep(0.05)
 
+    def wait_heard(self, listener, timeout: float = 15.0) -> None:
+        """Step until the listener has received a message of this node's (matching on the
+        publishers' side can come before the listener's side takes data)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            counts = listener.send('report')['counts']
+            if any(n > 0 for topic, n in counts.items()
+                   if topic.startswith(self.namespace + '/')):
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f'{self.namespace}: the listener heard nothing')
+            self.runner.advance()
+            time.sleep(0.01)
+
     def bridge(self, periods: int) -> Cost:
         """What ``periods`` turns of the stepping loop cost."""
         advance = self.runner.advance
@@ -165,6 +179,7 @@ def run(figures, context, listener, models: dict, quick: bool) -> None:
             listener.send('add', ns=bridge.namespace, topics=bridge.topics())
         for name, bridge in bridges.items():
             bridge.wait_for_subscribers(True)
+            bridge.wait_heard(listener)
             listener.send('reset')
             heard = overhead(bridge, seconds, repeats)
             received = listener.send('report')['counts']
