@@ -181,7 +181,9 @@ def obj_quad(tmp_path):
     return 'quad.obj'
 
 
-def vrml_quad(tmp_path):
+def vrml_quad(tmp_path, transform: str = ''):
+    """The quad as a VRML Shape; ``transform``: a ``textureTransform`` field of its
+    appearance, if any."""
     points = ', '.join(' '.join(str(c) for c in p) for p in QUAD)
     uv = ', '.join(f'{u} {v}' for u, v in UV)
     # The texture coordinates listed from the upper right: texCoordIndex puts them back.
@@ -191,6 +193,7 @@ def vrml_quad(tmp_path):
 Shape {{
   appearance Appearance {{
     material Material {{ }} texture ImageTexture {{ url "quadrants.png" }}
+    {transform}
   }}
   geometry IndexedFaceSet {{
     coord Coordinate {{ point [ {points} ] }}
@@ -272,10 +275,8 @@ def gltf_quad(tmp_path):
     return 'quad.gltf'
 
 
-@pytest.mark.parametrize('write', [obj_quad, vrml_quad, collada_quad, gltf_quad])
-def test_textured_mesh_files_are_drawn_by_their_texture_coordinates(tmp_path, write):
-    quad_scene(tmp_path)  # writes the image
-    mesh_file = write(tmp_path)
+def resource_body(tmp_path, mesh_file: str):
+    """A body whose one link shows the mesh file (beside it) as its visual."""
     path = tmp_path / 'resource.body'
     path.write_text(textwrap.dedent(f"""
         format: ChoreonoidBody
@@ -290,7 +291,13 @@ def test_textured_mesh_files_are_drawn_by_their_texture_coordinates(tmp_path, wr
               - type: Visual
                 elements: [ {{ type: Resource, uri: {mesh_file} }} ]
     """))
-    model = load_model(path)
+    return load_model(path)
+
+
+@pytest.mark.parametrize('write', [obj_quad, vrml_quad, collada_quad, gltf_quad])
+def test_textured_mesh_files_are_drawn_by_their_texture_coordinates(tmp_path, write):
+    quad_scene(tmp_path)  # writes the image
+    model = resource_body(tmp_path, write(tmp_path))
     assert model.link('base').visuals[0].material.texture.endswith('quadrants.png')
     rgb = camera_view(model, tmp_path, 'base', (0, 0, 0), (0, 0, 0), fov=0.4)
     assert quadrant_colours(rgb) == ['red', 'green', 'blue', 'white']
@@ -312,36 +319,6 @@ def test_texture_coordinates_that_are_not_numbers_are_refused(tmp_path):
         load_model(path)
 
 
-def vrml_quad(tmp_path, transform: str):
-    """quad_scene's quad and texture as a VRML Shape, with an appearance's
-    ``textureTransform`` as given, in a body that includes it."""
-    quad_scene(tmp_path)  # writes quadrants.png
-    (tmp_path / 'quad.wrl').write_text(textwrap.dedent(f"""
-        #VRML V2.0 utf8
-        Shape {{
-          appearance Appearance {{
-            texture ImageTexture {{ url "quadrants.png" }}
-            {transform}
-          }}
-          geometry IndexedFaceSet {{
-            coord Coordinate {{ point [ 2 0.5 -0.5, 2 -0.5 -0.5, 2 -0.5 0.5, 2 0.5 0.5 ] }}
-            coordIndex [ 0 1 2 3 -1 ]
-            texCoord TextureCoordinate {{ point [ 0 0, 1 0, 1 1, 0 1 ] }}
-            texCoordIndex [ 0 1 2 3 -1 ]
-          }}
-        }}
-    """))
-    (tmp_path / 'vrml_quad.body').write_text(textwrap.dedent("""
-        format: ChoreonoidBody
-        format_version: 2.0
-        name: quad
-        links:
-          - { name: base, joint_type: fixed, mass: 1.0, inertia: [ 0.1, 0, 0, 0.1, 0, 0.1 ],
-              elements: [ { type: Visual, elements: [ { type: Resource, uri: quad.wrl } ] } ] }
-    """))
-    return load_model(tmp_path / 'vrml_quad.body')
-
-
 def colour_grid(rgb):
     """The dominant colour (R, G, B or W) at 4 x 4 points of the image, row by row."""
     h, w, _ = rgb.shape
@@ -356,10 +333,12 @@ def colour_grid(rgb):
 
 
 def test_a_vrml_texture_transform_tiles_the_texture(tmp_path):
-    plain = camera_view(vrml_quad(tmp_path, ''), tmp_path, 'base', (0, 0, 0), (0, 0, 0),
-                        fov=0.5)
-    assert colour_grid(plain) == ['RRGG', 'RRGG', 'BBWW', 'BBWW']
-    tiled = vrml_quad(tmp_path, 'textureTransform TextureTransform { scale 2 2 }')
+    quad_scene(tmp_path)  # writes the image
+    plain = resource_body(tmp_path, vrml_quad(tmp_path))
+    rgb = camera_view(plain, tmp_path, 'base', (0, 0, 0), (0, 0, 0), fov=0.5)
+    assert colour_grid(rgb) == ['RRGG', 'RRGG', 'BBWW', 'BBWW']
+    tiled = resource_body(tmp_path, vrml_quad(
+        tmp_path, 'textureTransform TextureTransform { scale 2 2 }'))
     rgb = camera_view(tiled, tmp_path, 'base', (0, 0, 0), (0, 0, 0), fov=0.5)
     assert colour_grid(rgb) == ['RGRG', 'BWBW', 'RGRG', 'BWBW']
 
