@@ -24,11 +24,9 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from .precedence import FormulaError, Parser
+
 __all__ = ['Formula', 'FormulaError', 'parse_formula', 'mimic_formula', 'FUNCTIONS']
-
-
-class FormulaError(ValueError):
-    """A formula that cannot be parsed or evaluated."""
 
 
 def _sign(x: float) -> float:
@@ -82,109 +80,36 @@ class _Call:
     args: tuple
 
 
-class _Parser:
-    def __init__(self, text: str):
-        self.text = text
-        self.tokens = self._tokenize(text)
-        self.pos = 0
+class _Parser(Parser):
+    """This module's syntax, into the tree above."""
 
-    @staticmethod
-    def _tokenize(text: str) -> list[tuple[str, str]]:
-        tokens, pos = [], 0
-        while pos < len(text):
-            if text[pos:].strip() == '':
-                break
-            m = _TOKEN.match(text, pos)
-            if m is None:
-                raise FormulaError(f'unexpected character {text[pos:].strip()[0]!r} in {text!r}')
-            kind = m.lastgroup
-            tokens.append((kind, m.group(kind)))
-            pos = m.end()
-        return tokens
-
-    def peek(self) -> tuple[str, str] | None:
-        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
-
-    def take(self, value: str | None = None) -> tuple[str, str]:
-        token = self.peek()
-        if token is None:
-            raise FormulaError(f'{self.text!r} ends too early')
-        if value is not None and token[1] != value:
-            raise FormulaError(f'expected {value!r} in {self.text!r}, found {token[1]!r}')
-        self.pos += 1
-        return token
+    TOKEN = _TOKEN
 
     def parse(self):
-        if not self.tokens:
-            raise FormulaError('the formula is empty')
-        node = self.sum()
-        if self.peek() is not None:
-            raise FormulaError(f'unexpected {self.peek()[1]!r} in {self.text!r}')
+        node = self.expr()
+        self.end()
         return node
 
-    def sum(self):
-        node = self.product()
-        while self.peek() is not None and self.peek()[1] in '+-' and self.peek()[0] == 'op':
-            op = self.take()[1]
-            node = _Binary(op, node, self.product())
-        return node
+    def binary(self, op, left, right):
+        return _Binary(op, left, right)
 
-    def product(self):
-        node = self.unary()
-        while self.peek() is not None and self.peek()[0] == 'op' and self.peek()[1] in '*/':
-            op = self.take()[1]
-            node = _Binary(op, node, self.unary())
-        return node
+    def prefix(self, op, arg):
+        return _Unary(op, arg)
 
-    def unary(self):
-        token = self.peek()
-        if token is not None and token[0] == 'op' and token[1] in '+-':
-            self.take()
-            return _Unary(token[1], self.unary())
-        return self.power()
+    def number(self, text):
+        number = float(text)
+        if math.isinf(number):
+            raise FormulaError(f'the number {text} is too large in {self.text!r}')
+        return _Num(number)
 
-    def power(self):
-        base = self.atom()
-        token = self.peek()
-        if token is not None and token == ('op', '^'):
-            self.take()
-            return _Binary('^', base, self.unary())
-        return base
+    def name(self, name, quoted=False):
+        if not quoted and name in _CONSTANTS:
+            return _Num(_CONSTANTS[name])
+        return _Var(name)
 
-    def atom(self):
-        kind, value = self.take()
-        if kind == 'num':
-            number = float(value)
-            if math.isinf(number):
-                raise FormulaError(f'the number {value} is too large in {self.text!r}')
-            return _Num(number)
-        if kind == 'quoted':
-            return _Var(value)
-        if kind == 'name':
-            if self.peek() == ('op', '('):
-                return self.call(value)
-            if value in _CONSTANTS:
-                return _Num(_CONSTANTS[value])
-            return _Var(value)
-        if value == '(':
-            node = self.sum()
-            self.take(')')
-            return node
-        raise FormulaError(f'unexpected {value!r} in {self.text!r}')
-
-    def call(self, name: str):
-        if name not in FUNCTIONS:
-            raise FormulaError(f'unknown function {name!r} in {self.text!r}')
-        self.take('(')
-        args = [self.sum()]
-        while self.peek() == ('op', ','):
-            self.take()
-            args.append(self.sum())
-        self.take(')')
-        arity = FUNCTIONS[name][0]
-        if len(args) != arity:
-            raise FormulaError(f'{name}() takes {arity} argument(s), found {len(args)}')
-        return _Call(name, tuple(args))
+    def call(self, name):
+        arity = FUNCTIONS[name][0] if name in FUNCTIONS else None
+        return _Call(name, self.arguments(name, arity))
 
 
 def _evaluate(node, values: Mapping[str, float]) -> float:
@@ -389,8 +314,6 @@ def parse_formula(text: str) -> Formula:
     Raises:
         FormulaError: with what is wrong, in one line.
     """
-    if len(text) > 10_000:
-        raise FormulaError('the formula is longer than 10000 characters')
     return Formula(_Parser(text).parse())
 
 

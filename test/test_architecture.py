@@ -19,15 +19,16 @@ LONG_MODULES: dict[str, str] = {}
 
 #: Layer of each top-level module or subpackage: a module may import from its layer or below.
 LAYERS = {
-    'errors': 0, 'fileaccess': 0, 'formula': 0, 'fparser': 0, 'corpus': 0, 'model': 1,
+    'errors': 0, 'fileaccess': 0, 'precedence': 0, 'formula': 0, 'fparser': 0, 'corpus': 0,
+    'model': 1,
     'functions': 2, 'geometry': 2, 'kinematics': 2, 'meshfiles': 3, 'textures': 3, 'formats': 4,
     'device_overlay': 4, 'paths': 5,
     'urdf': 5, 'summary': 5, 'sim': 6, 'check': 7, 'rviz': 7, 'srdf': 7, 'ros': 8, 'cli': 9,
     '__init__': 9, '__main__': 10,
 }
 #: What must never be imported below the integrator.
-PURE = ('model', 'formats', 'geometry', 'meshfiles', 'urdf', 'errors', 'formula', 'functions',
-        'fparser', 'corpus')
+PURE = ('model', 'formats', 'geometry', 'meshfiles', 'urdf', 'errors', 'precedence', 'formula',
+        'functions', 'fparser', 'corpus')
 
 
 def _modules() -> dict[str, Path]:

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formula import FUNCTIONS, FormulaError
+from ..formula import FUNCTIONS
+from ..precedence import FormulaError, Parser
 
 __all__ = ['looks_extended', 'parse_tree', 'polyroots', 'EXTRA_FUNCTIONS', 'MULTI', 'ALL',
            'MAX_VALUES', 'MAX_NESTING', 'MAX_TREE', 'IDENT', 'N', 'V', 'Op', 'Def']
@@ -96,42 +97,21 @@ class Def:
     body: object
 
 
-class _Parser:
+class _Parser(Parser):
+    """Function Parser syntax, into the tree above; ``name := expression;`` definitions first."""
+
+    TOKEN = _TOKEN
+    LEVELS = (('|',), ('&',), ('=', '!=', '<', '>', '<=', '>='), ('+', '-'), ('*', '/', '%'))
+    UNARY = ('-', '+', '!')
+
     def __init__(self, text: str):
-        self.text = text
-        self.tokens, pos = [], 0
-        while pos < len(text) and text[pos:].strip():
-            m = _TOKEN.match(text, pos)
-            if m is None:
-                raise FormulaError(f'unexpected character {text[pos:].strip()[0]!r} in '
-                                   f'{text!r}')
-            self.tokens.append((m.lastgroup, m.group(m.lastgroup)))
-            pos = m.end()
-        self.pos = 0
+        super().__init__(text)
         self.defs: dict[str, object] = {}
         self.order: list[Def] = []
         self.depth = 0
         self.depths: dict[int, int] = {}
 
-    def peek(self):
-        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
-
-    def is_op(self, *ops) -> bool:
-        token = self.peek()
-        return token is not None and token[0] == 'op' and token[1] in ops
-
-    def take(self, value=None):
-        token = self.peek()
-        if token is None:
-            raise FormulaError(f'{self.text!r} ends too early')
-        if value is not None and token[1] != value:
-            raise FormulaError(f'expected {value!r} in {self.text!r}, found {token[1]!r}')
-        self.pos += 1
-        return token
-
     def program(self):
-        if not self.tokens:
-            raise FormulaError('the formula is empty')
         while (self.pos + 1 < len(self.tokens) and self.tokens[self.pos][0] == 'name'
                and self.tokens[self.pos + 1] == ('op', ':=')):
             name = self.take()[1]
@@ -143,8 +123,7 @@ class _Parser:
         node = self.expr()
         while self.is_op(';'):   # a trailing separator
             self.take()
-        if self.peek() is not None:
-            raise FormulaError(f'unexpected {self.peek()[1]!r} in {self.text!r}')
+        self.end()
         return node
 
     def make(self, op: str, args: tuple) -> Op:
@@ -156,88 +135,45 @@ class _Parser:
         self.depths[id(node)] = depth
         return node
 
-    def _level(self, ops, lower):
-        node = lower()
-        while self.is_op(*ops):
-            op = self.take()[1]
-            node = self.make(op, (node, lower()))
-        return node
-
-    def expr(self):
+    def _nested(self, inner):
         self.depth += 1
         if self.depth > MAX_NESTING:
             raise FormulaError(f'{self.text[:60]!r}... nests deeper than {MAX_NESTING} levels')
         try:
-            return self._level(('|',), self.conj)
+            return inner()
         finally:
             self.depth -= 1
 
-    def conj(self):
-        return self._level(('&',), self.comparison)
+    def expr(self):
+        return self._nested(super().expr)
 
-    def comparison(self):
-        return self._level(('=', '!=', '<', '>', '<=', '>='), self.sum)
+    def binary(self, op, left, right):
+        return self.make(op, (left, right))
 
-    def sum(self):
-        return self._level(('+', '-'), self.product)
-
-    def product(self):
-        return self._level(('*', '/', '%'), self.unary)
+    def prefix(self, op, arg):
+        return arg if op == '+' else self.make('neg' if op == '-' else '!', (arg,))
 
     def unary(self):
-        if self.is_op('-', '+', '!'):
-            op = self.take()[1]
-            self.depth += 1
-            if self.depth > MAX_NESTING:
-                raise FormulaError(f'{self.text[:60]!r}... nests deeper than {MAX_NESTING}')
-            try:
-                arg = self.unary()
-            finally:
-                self.depth -= 1
-            return arg if op == '+' else self.make('neg' if op == '-' else '!', (arg,))
-        return self.power()
+        if self.is_op(*self.UNARY):
+            return self._nested(super().unary)
+        return super().unary()
 
-    def power(self):
-        base = self.atom()
-        if self.is_op('^'):
-            self.take()
-            return self.make('^', (base, self.unary()))
-        return base
+    def number(self, text):
+        return N(float(text))
 
-    def atom(self):
-        kind, value = self.take()
-        if kind == 'num':
-            return N(float(value))
-        if kind == 'quoted':
-            return V(value)
-        if kind == 'name':
-            if self.is_op('('):
-                return self.call(value)
-            if value in self.defs:
-                return self.defs[value]
-            if value in ('pi', 'e'):
-                return N(math.pi if value == 'pi' else math.e)
-            return V(value)
-        if value == '(':
-            node = self.expr()
-            self.take(')')
-            return node
-        raise FormulaError(f'unexpected {value!r} in {self.text!r}')
+    def name(self, name, quoted=False):
+        if quoted:
+            return V(name)
+        if name in self.defs:
+            return self.defs[name]
+        if name in ('pi', 'e'):
+            return N(math.pi if name == 'pi' else math.e)
+        return V(name)
 
     def call(self, name: str):
         arity = 3 if name == 'if' else MULTI.get(name) or (ALL[name][0] if name in ALL
                                                               else None)
-        if arity is None:
-            raise FormulaError(f'unknown function {name!r} in {self.text!r}')
-        self.take('(')
-        args = [self.expr()]
-        while self.is_op(','):
-            self.take()
-            args.append(self.expr())
-        self.take(')')
-        if len(args) != arity:
-            raise FormulaError(f'{name}() takes {arity} argument(s), found {len(args)}')
-        return self.make(name, tuple(args))
+        return self.make(name, self.arguments(name, arity))
 
 
 def parse_tree(text: str) -> tuple[object, tuple]:
@@ -246,8 +182,6 @@ def parse_tree(text: str) -> tuple[object, tuple]:
     Raises:
         FormulaError: with what is wrong, in one line.
     """
-    if len(text) > 10_000:
-        raise FormulaError('the formula is longer than 10000 characters')
     parser = _Parser(text)
     tree = parser.program()
     used = set()
