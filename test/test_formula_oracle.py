@@ -246,6 +246,11 @@ def test_parse_errors_are_one_line(text, message):
     assert str(info.value) == message
 
 
+def test_the_longest_formula_allowed_is_read():
+    longest = 'x' * 9_998 + '+1'  # MAX_TEXT characters, one more is refused (above)
+    assert parse_formula(longest).evaluate({'x' * 9_998: 2.0}) == 3.0
+
+
 @pytest.mark.parametrize('text, values, message', [
     ('x + y', {'x': 1}, "no value for y in 'x+y'"),
     ('a*b', {}, "no value for a, b in 'a*b'"),
