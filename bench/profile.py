@@ -1,11 +1,12 @@
 """Profile of the stepping loop: where one control period of the bridge goes.
 
-    .venv/bin/python bench/profile.py [MODEL] [--seconds S] [--subscribed] [--cameras]
-                                      [--html FILE]
+    .venv/bin/python bench/profile.py [MODEL] [--seconds S] [--subscribed]
+                                      [--cameras [CAMERA ...]] [--html FILE]
 
 Runs the stepping loop of the bridge (``SimulationRunner.advance``, as the throughput figures
 do) on a model (default: SR1) for S simulated seconds under pyinstrument, with a subscriber
-in another process on every topic (``--subscribed``; ``--cameras``: the cameras' too) or
+in another process on every topic (``--subscribed``; ``--cameras``: every camera's too, or
+those named) or
 none, and prints the call tree. ``tank`` is the Tank of ``tracks.py`` turning in place on its
 tracks (its Kinect 320x240 at 30 Hz), ``camera_arm`` the sample arm of ``realtime.py`` (its
 hand camera 640x480 at 30 Hz).
@@ -25,8 +26,8 @@ def main(argv=None) -> int:
                         help='sr1, barrettwam, slider_crank, sample_arm, chainN or a file')
     parser.add_argument('--seconds', type=float, default=3.0, help='simulated time [s]')
     parser.add_argument('--subscribed', action='store_true', help='a subscriber listens')
-    parser.add_argument('--cameras', action='store_true',
-                        help='the subscriber listens to the cameras too')
+    parser.add_argument('--cameras', nargs='*', metavar='CAMERA',
+                        help='the subscriber listens to the cameras too (these, or all)')
     parser.add_argument('--html', help='also write the profile as HTML')
     args = parser.parse_args(argv)
     isolate_dds()
@@ -61,7 +62,8 @@ def main(argv=None) -> int:
     try:
         with bridge_under_test(context, model, '/bench_profile', parameters) as bridge:
             if listener is not None:
-                bridge.listen(listener, cameras=args.cameras)
+                cameras = False if args.cameras is None else (args.cameras or True)
+                bridge.listen(listener, cameras=cameras)
             if args.model == 'tank':
                 from body_bridge.sim.names import Mode
                 bridge.node.sim.command(Mode.VELOCITY, ['TRACK_L', 'TRACK_R'], [-0.3, 0.3])

@@ -150,12 +150,14 @@ def test_against_head_measures_both_trees_side_by_side(tmp_path):
                           cwd=REPO, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     rows = {row['name']: row for row in json.loads(out.read_text())['rows']}
-    # Both trees rendered the same frame, as the raw renderer does (a few grey levels apart).
     for name in ('camera_raw_mujoco_render', 'camera_bridge_render_and_publish'):
         row = rows[name]
         assert row['rev'] > 0.0 and row['ours'] > 0.0, row
         assert row['ratio'] == pytest.approx(row['ours'] / row['rev'])
-    assert rows['camera_images_lost']['rev'] == rows['camera_images_lost']['ours'] == 0.0
+        assert row['verdict'] == ''  # no goal
+    # Both trees rendered what the raw renderer renders (a few grey levels apart at most).
+    difference = rows['camera_image_difference']
+    assert 0.0 <= difference['rev'] < 5.0 and 0.0 <= difference['ours'] < 5.0, difference
     assert rows['machine_load_average_start_camera']['ours'] >= 0.0
     printed = proc.stdout.splitlines()
     assert printed[0].split()[:4] == ['figure', 'HEAD', 'working', 'ratio']
