@@ -47,7 +47,7 @@ def export(rev: str, into: Path) -> Path:
     if proc.returncode != 0:
         raise AgainstError(f'--against {rev}: {proc.stderr.strip() or "git archive failed"}')
     with tarfile.open(archive) as tar:
-        tar.extractall(tree)
+        tar.extractall(tree, filter='tar')
     archive.unlink()
     if not (tree / 'bench' / 'run.py').exists():
         raise AgainstError(f'--against {rev}: that revision has no bench/run.py')

@@ -6,10 +6,9 @@
 Runs the stepping loop of the bridge (``SimulationRunner.advance``, as the throughput figures
 do) on a model (default: SR1) for S simulated seconds under pyinstrument, with a subscriber
 in another process on every topic (``--subscribed``; ``--cameras``: every camera's too, or
-those named) or
-none, and prints the call tree. ``tank`` is the Tank of ``tracks.py`` turning in place on its
-tracks (its Kinect 320x240 at 30 Hz), ``camera_arm`` the sample arm of ``realtime.py`` (its
-hand camera 640x480 at 30 Hz).
+those named) or none, and prints the call tree. ``tank`` is the Tank of ``tracks.py``
+turning in place on its tracks (its Kinect 320x240 at 30 Hz), ``camera_arm`` the sample arm
+of ``realtime.py`` (its hand camera 640x480 at 30 Hz).
 """
 
 from __future__ import annotations
