@@ -12,7 +12,7 @@ import pytest
 
 from body_bridge.formats import load_model
 from body_bridge.sim.names import Mode
-from body_bridge.sim.tracks import MIN_ANGLE, rebuild_constraints
+from body_bridge.sim.tracks import MIN_ANGLE, TrackDrive, rebuild_constraints
 
 from conftest import REPO
 from track_driving import settled
@@ -129,3 +129,14 @@ def test_nothing_touching_is_nothing_to_align(turning):
     assert data.ncon == 0
     assert sim.tracks.align(sim.mj, data) is False
     sim.tracks(sim.mj, data)  # nothing found: nothing shifted
+
+
+def test_a_new_drive_shifts_nothing_before_it_has_aligned(turning):
+    sim = turning
+    drive = TrackDrive(sim.mj, sim.model, sim.prefix)
+    data = mujoco.MjData(sim.mj)
+    mujoco.mj_copyData(data, sim.mj, sim.data)
+    mujoco.mj_step1(sim.mj, data)
+    aref = data.efc_aref.copy()
+    drive(sim.mj, data)
+    assert np.array_equal(data.efc_aref, aref)
