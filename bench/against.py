@@ -66,9 +66,9 @@ def measure(tree: Path, group: str, quick: bool, out: Path) -> dict[str, float]:
     cmd = [sys.executable, str(tree / 'bench' / 'run.py'), '--only', group, '--json', str(out)]
     if quick:
         cmd.append('--quick')
-    env = dict(os.environ)
-    env.pop('PYTHONPATH', None)  # each tree imports its own body_bridge (run.py puts it first)
-    proc = subprocess.run(cmd, cwd=tree, env=env, stdout=subprocess.DEVNULL,
+    # Each tree imports its own body_bridge: its run.py puts its folder first on sys.path
+    # (PYTHONPATH stays: a ROS installation's Python packages are found through it).
+    proc = subprocess.run(cmd, cwd=tree, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:
         tail = '\n'.join(proc.stderr.strip().splitlines()[-5:])
