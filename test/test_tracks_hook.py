@@ -140,3 +140,18 @@ def test_a_new_drive_shifts_nothing_before_it_has_aligned(turning):
     aref = data.efc_aref.copy()
     drive(sim.mj, data)
     assert np.array_equal(data.efc_aref, aref)
+
+
+def test_contacts_without_a_track_are_left_as_they_are(turning):
+    sim = turning
+    data = mujoco.MjData(sim.mj)
+    mujoco.mj_copyData(data, sim.mj, sim.data)
+    mujoco.mj_step1(sim.mj, data)
+    assert data.ncon > 0
+    others = np.flatnonzero((sim.tracks.geom_track < 0) & (sim.mj.geom_contype > 0))
+    con = data.contact
+    con.geom1[:], con.geom2[:] = others[0], others[-1]  # as if two other shapes touched
+    frames, friction = con.frame.copy(), con.friction.copy()
+    assert sim.tracks.align(sim.mj, data) is False
+    assert np.array_equal(data.contact.frame, frames)
+    assert np.array_equal(data.contact.friction, friction)
