@@ -155,3 +155,17 @@ def test_contacts_without_a_track_are_left_as_they_are(turning):
     assert sim.tracks.align(sim.mj, data) is False
     assert np.array_equal(data.contact.frame, frames)
     assert np.array_equal(data.contact.friction, friction)
+
+
+def test_frictionless_contacts_of_a_track_are_left_as_they_are(turning):
+    sim = turning
+    data = mujoco.MjData(sim.mj)
+    mujoco.mj_copyData(data, sim.mj, sim.data)
+    mujoco.mj_step1(sim.mj, data)
+    con = data.contact
+    assert (sim.tracks.geom_track[np.concatenate((con.geom1, con.geom2))] >= 0).any()
+    con.dim[:] = 1  # a normal force only: no tangent to turn
+    frames, friction = con.frame.copy(), con.friction.copy()
+    assert sim.tracks.align(sim.mj, data) is False
+    assert np.array_equal(data.contact.frame, frames)
+    assert np.array_equal(data.contact.friction, friction)
