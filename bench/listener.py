@@ -6,8 +6,9 @@ the bridge's topics and counts what arrives.
 Commands, one JSON object per line on standard input; each is answered by one JSON line:
 
 * ``{"op": "add", "ns": "/x", "cameras": false}``: subscribe to every topic under the
-  namespace (camera topics only with ``cameras``), and to ``/tf`` and ``/clock``; topics that
-  appear later are subscribed to as they appear (the graph can take seconds to show them).
+  namespace (camera topics only with ``cameras``: true for every camera, or a list of camera
+  names, ``["Kinect"]``), and to ``/tf`` and ``/clock``; topics that appear later are
+  subscribed to as they appear (the graph can take seconds to show them).
 * ``{"op": "add", "ns": "/x", "topics": [[name, type, reliable], ...]}``: subscribe to these
   topics now (type as ``sensor_msgs/msg/Imu``; reliable or best effort).
 * ``{"op": "drop", "ns": "/x"}``: unsubscribe from them (and from ``/tf``, ``/clock`` when no
@@ -46,7 +47,7 @@ class Listener:
 
     def __init__(self, node):
         self.node = node
-        self.spaces: dict[str, bool] = {}  # namespace -> with cameras
+        self.spaces: dict[str, bool | tuple] = {}  # namespace -> with cameras (or which)
         self.given: dict[str, list] = {}  # namespace -> its topics named by the client
         self.subs: dict[str, object] = {}
         self.counts: dict[str, int] = {}
@@ -61,6 +62,10 @@ class Listener:
             return False
         for space, cameras in self.spaces.items():
             if topic.startswith(space + '/'):
+                if isinstance(cameras, tuple) and cameras:
+                    if any(topic.startswith(f'{space}/{name}/') for name in cameras):
+                        return True
+                    cameras = False
                 return cameras or not self._is_camera(topic)
         return False
 
@@ -118,7 +123,9 @@ class Listener:
         if op == 'add' and 'topics' in command:
             self.given[command['ns']] = [tuple(t) for t in command['topics']]
         elif op == 'add':
-            self.spaces[command['ns'].rstrip('/')] = bool(command.get('cameras'))
+            cameras = command.get('cameras')
+            self.spaces[command['ns'].rstrip('/')] = (tuple(cameras) if isinstance(cameras, list)
+                                                      else bool(cameras))
         elif op == 'drop':
             self.spaces.pop(command['ns'].rstrip('/'), None)
             self.given.pop(command['ns'], None)

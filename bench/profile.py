@@ -1,10 +1,14 @@
 """Profile of the stepping loop: where one control period of the bridge goes.
 
-    .venv/bin/python bench/profile.py [MODEL] [--seconds S] [--subscribed] [--html FILE]
+    .venv/bin/python bench/profile.py [MODEL] [--seconds S] [--subscribed]
+                                      [--cameras [CAMERA ...]] [--html FILE]
 
 Runs the stepping loop of the bridge (``SimulationRunner.advance``, as the throughput figures
 do) on a model (default: SR1) for S simulated seconds under pyinstrument, with a subscriber
-in another process on every topic (``--subscribed``) or none, and prints the call tree.
+in another process on every topic (``--subscribed``; ``--cameras``: every camera's too, or
+those named) or none, and prints the call tree. ``tank`` is the Tank of ``tracks.py``
+turning in place on its tracks (its Kinect 320x240 at 30 Hz), ``camera_arm`` the sample arm
+of ``realtime.py`` (its hand camera 640x480 at 30 Hz).
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ def main(argv=None) -> int:
                         help='sr1, barrettwam, slider_crank, sample_arm, chainN or a file')
     parser.add_argument('--seconds', type=float, default=3.0, help='simulated time [s]')
     parser.add_argument('--subscribed', action='store_true', help='a subscriber listens')
+    parser.add_argument('--cameras', nargs='*', metavar='CAMERA',
+                        help='the subscriber listens to the cameras too (these, or all)')
     parser.add_argument('--html', help='also write the profile as HTML')
     args = parser.parse_args(argv)
     isolate_dds()
@@ -34,8 +40,17 @@ def main(argv=None) -> int:
     from throughput import bridge_under_test
 
     scratch = Path(tempfile.mkdtemp(prefix='body_bridge_profile_'))
+    parameters = {'mesh_directory': str(scratch)}
     if args.model in REAL_MODELS or args.model == 'sample_arm':
         model = model_path(args.model)
+    elif args.model == 'tank':
+        from figures import shared_model
+        from tracks import TANK
+        model = shared_model(TANK)
+    elif args.model == 'camera_arm':
+        from realtime import write_overlay
+        model = model_path('sample_arm')
+        parameters['devices_file'] = str(write_overlay(scratch))
     elif args.model.startswith('chain') and args.model[5:].isdigit():
         model = write_chain(scratch, int(args.model[5:]), imus=1, force_sensor=True)
     else:
@@ -44,10 +59,13 @@ def main(argv=None) -> int:
     rclpy.init(context=context)
     listener = ListenerProcess() if args.subscribed else None
     try:
-        with bridge_under_test(context, model, '/bench_profile',
-                               {'mesh_directory': str(scratch)}) as bridge:
+        with bridge_under_test(context, model, '/bench_profile', parameters) as bridge:
             if listener is not None:
-                bridge.listen(listener)
+                cameras = False if args.cameras is None else (args.cameras or True)
+                bridge.listen(listener, cameras=cameras)
+            if args.model == 'tank':
+                from body_bridge.sim.names import Mode
+                bridge.node.sim.command(Mode.VELOCITY, ['TRACK_L', 'TRACK_R'], [-0.3, 0.3])
             periods = max(1, round(args.seconds / bridge.world.period))
             bridge.bridge(10)
             profiler = Profiler(interval=0.0002)

@@ -1,6 +1,7 @@
 """The benchmark suite: every figure of the bridge's cost against the physics it wraps.
 
     .venv/bin/python bench/run.py [--quick] [--json PATH] [--only GROUP ...]
+    .venv/bin/python bench/run.py --against REV [--repeats N] [--quick] [--only GROUP ...]
 
 Prints one ``name value unit`` line per figure as it is measured and writes the same to a
 JSON file (default ``bench/results/latest.json``) with the machine's load average. Groups, in
@@ -13,7 +14,8 @@ joints and more, and growing numbers of devices), ``realtime`` (the sample arm w
 real-time factor 1).
 Ratios are measured side by side in one run (see ``figures.side_by_side``). ``--quick`` runs
 every figure briefly (fewer repetitions, shorter runs): for checking that the suite works,
-not for numbers.
+not for numbers. ``--against REV`` measures another revision side by side with the working
+tree and fails when a figure moves past its goal (``bench/against.py``, ``bench/goals.py``).
 """
 
 from __future__ import annotations
@@ -38,7 +40,15 @@ def _arguments(argv):
     parser.add_argument('--quick', action='store_true', help='every figure, briefly')
     parser.add_argument('--json', type=Path, default=DEFAULT_JSON, help='where to write JSON')
     parser.add_argument('--only', nargs='+', choices=GROUPS, help='run only these groups')
-    return parser.parse_args(argv)
+    parser.add_argument('--against', metavar='REV',
+                        help='measure revision REV (e.g. main) side by side with the working '
+                        'tree; fail when a figure moves past its goal')
+    parser.add_argument('--repeats', type=int, default=3,
+                        help='with --against: runs of each group on each side (default 3)')
+    args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error(f'--repeats must be at least 1, not {args.repeats}')
+    return args
 
 
 def _machine(figures: Figures, when: str) -> None:
@@ -96,12 +106,16 @@ def _group(group, figures, quick, scratch, context, listener) -> None:
 
 def main(argv=None) -> int:
     args = _arguments(argv)
+    groups = [g for g in GROUPS if not args.only or g in args.only]
+    if args.against:
+        import against
+        json_path = None if args.json == DEFAULT_JSON else args.json
+        return against.run(args.against, groups, args.quick, args.repeats, json_path)
     isolate_dds()
     from figures import have_corpus
     if not have_corpus():
         from body_bridge.corpus import REASON
         print(f'bench: {REASON}; the figures of real models are left out', file=sys.stderr)
-    groups = [g for g in GROUPS if not args.only or g in args.only]
     figures = Figures()
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')
     clock = time.monotonic()

@@ -48,17 +48,19 @@ class BridgeUnderTest:
         self.namespace = namespace
         self._raw = mujoco.MjData(self.world.mj)
 
-    def publishers(self, cameras: bool = False) -> list:
-        """The node's per-period publishers (and its devices', cameras only if asked)."""
+    def publishers(self, cameras=False) -> list:
+        """The node's per-period publishers (and its devices', cameras only if asked: True for
+        every camera, or a list of camera names)."""
         from body_bridge.sim.sensors import CameraSampler
         node = self.node
         pubs = [node._state_pub, node._tf_pub, node._clock_pub]
-        for output in node.sensors.outputs.values():
-            if cameras or not isinstance(output.sampler, CameraSampler):
+        for name, output in node.sensors.outputs.items():
+            watched = cameras is True or (bool(cameras) and name in cameras)
+            if watched or not isinstance(output.sampler, CameraSampler):
                 pubs += output.publishers
         return [p for p in pubs if p is not None]
 
-    def topics(self, cameras: bool = False) -> list[tuple[str, str, bool]]:
+    def topics(self, cameras=False) -> list[tuple[str, str, bool]]:
         """(name, type, reliable) of every topic of :meth:`publishers`."""
         from rclpy.qos import ReliabilityPolicy
         out = []
@@ -69,7 +71,7 @@ class BridgeUnderTest:
             out.append((pub.topic_name, f'{package}/msg/{kind.__name__}', reliable))
         return out
 
-    def listen(self, listener, cameras: bool = False) -> None:
+    def listen(self, listener, cameras=False) -> None:
         """Have the listener subscribe to every per-period topic; wait until it has."""
         listener.send('add', ns=self.namespace, topics=self.topics(cameras))
         self.wait_for_subscribers(True, cameras)
@@ -78,7 +80,7 @@ class BridgeUnderTest:
         """Have the listener unsubscribe (not waited for: the node goes)."""
         listener.send('drop', ns=self.namespace)
 
-    def wait_for_subscribers(self, present: bool, cameras: bool = False,
+    def wait_for_subscribers(self, present: bool, cameras=False,
                              timeout: float = 15.0) -> None:
         """Until every publisher has a subscriber (``present``) or none has one."""
         deadline = time.monotonic() + timeout

@@ -40,7 +40,8 @@ EXPECTED = (
     [f'tracks_{f}' for f in ('tank_period', 'tank_fixed_period', 'cost_per_period', 'ratio',
                              'tank_kinect_rtf', 'tank_kinect_image_rate',
                              'tank_kinect_depth_rate', 'tank_kinect_bridge_cpu',
-                             'tank_kinect_max_rtf') if HAVE_CORPUS] +
+                             'tank_kinect_max_rtf', 'tank_all_cameras_max_rtf')
+     if HAVE_CORPUS] +
     [f'memory_{m}_{f}' for m in (*REAL, 'chain30', 'sample_arm')
      for f in ('loaded', 'after_run', 'growth')] +
     ['machine_load_average_start', 'machine_load_average_end', 'bench_wall_time'])
@@ -83,3 +84,82 @@ def test_quick_run_prints_and_writes_every_figure(tmp_path):
         assert printed['tracks_tank_kinect_image_rate'][0] > 0.0  # the Tank's Kinect was heard
     for model in (*REAL, 'chain30', 'sample_arm'):
         assert printed[f'memory_{model}_loaded'][0] > printed['memory_python_baseline'][0]
+
+
+# --- bench/run.py --against REV ------------------------------------------------------------
+
+def _bench_module(name):
+    """A module of bench/ (they import each other by their plain names)."""
+    import importlib
+    folder = str(REPO / 'bench')
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    return importlib.import_module(name)
+
+
+def test_against_fails_only_when_a_figure_moves_past_its_goal():
+    against = _bench_module('against')
+    theirs = {'tracks_ratio': [1.4, 1.45, 1.3],          # <= 1.5: held (median 1.4)
+              'realtime_camera_rtf': [0.97, 0.9, 0.95],  # >= 0.98: missed
+              'throughput_sr1_ratio': [0.5],             # >= 0.6: missed
+              'command_to_state_latency_median': [5.0],  # <= 6 ms: held
+              'load_sr1_ratio': [2.0, 2.2, 2.4]}         # no goal
+    ours = {'tracks_ratio': [1.6, 1.2, 1.7],             # median 1.6: lost
+            'realtime_camera_rtf': [0.99, 0.96, 0.94],   # still missed
+            'throughput_sr1_ratio': [0.7],               # gained
+            'load_sr1_ratio': [4.4, 4.0, 4.8],           # twice as slow, but no goal
+            'tracks_tank_kinect_rtf': [1.1]}             # not measured by the revision
+    rows = {row['name']: row for row in against.compare(theirs, ours)}
+    assert rows['tracks_ratio']['verdict'] == 'lost'
+    assert rows['tracks_ratio']['rev'] == 1.4 and rows['tracks_ratio']['ours'] == 1.6
+    assert rows['tracks_ratio']['ratio'] == pytest.approx(1.6 / 1.4)
+    assert rows['tracks_ratio']['goal'] == '<= 1.5'
+    assert rows['realtime_camera_rtf']['verdict'] == 'misses'
+    assert rows['throughput_sr1_ratio']['verdict'] == 'gained'
+    assert rows['command_to_state_latency_median']['verdict'] == 'gone'
+    assert rows['command_to_state_latency_median']['ours'] is None
+    assert rows['load_sr1_ratio']['verdict'] == '' and rows['load_sr1_ratio']['ratio'] == 2.0
+    assert rows['tracks_tank_kinect_rtf']['verdict'] == 'new'
+    assert against.failed(list(rows.values())) == ['tracks_ratio',
+                                                   'command_to_state_latency_median']
+    held = {name: [value[0] * 0.999] for name, value in theirs.items()}
+    assert against.failed(against.compare(theirs, held)) == []
+    # A goal met exactly is met; the first value past it is not.
+    goals = _bench_module('goals')
+    assert goals.meets('tracks_ratio', 1.5) and not goals.meets('tracks_ratio', 1.5001)
+    assert goals.meets('tracks_tank_kinect_rtf', 1.0)
+    assert not goals.meets('tracks_tank_kinect_rtf', 0.999)
+    assert goals.meets('load_sr1_ratio', 99.0) is None
+
+
+def test_against_an_unknown_revision_is_one_line():
+    proc = subprocess.run([sys.executable, str(REPO / 'bench' / 'run.py'), '--against',
+                           'no-such-revision', '--only', 'loading'], cwd=REPO,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith('bench: --against no-such-revision: ')
+    assert 'Traceback' not in proc.stderr
+
+
+@pytest.mark.ros  # the benchmarks run the node
+def test_against_head_measures_both_trees_side_by_side(tmp_path):
+    out = tmp_path / 'against.json'
+    proc = subprocess.run([sys.executable, str(REPO / 'bench' / 'run.py'), '--against', 'HEAD',
+                           '--only', 'camera', '--quick', '--repeats', '1', '--json', str(out)],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = {row['name']: row for row in json.loads(out.read_text())['rows']}
+    for name in ('camera_raw_mujoco_render', 'camera_bridge_render_and_publish'):
+        row = rows[name]
+        assert row['rev'] > 0.0 and row['ours'] > 0.0, row
+        assert row['ratio'] == pytest.approx(row['ours'] / row['rev'])
+        assert row['verdict'] == ''  # no goal
+    # Both trees rendered what the raw renderer renders (a few grey levels apart at most).
+    difference = rows['camera_image_difference']
+    assert 0.0 <= difference['rev'] < 5.0 and 0.0 <= difference['ours'] < 5.0, difference
+    assert rows['machine_load_average_start_camera']['ours'] >= 0.0
+    printed = proc.stdout.splitlines()
+    assert printed[0].split()[:4] == ['figure', 'HEAD', 'working', 'ratio']
+    assert any(line.startswith('camera_raw_mujoco_render ') for line in printed)
+    assert 'against: camera 1/1 done' in proc.stderr

@@ -141,7 +141,15 @@ class TrackDrive:
             self.geom_track[geoms] = k
         self._pyramidal = mj.opt.cone == mujoco.mjtCone.mjCONE_PYRAMIDAL
         self._floor = math.sin(MIN_ANGLE)
+        # A contact's geoms -> a code: k where geom1 belongs to track k (the contact's normal
+        # points away from the track), K + k where geom2 does (the normal points at it), -1
+        # for other geoms; per code its track's belt and the sign of the normal.
+        k = len(tracks)
+        self._code = (self.geom_track, np.where(self.geom_track >= 0, self.geom_track + k, -1))
+        self._code_dof = np.concatenate((self._dof, self._dof))
+        self._code_sign = np.concatenate((np.ones(k), -np.ones(k)))
         self._found = None
+        self._xmat_of = self._xmat_view = None
 
     def __bool__(self) -> bool:
         return bool(self.names)
@@ -153,68 +161,76 @@ class TrackDrive:
         must then be built again: :func:`rebuild_constraints`).
 
         Contacts whose normal is within :data:`MIN_ANGLE` of the axis keep isotropic friction
-        (the drive fades out there); those along the axis are left as they are. A few numpy
-        operations on small arrays for all contacts at once (each costs about 1 us whatever
-        its size).
+        (the drive fades out there); those along the axis are left as they are. It runs at
+        every physics step, so it is a few numpy operations on small arrays for all contacts
+        at once (each costs 1 to 5 us whatever its size): every field of ``data.contact`` is
+        read once (each read makes a new array) and written in place, and the cross products
+        are products with skew-symmetric matrices.
         """
         self._found = None
         n = data.ncon
         if n == 0:
             return False
         con = data.contact
-        track = self.geom_track[np.concatenate((con.geom1, con.geom2))]
-        hits = np.flatnonzero(track >= 0)
+        code = np.concatenate((self._code[0][con.geom1], self._code[1][con.geom2]))
+        hits = np.flatnonzero(code >= 0)
         if not len(hits):
             return False
-        rows, track = hits % n, track[hits]
-        # +1 where the track is geom1 (the normal points away from it), -1 where geom2.
-        sign = np.where(hits < n, 1.0, -1.0)
-        frame = con.frame[rows]  # (k, 9): normal, tangent 1, tangent 2
-        normal = frame[:, 0:3] * sign[:, None]  # from the track to the other body
-        axis = (data.xmat[self._body].reshape(-1, 3, 3) @ self._axis[:, :, None])[track, :, 0]
-        along = _cross(axis, normal)
+        rows, code = hits % n, code[hits]
+        frames = con.frame  # (n, 9): normal, tangent 1, tangent 2; a view of data.contact
+        normal = frames[rows, 0:3]
+        # (axis x n) with n from the track to the other body: the contact's normal where the
+        # track is geom1, its opposite where geom2; so the axis, or its opposite, x normal.
+        world = (self._xmat(data) @ self._axis[:, :, None])[:, :, 0]
+        turn = (np.concatenate((world, -world)) @ _SKEW).reshape(-1, 3, 3)
+        along = (turn[code] @ normal[:, :, None])[:, :, 0]
         size = np.sqrt((along * along).sum(axis=1))
         moving = (size > 1e-9) & (con.efc_address[rows] >= 0) & (con.dim[rows] >= 3)
         if not moving.all():
-            rows, track, sign, frame = rows[moving], track[moving], sign[moving], frame[moving]
+            rows, code, normal = rows[moving], code[moving], normal[moving]
             along, size = along[moving], size[moving]
             if not len(rows):
                 return False
         first = along / size[:, None]
-        frame[:, 3:6] = first
-        frame[:, 6:9] = _cross(frame[:, 0:3], first)
-        con.frame[rows] = frame
+        frames[rows, 3:6] = first
+        frames[rows, 6:9] = ((normal @ _SKEW).reshape(-1, 3, 3) @ first[:, :, None])[:, :, 0]
+        friction = con.friction  # a view of data.contact, as frames
         if self.lateral != 1.0:
-            friction = con.friction[rows]
-            grip = size >= self._floor
+            grip = rows[size >= self._floor]
             friction[grip, 1] = friction[grip, 0] * self.lateral
-            con.friction[rows] = friction
-        # The surface speed along the first tangent per unit belt speed, signed for the side.
-        self._found = rows, self._dof[track], sign * size / np.maximum(size, self._floor)
+        # The surface speed along the first tangent per unit belt speed, signed for the side;
+        # and the friction along it (for the pyramid's edges).
+        factor = self._code_sign[code] * size / np.maximum(size, self._floor)
+        self._found = con, rows, self._code_dof[code], factor, friction[rows, 0]
         return True
+
+    def _xmat(self, data: mujoco.MjData) -> np.ndarray:
+        """The orientations of the tracks' links, (k, 3, 3) (the view of ``data.xmat`` is
+        kept: its memory is that of ``data`` as long as ``data`` lives)."""
+        if self._xmat_of is not data:
+            self._xmat_of, self._xmat_view = data, data.xmat
+        return self._xmat_view[self._body].reshape(-1, 3, 3)
 
     def __call__(self, mj: mujoco.MjModel, data: mujoco.MjData) -> None:
         """Shift the reference accelerations of the contacts :meth:`align` found this step."""
         if self._found is None:
             return
-        rows, dofs, factor = self._found
-        con = data.contact
-        adr = con.efc_address[rows]
+        con, rows, dofs, factor, mu = self._found
+        adr = con.efc_address[rows]  # the rows as built again after align
         tangential = data.qvel[dofs] * factor
-        gain, aref = data.efc_KBIP[:, 1], data.efc_aref
+        gain, aref = data.efc_KBIP, data.efc_aref
         if self._pyramidal:
             # Pyramid edges: rows n + mu_1 t_1 and n - mu_1 t_1 first.
-            shift = con.friction[rows, 0] * tangential
-            aref[adr] += gain[adr] * shift
-            aref[adr + 1] -= gain[adr + 1] * shift
+            shift = mu * tangential
+            aref[adr] += gain[adr, 1] * shift
+            aref[adr + 1] -= gain[adr + 1, 1] * shift
         else:
-            aref[adr + 1] += gain[adr + 1] * tangential
+            adr = adr + 1
+            aref[adr] += gain[adr, 1] * tangential
 
 
-def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise cross product of two (k, 3) arrays (faster than np.cross on small ones)."""
-    return a[:, _YZX] * b[:, _ZXY] - a[:, _ZXY] * b[:, _YZX]
-
-
-#: Index orders for a cross product of (k, 3) arrays.
-_YZX, _ZXY = np.array([1, 2, 0]), np.array([2, 0, 1])
+#: skew(v) = (v @ _SKEW).reshape(3, 3) for a vector v, so that skew(v) @ w = v x w.
+_SKEW = np.zeros((3, 9))
+for _row, _col, _k, _sign in ((0, 1, 2, -1), (0, 2, 1, 1), (1, 0, 2, 1), (1, 2, 0, -1),
+                              (2, 0, 1, -1), (2, 1, 0, 1)):
+    _SKEW[_k, 3 * _row + _col] = _sign

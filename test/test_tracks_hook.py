@@ -1,0 +1,171 @@
+"""The tracks' contact hook (sim/tracks.py) step by step, against an oracle written here with
+np.cross: the contact frames it turns, the friction it makes anisotropic and the reference
+accelerations it shifts, for contacts whose track is the first geom and the second (the
+vehicle of test/data/choreonoid/tracked.body on the ground, turned 0.6 rad so that no axis is
+a world axis)."""
+
+import math
+
+import mujoco
+import numpy as np
+import pytest
+
+from body_bridge.formats import load_model
+from body_bridge.sim.names import Mode
+from body_bridge.sim.tracks import MIN_ANGLE, TrackDrive, rebuild_constraints
+
+from conftest import REPO
+from track_driving import settled
+
+TRACKED = REPO / 'test' / 'data' / 'choreonoid' / 'tracked.body'
+FLOOR = math.sin(MIN_ANGLE)
+
+
+@pytest.fixture(scope='module')
+def turning():
+    """The vehicle settled on the ground, its tracks at -0.3 and +0.4 m/s, turning."""
+    sim = settled(load_model(TRACKED))
+    sim.command(Mode.VELOCITY, ['TRACK_L', 'TRACK_R'], [-0.3, 0.4])
+    for _ in range(60):
+        sim.step_period()
+    return sim
+
+
+def _expected(sim, con):
+    """Per contact row: (first tangent, second tangent, friction, belt dof, factor) as the
+    module's text defines them, or None for a contact the hook leaves as it is."""
+    drive = sim.tracks
+    out = []
+    for i in range(len(con.geom1)):
+        g1, g2 = int(con.geom1[i]), int(con.geom2[i])
+        k = drive.geom_track[g1] if drive.geom_track[g1] >= 0 else drive.geom_track[g2]
+        if k < 0:
+            out.append(None)
+            continue
+        sign = 1.0 if drive.geom_track[g1] >= 0 else -1.0
+        normal = con.frame[i, 0:3].copy()
+        axis = sim.data.xmat[drive._body[k]].reshape(3, 3) @ drive._axis[k]
+        along = np.cross(axis, sign * normal)
+        size = float(np.linalg.norm(along))
+        if size <= 1e-9 or con.efc_address[i] < 0 or con.dim[i] < 3:
+            out.append(None)
+            continue
+        first = along / size
+        friction = con.friction[i].copy()
+        if size >= FLOOR:
+            friction[1] = friction[0] * drive.lateral
+        out.append((first, np.cross(normal, first), friction, drive._dof[k],
+                    sign * size / max(size, FLOOR)))
+    return out
+
+
+def _check_step(sim, swap: bool):
+    mj, data, drive = sim.mj, sim.data, sim.tracks
+    mujoco.mj_step1(mj, data)
+    con = data.contact
+    if swap:  # the same contacts with their geoms the other way round: the normal turns
+        con.geom1[:], con.geom2[:] = con.geom2.copy(), con.geom1.copy()
+        con.frame[:, 0:3] *= -1.0
+    before = con.frame.copy(), con.friction.copy()
+    expected = _expected(sim, con)
+    assert any(e is not None for e in expected)
+    assert drive.align(mj, data) is True
+    con = data.contact
+    for i, e in enumerate(expected):
+        if e is None:
+            assert np.array_equal(con.frame[i], before[0][i])
+            assert np.array_equal(con.friction[i], before[1][i])
+            continue
+        first, second, friction, _, _ = e
+        assert np.array_equal(con.frame[i, 0:3], before[0][i, 0:3])  # the normal stays
+        np.testing.assert_allclose(con.frame[i, 3:6], first, atol=1e-12)
+        np.testing.assert_allclose(con.frame[i, 6:9], second, atol=1e-12)
+        np.testing.assert_allclose(con.friction[i], friction, rtol=1e-12)
+    rebuild_constraints(mj, data)
+    aref = data.efc_aref.copy()
+    drive(mj, data)
+    shift = np.zeros_like(aref)
+    gain = data.efc_KBIP[:, 1]
+    pyramidal = mj.opt.cone == mujoco.mjtCone.mjCONE_PYRAMIDAL
+    for i, e in enumerate(expected):
+        if e is None:
+            continue
+        adr, dof, factor = data.contact.efc_address[i], e[3], e[4]
+        tangential = data.qvel[dof] * factor
+        if pyramidal:
+            shift[adr] += gain[adr] * e[2][0] * tangential
+            shift[adr + 1] -= gain[adr + 1] * e[2][0] * tangential
+        else:
+            shift[adr + 1] += gain[adr + 1] * tangential
+    assert np.count_nonzero(shift) > 0
+    np.testing.assert_allclose(data.efc_aref - aref, shift, rtol=1e-9, atol=1e-12)
+    mujoco.mj_step2(mj, data)
+
+
+@pytest.mark.parametrize('swap', [False, True], ids=['track second', 'track first'])
+def test_the_hook_turns_frames_sets_friction_and_shifts_the_drive_rows(turning, swap):
+    for _ in range(5):
+        _check_step(turning, swap)
+
+
+def test_the_hook_knows_the_pyramid_rows(turning):
+    sim = turning
+    cone = sim.mj.opt.cone
+    sim.mj.opt.cone = mujoco.mjtCone.mjCONE_PYRAMIDAL
+    sim.tracks._pyramidal = True
+    try:
+        for swap in (False, True):
+            _check_step(sim, swap)
+    finally:
+        sim.mj.opt.cone = cone
+        sim.tracks._pyramidal = False
+
+
+def test_nothing_touching_is_nothing_to_align(turning):
+    sim = turning
+    data = mujoco.MjData(sim.mj)  # the initial state: every geom where the file puts it
+    data.qpos[2] += 5.0  # far above the ground
+    mujoco.mj_step1(sim.mj, data)
+    assert data.ncon == 0
+    assert sim.tracks.align(sim.mj, data) is False
+    sim.tracks(sim.mj, data)  # nothing found: nothing shifted
+
+
+def test_a_new_drive_shifts_nothing_before_it_has_aligned(turning):
+    sim = turning
+    drive = TrackDrive(sim.mj, sim.model, sim.prefix)
+    data = mujoco.MjData(sim.mj)
+    mujoco.mj_copyData(data, sim.mj, sim.data)
+    mujoco.mj_step1(sim.mj, data)
+    aref = data.efc_aref.copy()
+    drive(sim.mj, data)
+    assert np.array_equal(data.efc_aref, aref)
+
+
+def test_contacts_without_a_track_are_left_as_they_are(turning):
+    sim = turning
+    data = mujoco.MjData(sim.mj)
+    mujoco.mj_copyData(data, sim.mj, sim.data)
+    mujoco.mj_step1(sim.mj, data)
+    assert data.ncon > 0
+    others = np.flatnonzero((sim.tracks.geom_track < 0) & (sim.mj.geom_contype > 0))
+    con = data.contact
+    con.geom1[:], con.geom2[:] = others[0], others[-1]  # as if two other shapes touched
+    frames, friction = con.frame.copy(), con.friction.copy()
+    assert sim.tracks.align(sim.mj, data) is False
+    assert np.array_equal(data.contact.frame, frames)
+    assert np.array_equal(data.contact.friction, friction)
+
+
+def test_frictionless_contacts_of_a_track_are_left_as_they_are(turning):
+    sim = turning
+    data = mujoco.MjData(sim.mj)
+    mujoco.mj_copyData(data, sim.mj, sim.data)
+    mujoco.mj_step1(sim.mj, data)
+    con = data.contact
+    assert (sim.tracks.geom_track[np.concatenate((con.geom1, con.geom2))] >= 0).any()
+    con.dim[:] = 1  # a normal force only: no tangent to turn
+    frames, friction = con.frame.copy(), con.friction.copy()
+    assert sim.tracks.align(sim.mj, data) is False
+    assert np.array_equal(data.contact.frame, frames)
+    assert np.array_equal(data.contact.friction, friction)
