@@ -340,7 +340,7 @@ def main(argv=None) -> int:
                         '(after tests were added); the figure counts the earlier kills')
     parser.add_argument('--list', action='store_true', help='list the mutants, run nothing')
     parser.add_argument('--json', help='write every result here')
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # the temporary copy is removed
     if args.changed_since:
         if args.module or args.survivors_of or args.lines:

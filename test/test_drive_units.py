@@ -17,21 +17,31 @@ from body_bridge.sim.names import Mode
 from body_bridge.sim.simulation import Simulation
 
 
+#: A cylinder lies along z of its frame: this turns it to roll about y.
+ACROSS = Pose.from_axis_angle((1, 0, 0), math.pi / 2)
+
+
 def _link(name, pos=(0, 0, 0), shape=None, mass=1.0):
     inertia = np.eye(3) * 0.01 * mass
+    placed = Shape(shape, ACROSS) if isinstance(shape, Cylinder) else Shape(shape)
     return Link(name, Pose(pos), Inertial(mass, inertia=inertia),
-                collisions=(Shape(shape),) if shape is not None else ())
+                collisions=(placed,) if shape is not None else ())
 
 
-def _wheel(name, y, x=0.0, z=0.0, axis=(0, 1, 0), shape=Cylinder(0.1, 0.04), parent='base',
+def _wheel(name, y, x=0.0, z=0.1, axis=(0, 1, 0), shape=Cylinder(0.1, 0.04), parent='base',
            jtype=JointType.CONTINUOUS, limits=Limits(), mimic=None):
     return (_link(name, (x, y, z), shape, 0.5),
             Joint(name, jtype, parent, name, np.array(axis, float), limits, mimic=mimic))
 
 
-def _model(*parts, root=JointType.FREE, base_shape=Box((0.4, 0.3, 0.1)), extra=()):
-    links = [_link('base', (0, 0, 0.1), base_shape, 4.0)] + [p[0] for p in parts] + \
-        [e for e in extra if isinstance(e, Link)]
+#: The base's collision shape: a caster sphere behind the wheels' axis, touching the ground.
+CASTER = Shape(Sphere(0.05), Pose((-0.25, 0.0, -0.05)))
+
+
+def _model(*parts, root=JointType.FREE, extra=()):
+    base = Link('base', Pose((0, 0, 0.1)), Inertial(4.0, inertia=np.eye(3) * 0.04),
+                collisions=(CASTER,))
+    links = [base] + [p[0] for p in parts] + [e for e in extra if isinstance(e, Link)]
     joints = [p[1] for p in parts] + [e for e in extra if isinstance(e, Joint)]
     return Model(name='cart', links=tuple(links), joints=tuple(joints), root='base',
                  root_joint=root)
@@ -51,7 +61,7 @@ def test_a_wheel_pair_is_found_with_radius_gains_and_separation():
 
 
 def test_the_largest_round_shape_is_the_radius_and_the_axis_sign_is_the_gain_sign():
-    bigger = _link('wheel_r', (0, -0.2, 0), Sphere(0.15), 0.5)
+    bigger = _link('wheel_r', (0, -0.2, 0.1), Sphere(0.15), 0.5)
     flipped = Joint('wheel_r', JointType.REVOLUTE, 'base', 'wheel_r', np.array([0, -1.0, 0]))
     drive = find_drive(_model(_wheel('wheel_l', 0.2), (bigger, flipped)))
     assert drive.gains == pytest.approx((0.1, -0.15))
@@ -153,7 +163,8 @@ def test_wrong_drives_are_refused_with_one_line(model, left, right, match):
 
 
 def test_a_slightly_tilted_axis_still_drives():
-    drive = find_drive(_cart(axis=(0, 0.95, math.sqrt(1 - 0.95 ** 2))))
+    drive = find_drive(_cart(axis=(0, 0.95, math.sqrt(1 - 0.95 ** 2))), ['wheel_l'],
+                       ['wheel_r'])
     assert drive.gains == pytest.approx((0.095, 0.095))
 
 
@@ -162,7 +173,7 @@ def test_a_slightly_tilted_axis_still_drives():
     _cart(limits=Limits(-1.0, 1.0)),                            # limited: a leg, not a wheel
     _cart(axis=(1, 0, 0)),                                      # turning across: not a wheel
     _model(_wheel('wheel_l', 0.2), _wheel('wheel_r', -0.2, x=0.01)),   # not on one axis
-    _model(_wheel('wheel_l', 0.2), _wheel('wheel_r', -0.2, z=0.01)),
+    _model(_wheel('wheel_l', 0.2), _wheel('wheel_r', -0.2, z=0.11)),
     _model(_wheel('wheel_l', 0.2), _wheel('wheel_r', 0.3)),     # both on the left
     _model(_wheel('wheel_l', 0.2),
            _wheel('wheel_r', -0.2, mimic=Mimic('wheel_l'))),    # one follows the other
@@ -184,14 +195,21 @@ def test_a_humanoid_floating_freely_has_no_drive():
         find_drive(_model(hip_l, hip_r))
 
 
-def test_a_wheel_found_on_a_yawed_base_is_still_a_pair():
-    wheels = [_wheel('wheel_l', 0.2), _wheel('wheel_r', -0.2)]
-    turned = Link('base', Pose((1.0, 2.0, 0.1), Pose.from_axis_angle((0, 0, 1), 1.0).rot),
-                  Inertial(4.0, inertia=np.eye(3) * 0.04), collisions=(Shape(Box((0.4, 0.3, 0.1))),))
-    model = Model(name='cart', links=(turned, *(w[0] for w in wheels)),
+def test_a_wheel_pair_is_found_on_a_yawed_base():
+    turn = Pose.from_axis_angle((0, 0, 1), 1.0).rot
+    at = np.array([1.0, 2.0, 0.1])
+    base = Link('base', Pose(at, turn), Inertial(4.0, inertia=np.eye(3) * 0.04),
+                collisions=(CASTER,))
+    wheels = []
+    for name, y in (('wheel_l', 0.2), ('wheel_r', -0.2)):
+        link, joint = _wheel(name, y)
+        wheels.append((Link(name, Pose(at + turn @ (0, y, 0), turn), link.inertial,
+                            collisions=link.collisions), joint))
+    model = Model(name='cart', links=(base, *(w[0] for w in wheels)),
                   joints=tuple(w[1] for w in wheels), root='base', root_joint=JointType.FREE)
     drive = find_drive(model)
     assert drive.left == ('wheel_l',) and drive.separation == pytest.approx(0.4)
+    assert drive.gains == pytest.approx((0.1, 0.1))
 
 
 def test_base_state_is_the_root_pose_and_its_velocities_in_its_own_frame():
