@@ -289,13 +289,12 @@ def baseline_problem(outcome: str, counts: dict[str, int]) -> str | None:
     """Why the unmutated run cannot measure anything, or None: the tests fail, or none of
     them ran (every one skipped or deselected, or none selected), so every mutant would
     survive."""
-    if outcome == 'survived' and counts.get('passed', 0) == 0:
+    ran = counts.get('passed', 0) + counts.get('failed', 0) + counts.get('error', 0)
+    if not ran and outcome != 'killed (timeout)':
         skipped = counts.get('skipped', 0)
         return (f'every selected test was skipped ({skipped}); nothing to measure' if skipped
                 else 'no test ran; nothing to measure')
     if outcome != 'survived':
-        if not counts.get('passed') and not counts.get('failed') and not counts.get('error'):
-            return f'no test ran ({outcome}); nothing to measure'
         return f'the tests fail on the unmutated module ({outcome}); nothing to measure'
     return None
 

@@ -4,14 +4,50 @@ and evaluation stay linear in chained definitions, and limits choose or clamp a 
 
 from __future__ import annotations
 
+import contextlib
 import math
-import time
+import signal
 
 import pytest
 
 from body_bridge.formula import FormulaError
 from body_bridge.fparser import parse_extended, parse_formula
 from body_bridge.fparser.values import LIMIT_SLACK
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float):
+    """Fails the test when the block takes longer (interrupting it, not waiting for it)."""
+    def expired(*_):
+        raise TimeoutError(f'took more than {seconds} s')
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _chain(n: int) -> str:
+    """n definitions each the square of the last: copied, the tree would have 2^n nodes."""
+    return 'a0 := j; ' + ' '.join(f'a{i} := a{i - 1}*a{i - 1};' for i in range(1, n + 1)) + \
+        f' a{n} + a{n - 1}'
+
+
+def test_chained_definitions_stay_linear_parsed_evaluated_renamed_and_written():
+    with _deadline(5.0):        # linear: milliseconds; copied per use: minutes
+        formula = parse_extended(_chain(22))
+        assert formula.variables == ('j',)
+        assert formula.evaluate({'j': 1.0}) == 2.0
+        renamed = formula.renamed({'j': 'arm/j'})
+        assert renamed.variables == ('arm/j',)
+        assert renamed.evaluate({'arm/j': -1.0}) == 2.0      # a0 = -1, every square 1
+        text = renamed.text
+    assert text.startswith('a0:="arm/j"; a1:=a0*a0; ') and text.endswith('a22+a21')
+    assert formula.variables == ('j',)                    # the original is unchanged
+    with _deadline(5.0):
+        assert parse_extended(text).evaluate({'arm/j': 1.0}) == 2.0
 
 
 @pytest.mark.parametrize('text, values, expected', [
@@ -29,6 +65,15 @@ from body_bridge.fparser.values import LIMIT_SLACK
     ('(-2)^2', {}, 4.0),                      # a negative number keeps its parentheses
     ('2^-a', {'a': 1.0}, 0.5),
     ('(a>0)*(a+1)', {'a': 2.0}, 3.0),
+    ('a/(b/c)', {'a': 8.0, 'b': 4.0, 'c': 2.0}, 4.0),        # not a/b/c = 1
+    ('a%(b/c)', {'a': 7.0, 'b': 8.0, 'c': 2.0}, 3.0),        # not a%b/c = 3.5
+    ('a%(b*c)', {'a': 7.0, 'b': 2.0, 'c': 3.0}, 1.0),        # not a%b*c = 3
+    ('a*(b%c)', {'a': 2.0, 'b': 7.0, 'c': 4.0}, 6.0),        # not a*b%c = 2
+    ('a-(b%c)', {'a': 2.0, 'b': 7.0, 'c': 4.0}, -1.0),
+    ('!(a*b)', {'a': 0.0, 'b': 3.0}, 1.0),                   # not !a*b = 3
+    ('!(a/b)', {'a': 0.0, 'b': 3.0}, 1.0),
+    ('!(a%b)', {'a': 0.0, 'b': 3.0}, 1.0),
+    ('!(a^b)', {'a': 0.0, 'b': 3.0}, 1.0),
 ])
 def test_the_canonical_text_means_what_the_formula_means(text, values, expected):
     formula = parse_extended(text)
@@ -91,27 +136,6 @@ def test_every_operator_computes_its_own_operation():
                            ('a%b', 1.0), ('a^b', 49.0), ('-a', -7.0), ('hypot(a-4, b+2)', 5.0),
                            ('if(a-7, 1, 2)', 2.0), ('if(a, 1, 2)', 1.0)]:
         assert parse_extended(text).evaluate(values) == pytest.approx(expected), text
-
-
-def _chain(n: int) -> str:
-    """n definitions each the square of the last: copied, the tree would have 2^n nodes."""
-    return 'a0 := j; ' + ' '.join(f'a{i} := a{i - 1}*a{i - 1};' for i in range(1, n + 1)) + \
-        f' a{n} + a{n - 1}'
-
-
-def test_renaming_keeps_definitions_shared():
-    start = time.monotonic()
-    formula = parse_extended(_chain(22))
-    renamed = formula.renamed({'j': 'arm/j'})
-    seconds = time.monotonic() - start
-    assert seconds < 5.0        # linear: milliseconds; copied per use: minutes
-    assert renamed.variables == ('arm/j',)
-    assert renamed.evaluate({'arm/j': 1.0}) == 2.0
-    assert renamed.evaluate({'arm/j': -1.0}) == 2.0      # a0 = -1, every square 1
-    assert renamed.text.startswith('a0:="arm/j"; a1:=a0*a0; ')
-    assert renamed.text.endswith('a22+a21')
-    assert parse_extended(renamed.text).evaluate({'arm/j': 1.0}) == 2.0
-    assert formula.variables == ('j',)                    # the original is unchanged
 
 
 def test_renaming_renames_every_use_and_keeps_the_limits():
@@ -177,6 +201,15 @@ def test_exactly_the_most_values_at_once_are_allowed():
         parse_extended(f'polyroots2(1, 0, -(({six})^2+1))').values({})
     with pytest.raises(FormulaError, match='more than 64 values'):
         parse_extended(f'if(polyroots2(1, 0, -1), {six}, 0)').values({})
+
+
+def test_too_many_combinations_are_refused_before_they_are_computed():
+    # 8 x 8 x 8 combinations of polyroots2's coefficients, none with a real root: refused
+    # for the work, though no value would come out
+    text = ('a := polyroots2(1, 0, -1) + polyroots2(1, 0, -4) + polyroots2(1, 0, -9); '
+            'polyroots2(a^2 + 100, a, a^2 + 100)')
+    with pytest.raises(FormulaError, match='more than 64 values'):
+        parse_extended(text).values({})
 
 
 def test_if_evaluates_the_branch_each_condition_value_picks():
