@@ -74,6 +74,9 @@ def test_chained_definitions_stay_linear_parsed_evaluated_renamed_and_written():
     ('!(a/b)', {'a': 0.0, 'b': 3.0}, 1.0),
     ('!(a%b)', {'a': 0.0, 'b': 3.0}, 1.0),
     ('!(a^b)', {'a': 0.0, 'b': 3.0}, 1.0),
+    ('(a-b)*c', {'a': 1.0, 'b': 2.0, 'c': 3.0}, -3.0),       # not a-b*c = -5
+    ('(a-b)%c', {'a': 9.0, 'b': 2.0, 'c': 4.0}, 3.0),        # not a-b%c = 7
+    ('c/(a-b)', {'a': 3.0, 'b': 2.0, 'c': 4.0}, 4.0),        # not c/a-b
 ])
 def test_the_canonical_text_means_what_the_formula_means(text, values, expected):
     formula = parse_extended(text)
