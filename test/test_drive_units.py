@@ -4,6 +4,7 @@ the base state odom is read from."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import mujoco
@@ -58,6 +59,8 @@ def test_a_wheel_pair_is_found_with_radius_gains_and_separation():
     assert drive.gains == pytest.approx((0.1, 0.1))
     assert drive.separation == pytest.approx(0.4)
     assert drive.limits == (math.inf, math.inf)             # no limit given: none
+    with pytest.raises(dataclasses.FrozenInstanceError):     # shared: nobody changes it
+        drive.separation = 1.0
 
 
 def test_the_largest_round_shape_is_the_radius_and_the_axis_sign_is_the_gain_sign():
@@ -83,6 +86,9 @@ def test_a_given_separation_and_default_limit_are_used():
     assert drive.separation == 0.5 and drive.limits == (4.0, 4.0)
     limited = find_drive(_cart(limits=Limits(velocity=2.0)), default_limit=4.0)
     assert limited.limits == (2.0, 2.0)                       # the model's own limit first
+    slow = find_drive(_cart(limits=Limits(velocity=0.5)))
+    assert slow.limits == (0.5, 0.5)
+    assert find_drive(_cart(), default_limit=0.25).limits == (0.25, 0.25)
 
 
 def test_speeds_beyond_the_limits_are_scaled_down_together_exactly_to_the_limit():
@@ -117,7 +123,7 @@ def test_tracks_are_found_by_side_and_measured_between_the_main_ones():
                        Limits(-1.0, 1.0))
     model = _model(track('track_l', 0.15), track('track_r', -0.15),
                    track('sub_l', 0.3, parent='flip_l', x=0.1), track('sub_r', -0.25),
-                   extra=(flipper_l, flip_joint))
+                   track('middle', 0.0), extra=(flipper_l, flip_joint))
     drive = find_drive(model)
     assert drive.kind == 'tracks'
     assert set(drive.left) == {'track_l', 'sub_l'} and set(drive.right) == {'track_r', 'sub_r'}
@@ -151,6 +157,8 @@ def test_named_sides_measure_all_their_joints_when_none_hangs_from_the_base():
      "'wheel_l': its axis is not across the base"),
     (_model(_wheel('wheel_l', 0.2), _wheel('wheel_r', -0.2, jtype=JointType.PRISMATIC)),
      ['wheel_l'], ['wheel_r'], "'wheel_r' is a prismatic joint, not a track or a wheel"),
+    (_model(_wheel('wheel_l', 0.2), _wheel('wheel_l2', 0.2, x=0.1)), ['wheel_l'], ['wheel_l2'],
+     r'not left of the right ones \(separation 0 m\)'),
     (_cart(), None, None, None),
 ])
 def test_wrong_drives_are_refused_with_one_line(model, left, right, match):
@@ -168,8 +176,17 @@ def test_a_slightly_tilted_axis_still_drives():
     assert drive.gains == pytest.approx((0.095, 0.095))
 
 
+def _track(name, y):
+    return (_link(name, (0, y, 0.1), Box((0.4, 0.05, 0.1)), 0.5),
+            Joint(name, JointType.TRACK, 'base', name, np.array([0, 1.0, 0])))
+
+
 @pytest.mark.parametrize('model', [
     _model(root=JointType.FIXED),
+    _model(_track('track_l', 0.2), _track('track_l2', 0.1)),    # tracks on one side only
+    _model(_track('track_r', -0.2)),
+    _model(*(_wheel(n, y, parent='hub') for n, y in (('wheel_l', 0.2), ('wheel_r', -0.2))),
+           extra=(_link('hub', (0, 0, 0.1)), Joint('hub', JointType.FIXED, 'base', 'hub'))),
     _cart(limits=Limits(-1.0, 1.0)),                            # limited: a leg, not a wheel
     _cart(axis=(1, 0, 0)),                                      # turning across: not a wheel
     _model(_wheel('wheel_l', 0.2), _wheel('wheel_r', -0.2, x=0.01)),   # not on one axis

@@ -185,3 +185,36 @@ def test_plain_xml_files_are_openrave_only_with_an_openrave_root(tmp_path):
         load_xml(other)
     assert str(err.value) == (f'{other}:1: not an OpenRAVE file: the root element is <launch>, '
                               'not <Environment>, <Robot> or <KinBody>')
+
+
+def test_a_sensor_without_a_link_or_a_name_is_on_the_first_link(tmp_path):
+    after = ('<AttachedSensor><translation>0 0 0.5</translation>'
+             '<sensor type="BaseForce6D"/></AttachedSensor>')
+    model = arm(tmp_path, after=after)
+    (device,) = model.devices
+    assert (device.name, device.link) == ('sensor', 'base')
+    np.testing.assert_allclose(device.pose.pos, (0, 0, 0.5))
+
+
+def test_links_joined_in_a_loop_stay_adjacent_unless_the_file_says_otherwise(tmp_path):
+    loop = _hinge('close', 'l3', 'base')
+    model = arm(tmp_path, extra=loop)
+    assert model.closures and all((c.link1, c.link2) in model.adjacent for c in model.closures)
+    text = ARM.replace('<KinBody>', '<KinBody makejoinedlinksadjacent="false">', 1)
+    path = write(tmp_path, text.format(
+        base=_body('base', static=True), l1=_body('l1', at='0 0 0.1'),
+        l2=_body('l2', at='0 0 0.2'), l3=_body('l3', at='0 0 0.3'),
+        finger=_body('finger', at='0 0 0.4'), j1=_hinge('j1', 'base', 'l1'),
+        j2=_hinge('j2', 'l1', 'l2'), j3=_hinge('j3', 'l2', 'l3'), extra=loop, after=''))
+    apart = load_model(path)
+    assert apart.closures and not apart.adjacent
+    assert any('makejoinedlinksadjacent="false": links joined in the tree still never collide'
+               in w for w in apart.warnings), apart.warnings
+
+
+def test_a_kinbody_whose_first_link_is_static_is_fixed(tmp_path):
+    body = load_model(write(tmp_path, f'<KinBody name="table">{_body("top", static=True)}'
+                                      f'{_body("leg")}<Joint name="f" type="hinge" '
+                                      'enable="false"><Body>top</Body><Body>leg</Body></Joint>'
+                                      '</KinBody>', 'table.kinbody.xml'))
+    assert (body.name, body.root, body.root_joint) == ('table', 'top', JointType.FIXED)
