@@ -89,6 +89,7 @@ def test_a_given_separation_and_default_limit_are_used():
     slow = find_drive(_cart(limits=Limits(velocity=0.5)))
     assert slow.limits == (0.5, 0.5)
     assert find_drive(_cart(), default_limit=0.25).limits == (0.25, 0.25)
+    assert find_drive(_cart(), default_limit=-1.0).limits == (math.inf, math.inf)  # none
 
 
 def test_speeds_beyond_the_limits_are_scaled_down_together_exactly_to_the_limit():
@@ -192,6 +193,7 @@ def _track(name, y):
     _model(_wheel('wheel_l', 0.2), _wheel('wheel_r', -0.2, x=0.01)),   # not on one axis
     _model(_wheel('wheel_l', 0.2), _wheel('wheel_r', -0.2, z=0.11)),
     _model(_wheel('wheel_l', 0.2), _wheel('wheel_r', 0.3)),     # both on the left
+    _model(_wheel('wheel_c', 0.0), _wheel('wheel_r', -0.2)),    # one in the middle
     _model(_wheel('wheel_l', 0.2),
            _wheel('wheel_r', -0.2, mimic=Mimic('wheel_l'))),    # one follows the other
     _model(_wheel('wheel_l', 0.2), _wheel('wheel_r', -0.2, jtype=JointType.PRISMATIC)),
