@@ -28,6 +28,7 @@ import ast
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -246,8 +247,10 @@ def _forget_bytecode(module: Path) -> None:
         cached.unlink()
 
 
-def _run_tests(repo: Path, tests: list[str], timeout: float, show: bool = False
-               ) -> tuple[str, float]:
+def _run_tests(repo: Path, tests: list[str], timeout: float, show: bool = False,
+               counts: dict | None = None) -> tuple[str, float]:
+    """The outcome of the tests on the copy (``counts``, when given, gets the numbers of
+    passed, skipped, ... tests of the summary line)."""
     env = dict(os.environ, PYTHONPATH=str(repo))
     cmd = [sys.executable, '-m', 'pytest', '-x', '-q', '-p', 'no:cacheprovider',
            '--no-header', '-W', 'ignore', *tests]
@@ -258,6 +261,8 @@ def _run_tests(repo: Path, tests: list[str], timeout: float, show: bool = False
     except subprocess.TimeoutExpired:
         return 'killed (timeout)', time.monotonic() - start
     seconds = time.monotonic() - start
+    if counts is not None:
+        counts.update(summary_counts(proc.stdout))
     if show and proc.returncode != 0:
         print('\n'.join((proc.stdout + proc.stderr).splitlines()[-30:]), file=sys.stderr)
     if proc.returncode == 0:
@@ -267,6 +272,31 @@ def _run_tests(repo: Path, tests: list[str], timeout: float, show: bool = False
         if 'error' in ' '.join(tail).lower() and 'collect' in ' '.join(tail).lower():
             return 'killed (import)', seconds
     return 'killed', seconds
+
+
+def summary_counts(output: str) -> dict[str, int]:
+    """{'passed': 3, 'skipped': 2, ...} from the summary line of ``pytest -q``."""
+    lines = [line for line in output.strip().splitlines() if ' in ' in line]
+    if not lines:
+        return {}
+    found = re.findall(r'(\d+) (passed|failed|skipped|errors?|deselected|xfailed|xpassed)',
+                       lines[-1])
+    return {word.rstrip('s') if word.startswith('error') else word: int(n)
+            for n, word in found}
+
+
+def baseline_problem(outcome: str, counts: dict[str, int]) -> str | None:
+    """Why the unmutated run cannot measure anything, or None: the tests fail, or none of
+    them ran (every one skipped or deselected, or none selected), so every mutant would
+    survive."""
+    ran = counts.get('passed', 0) + counts.get('failed', 0) + counts.get('error', 0)
+    if not ran and outcome != 'killed (timeout)':
+        skipped = counts.get('skipped', 0)
+        return (f'every selected test was skipped ({skipped}); nothing to measure' if skipped
+                else 'no test ran; nothing to measure')
+    if outcome != 'survived':
+        return f'the tests fail on the unmutated module ({outcome}); nothing to measure'
+    return None
 
 
 def _match(found: list[Mutant], survivors: list[dict]) -> list[Mutant]:
@@ -290,8 +320,13 @@ def _match(found: list[Mutant], survivors: list[dict]) -> list[Mutant]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('module', help='the module, relative to the repository')
-    parser.add_argument('tests', nargs='+', help='pytest arguments selecting the tests')
+    parser.add_argument('module', nargs='?', help='the module, relative to the repository')
+    parser.add_argument('tests', nargs='*', help='pytest arguments selecting the tests')
+    parser.add_argument('--changed-since', metavar='REV',
+                        help='every module of body_bridge/ changed since REV (git), each with '
+                        'the fast tests that execute it (found by coverage): one table')
+    parser.add_argument('--slow', type=float, default=10.0,
+                        help='with --changed-since: tests longer than this [s] are left out')
     parser.add_argument('--sample', type=int, help='run this many mutants, drawn at random')
     parser.add_argument('--seed', type=int, default=1)
     parser.add_argument('--lines', help='only mutants on lines FIRST-LAST')
@@ -304,10 +339,57 @@ def main(argv=None) -> int:
                         '(after tests were added); the figure counts the earlier kills')
     parser.add_argument('--list', action='store_true', help='list the mutants, run nothing')
     parser.add_argument('--json', help='write every result here')
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # the temporary copy is removed
+    if args.changed_since:
+        if args.module or args.survivors_of or args.lines:
+            parser.error('--changed-since takes no module, tests, --survivors-of or --lines')
+        return changed_since(args)
+    if not args.module or not args.tests:
+        parser.error('give a module and the tests (or --changed-since REV)')
+    result = measure(Path(args.module), args.tests, args)
+    return 0 if result is not None else 2
 
-    module = Path(args.module)
+
+def changed_since(args) -> int:
+    """Measure every module changed since ``args.changed_since`` with its fast tests."""
+    import coverage_map
+    modules = coverage_map.changed_modules(args.changed_since)
+    if not modules:
+        print(f'no module of body_bridge/ changed since {args.changed_since}')
+        return 0
+    tests = coverage_map.tests_executing(modules, slow=args.slow)
+    rows = []
+    for module in modules:
+        if not tests[module]:
+            rows.append((module, 0, '-', '-', 'no fast test executes it'))
+            print(f'{module}: no fast test executes it', file=sys.stderr)
+            continue
+        files = sorted({t.split('::')[0] for t in tests[module]})
+        print(f'{module}: {len(tests[module])} tests in {", ".join(files)}', flush=True)
+        result = measure(Path(module), tests[module], args, quiet=True)
+        if args.list:
+            continue
+        if result is None:
+            rows.append((module, len(tests[module]), '-', '-', 'the unmutated run failed'))
+        else:
+            killed, run, equivalent = result
+            rows.append((module, len(tests[module]), f'{killed}/{run}',
+                         f'{100.0 * killed / run if run else 100.0:.1f} %',
+                         f'{equivalent} equivalent excluded'))
+    if args.list:
+        return 0
+    print(f'\n| module | fast tests | killed | rate | note |  (seed {args.seed}, sample '
+          f'{args.sample or "all"}, {time.strftime("%Y-%m-%d")})\n|---|---|---|---|---|')
+    for row in rows:
+        print('| ' + ' | '.join(str(x) for x in row) + ' |')
+    return 0 if all(r[2] != '-' or r[1] == 0 for r in rows) else 2
+
+
+def measure(module: Path, tests: list[str], args, quiet: bool = False
+            ) -> tuple[int, int, int] | None:
+    """(killed, run, equivalent excluded) of the module's mutants under the tests, or None
+    when the unmutated run cannot measure (said in one line)."""
     source = (REPO / module).read_text()
     found = mutants(source)
     excluded = {} if args.all else equivalent_keys(module.as_posix())
@@ -318,15 +400,16 @@ def main(argv=None) -> int:
     found = [m for m in found if m.key not in excluded]
     total = len(found)
     earlier_killed = 0
+    sample = args.sample
     if args.survivors_of:
         earlier = json.loads(Path(args.survivors_of).read_text())
         ran = [m for m in earlier['mutants'] if (m['code'], m['description']) not in excluded]
         survivors = [m for m in ran if m['outcome'] == 'survived']
         earlier_killed = earlier.get('earlier_killed', 0) + len(ran) - len(survivors)
         found = _match(found, survivors)
-        args.sample = None
-    if args.sample and args.sample < len(found):
-        found = random.Random(args.seed).sample(found, args.sample)
+        sample = None
+    if sample and sample < len(found):
+        found = random.Random(args.seed).sample(found, sample)
     found.sort(key=lambda m: (m.line, m.col))
     unused = set(excluded) - {m.key for m in equivalent}
     for code, description in sorted(unused):
@@ -336,27 +419,30 @@ def main(argv=None) -> int:
         for m in found:
             print(f'{module}:{m.line}:{m.col}: {m.description}')
         print(f'{len(found)} mutants ({total} in all, {len(equivalent)} excluded as equivalent)')
-        return 0
+        return 0, 0, len(equivalent)
 
     with tempfile.TemporaryDirectory(prefix='mutate-') as tmp:
         repo = _copy_repo(Path(tmp))
         target = repo / module
-        outcome, base = _run_tests(repo, args.tests, timeout=3600, show=True)
-        if outcome != 'survived':
-            print(f'the tests fail on the unmutated module ({outcome}); nothing to measure',
-                  file=sys.stderr)
-            return 2
+        counts: dict[str, int] = {}
+        outcome, base = _run_tests(repo, tests, timeout=3600, show=True, counts=counts)
+        problem = baseline_problem(outcome, counts)
+        if problem:
+            print(f'{module}: {problem}', file=sys.stderr)
+            return None
+        if counts.get('skipped'):
+            print(f'note: {counts["skipped"]} of the selected tests are skipped', file=sys.stderr)
         timeout = args.timeout or 5 * base + 10
         print(f'{len(found)} mutants of {module} ({total} in all, {len(equivalent)} excluded '
               f'as equivalent); the tests take {base:.1f} s unmutated', flush=True)
         for n, m in enumerate(found, 1):
             target.write_text(apply(source, m))
             _forget_bytecode(target)
-            m.outcome, m.seconds = _run_tests(repo, args.tests, timeout)
+            m.outcome, m.seconds = _run_tests(repo, tests, timeout)
             if m.outcome == 'survived':
                 print(f'  survived {module}:{m.line}:{m.col}: {m.description} || {m.code}',
                       flush=True)
-            if n % 20 == 0:
+            if n % 20 == 0 and not quiet:
                 print(f'  ... {n}/{len(found)}', flush=True)
         target.write_text(source)
         _forget_bytecode(target)
@@ -366,13 +452,16 @@ def main(argv=None) -> int:
     print(f'{module}: {killed}/{run} killed ({rate:.1f} %), '
           f'{len(equivalent)} equivalent excluded, {time.strftime("%Y-%m-%d")}')
     if args.json:
-        Path(args.json).write_text(json.dumps({
-            'module': str(module), 'tests': args.tests, 'killed': killed, 'run': run,
-            'earlier_killed': earlier_killed,
+        out = Path(args.json)
+        if args.changed_since:  # one file per module
+            out = out.with_name(f'{out.stem}-{module.stem}{out.suffix}')
+        out.write_text(json.dumps({
+            'module': str(module), 'tests': tests, 'killed': killed, 'run': run,
+            'earlier_killed': earlier_killed, 'seed': args.seed, 'sample': args.sample,
             'total': total, 'equivalent': [dict(asdict(m), reason=excluded[m.key])
                                            for m in equivalent],
             'mutants': [asdict(m) for m in found]}, indent=1))
-    return 0
+    return killed, run, len(equivalent)
 
 
 if __name__ == '__main__':

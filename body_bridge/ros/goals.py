@@ -101,7 +101,7 @@ def read_constraints(controller) -> Constraints:
             stopped = _number(name, value)
         elif what in ('trajectory', 'goal') and joint in joints:
             (path if what == 'trajectory' else goal)[joints.index(joint)] = _number(name, value)
-        elif what in ('trajectory', 'goal'):
+        elif what in ('trajectory', 'goal') and joint:
             raise ParameterError(name, f'{joint!r} is not one of this controller\'s joints '
                                  f'({", ".join(joints)})')
         else:

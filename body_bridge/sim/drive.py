@@ -117,7 +117,7 @@ def find_drive(model: Model, left: list[str] | None = None, right: list[str] | N
 def _gain(model: Model, joint, pose) -> tuple[float, float]:
     """Forward speed per unit velocity of a track or wheel, and its link's lateral offset."""
     axis = pose.rot @ joint.axis
-    forward = float(np.cross(axis, (0.0, 0.0, 1.0))[0])
+    forward = float(axis[1])  # (a x z) . x: the axis's component along y
     if joint.type not in (JointType.TRACK, JointType.REVOLUTE, JointType.CONTINUOUS):
         raise DriveError(f'drive joint {joint.name!r} is a {joint.type.value} joint, not a '
                          'track or a wheel')
