@@ -1,0 +1,99 @@
+"""What the commands say and where: problems on standard error for every command, camera
+pictures that show something (the README's as documented), a warning for one that does not."""
+
+import re
+
+import numpy as np
+import pytest
+
+from conftest import REPO
+from test_cli import cli
+from test_cli_tools import read_png
+
+#: A model of our own with something every loader warning path reports: an unknown key.
+ODD = ('format: ChoreonoidBody\nname: odd\ncolour: red\nlinks:\n'
+       '  - name: base\n    joint_type: fixed\n    mass: 1.0\n'
+       '    inertia: [ 0.01, 0, 0, 0.01, 0, 0.01 ]\n'
+       '    elements: { type: Shape, geometry: { type: Box, size: [ 0.1, 0.1, 0.1 ] } }\n')
+
+#: Every command that reads a model, with what it needs besides it (ros: reads topics).
+COMMANDS = [
+    ('check', [], False),
+    ('convert', ['-o', '{tmp}/odd.urdf'], False),
+    ('snapshot', ['-o', '{tmp}/odd.png', '--width', '32', '--height', '24'], False),
+    ('srdf', ['-o', '{tmp}/odd.srdf', '--samples', '0'], False),
+    ('info', [], True),
+    ('rviz', ['-o', '{tmp}/odd.rviz'], True),
+]
+
+
+def test_the_list_has_every_command_that_reads_a_model():
+    from test_cli_arguments import subcommands
+    reading = {name for name, parser in subcommands().items()
+               if any(a.dest in ('model', 'models') for a in parser._actions)}
+    assert reading - {'sim'} == {c for c, _, _ in COMMANDS}
+
+
+@pytest.mark.parametrize('command, extra, ros', [
+    pytest.param(*c, marks=[pytest.mark.ros] if c[2] else []) for c in COMMANDS],
+    ids=[c[0] for c in COMMANDS])
+def test_every_command_puts_warnings_on_stderr(tmp_path, command, extra, ros):
+    model = tmp_path / 'odd.body'
+    model.write_text(ODD)
+    proc = cli(command, model, *[a.format(tmp=tmp_path) for a in extra])
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.startswith(f"warning: {model}:1: body: key 'colour' is not")
+    assert not re.search(r'^warning', proc.stdout, re.M)
+
+
+# --- camera pictures -----------------------------------------------------------------------
+
+def readme_camera_command() -> list[str]:
+    readme = (REPO / 'README.md').read_text()
+    line, = re.findall(r'^    \.venv/bin/python -m body_bridge (snapshot .*--camera .*)$', readme,
+                       re.M)
+    return line.split()
+
+
+def test_the_readme_camera_picture_is_made_as_the_readme_says(tmp_path):
+    """The README shows its camera picture's command, with the pose docs/make_pictures.sh
+    renders it in, and that picture shows the model (in the start pose the camera looks at
+    the sky)."""
+    args = readme_camera_command()
+    script = (REPO / 'docs' / 'make_pictures.sh').read_text()
+    arm = re.search(r'^arm=\((.*)\)$', script, re.M).group(1).split()
+    assert args[args.index('--camera') + 1] == 'hand_camera'
+    assert [a for i, a in enumerate(args) if '--position' in args[i - 1:i + 1]] == arm
+    assert re.search(r'--camera hand_camera \\\n\s+"\$\{arm\[@\]\}"', script)
+    out = tmp_path / 'camera.png'
+    args[args.index('-o') + 1] = str(out)
+    proc = cli(*args)
+    assert proc.returncode == 0 and proc.stderr == '', proc.stderr
+    rgb = read_png(out)
+    assert len(np.unique(rgb.reshape(-1, 3), axis=0)) > 50
+    assert (rgb == 0).all(axis=2).mean() < 0.05  # not the black sky
+
+
+def test_a_camera_that_sees_nothing_is_warned(tmp_path):
+    out = tmp_path / 'sky.png'
+    proc = cli('snapshot', 'sample_arm', '-o', out, '--camera', 'hand_camera')
+    assert proc.returncode == 0
+    assert proc.stderr == 'warning: hand_camera sees nothing in this pose (the picture is one ' \
+        'colour): point it at the model with --position JOINT=VALUE\n'
+    rgb = read_png(out)
+    assert (rgb == rgb[0, 0]).all()
+
+
+@pytest.mark.parametrize('shape', [(4, 5, 3), (4, 5)])
+def test_blank_means_one_colour(shape):
+    from body_bridge.cli import _blank
+    pixels = np.full(shape, 7, np.uint8)
+    assert _blank(pixels)
+    for index in ((0, 0), (3, 4), (2, 1)):
+        other = pixels.copy()
+        other[index] = 8
+        assert not _blank(other)
+    if len(shape) == 3:
+        other = pixels.copy()
+        other[1, 1, 2] = 0  # one channel differs
+        assert not _blank(other)
