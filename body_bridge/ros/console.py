@@ -14,10 +14,11 @@ import threading
 import time
 from dataclasses import dataclass
 
+from rclpy.action import ActionServer
 from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
 
 __all__ = ['Row', 'interface_rows', 'format_table', 'StatusReporter', 'announce',
-           'STATUS_PERIOD']
+           'count_command', 'action_server', 'STATUS_PERIOD']
 
 #: Seconds of wall time between two status lines.
 STATUS_PERIOD = 5.0
@@ -105,7 +106,20 @@ def interface_rows(node) -> list[Row]:
         if name.startswith('~'):
             name = node.get_fully_qualified_name() + name[1:]
         rows.append(Row('serves', name, _type_name(srv.srv_type, 'srv')))
+    for server in node.waitables:
+        if isinstance(server, ActionServer):
+            name, action_type = getattr(server, 'served_as', ('(unnamed action)', None))
+            rows.append(Row('serves', _full(node, name),
+                            _type_name(action_type, 'action') if action_type else '?'))
     return rows
+
+
+def action_server(node, action_type, name: str, **callbacks) -> ActionServer:
+    """An rclpy ActionServer that the start-up table lists (rclpy keeps no action's name:
+    it is kept here, as ``served_as``)."""
+    server = ActionServer(node, action_type, name, **callbacks)
+    server.served_as = (name, action_type)
+    return server
 
 
 def format_table(rows: list[Row]) -> str:
@@ -130,6 +144,13 @@ def format_table(rows: list[Row]) -> str:
     return '\n'.join(lines)
 
 
+def count_command(node) -> None:
+    """One command came to ``node``, accepted or not: a message on any command topic
+    (joint_commands, group commands, trajectories, cmd_vel, controller inputs) or an action
+    goal. The status line's ``commands N/s`` counts them all."""
+    node.commands_received = getattr(node, 'commands_received', 0) + 1
+
+
 class StatusReporter:
     """Logs one status line of a world every ``period`` seconds of wall time, in a thread.
 
@@ -146,7 +167,7 @@ class StatusReporter:
         self._last = (time.monotonic(), runner.world.time, self._commands())
 
     def _commands(self) -> int:
-        return sum(getattr(getattr(n, 'commands', None), 'received', 0) for n in self.nodes)
+        return sum(getattr(n, 'commands_received', 0) for n in self.nodes)
 
     def line(self) -> str:
         """The status now, measured since the previous line."""
