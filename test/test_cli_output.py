@@ -97,3 +97,46 @@ def test_blank_means_one_colour(shape):
         other = pixels.copy()
         other[1, 1, 2] = 0  # one channel differs
         assert not _blank(other)
+
+
+# --- why the URDF has more links than the model ----------------------------------------------
+
+def own_models() -> list:
+    data = REPO / 'test' / 'data'
+    return [REPO / 'models' / 'sample_arm' / 'sample_arm.body',
+            *sorted((data / 'choreonoid').glob('*.body')),
+            *(p for p in sorted((data / 'chrono').glob('*.yaml'))
+              if not p.name.endswith('_solver.yaml'))]  # a solver file holds no model
+
+
+@pytest.mark.parametrize('path', own_models(), ids=lambda p: p.name)
+def test_the_urdf_link_count_adds_up_for_every_model(tmp_path, path):
+    from urdf_parser_py import urdf as urdf_parser
+
+    from body_bridge.formats import load_model
+    from body_bridge.summary import urdf_links
+    from body_bridge.urdf import to_urdf
+    model = load_model(path)
+    robot = urdf_parser.URDF.from_xml_string(to_urdf(model, mesh_dir=tmp_path))
+    total, why = urdf_links(model)
+    assert total == len(robot.links)
+    parts = dict((what, int(n)) for n, what in re.findall(r'(\d+) ([a-z ]+?)(?:,|$)', why))
+    assert why.startswith(f"the model's {len(model.links)}")
+    assert parts.get('device frames', parts.get('device frame', 0)) == len(model.devices)
+    assert sum(parts.values()) + len(model.links) == total
+
+
+def test_the_urdf_link_count_says_each_kind_of_frame():
+    from dataclasses import replace
+
+    from body_bridge.formats import load_model
+    from body_bridge.model import Pose
+    from body_bridge.model.parts import Frame
+    from body_bridge.summary import urdf_links
+    arm = load_model(REPO / 'models' / 'sample_arm' / 'sample_arm.body')
+    assert urdf_links(arm) == (14, "the model's 6, 7 device frames, 1 camera optical frame")
+    one = replace(arm, devices=arm.devices[:1], frames=(Frame('tip', 'hand', Pose()),))
+    assert arm.devices[0].kind.value != 'camera'
+    assert urdf_links(one) == (8, "the model's 6, 1 named frame, 1 device frame")
+    bare = replace(arm, devices=(), frames=())
+    assert urdf_links(bare) == (6, "the model's 6")
