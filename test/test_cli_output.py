@@ -140,3 +140,16 @@ def test_the_urdf_link_count_says_each_kind_of_frame():
     assert urdf_links(one) == (8, "the model's 6, 1 named frame, 1 device frame")
     bare = replace(arm, devices=(), frames=())
     assert urdf_links(bare) == (6, "the model's 6")
+
+
+def test_check_says_why_and_refuses_a_count_that_does_not_add_up(monkeypatch):
+    from body_bridge import summary
+    from body_bridge.check import check_model
+    report = check_model('sample_arm', seconds=0.0, trials=1)
+    assert "URDF written (14 links: the model's 6, 7 device frames, 1 camera optical frame; " \
+           '13 joints)' in report.passed
+    monkeypatch.setattr(summary, 'urdf_links', lambda model: (13, 'a wrong count'))
+    report = check_model('sample_arm', seconds=0.0, trials=1)
+    assert [f.text for f in report.errors] == [
+        f'{report.model.source}: the URDF has 14 links, not 13 (a wrong count)']
+    assert not any(p.startswith('URDF written') for p in report.passed)
