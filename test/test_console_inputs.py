@@ -86,9 +86,11 @@ def test_every_command_input_is_counted_once(ros, bridge_node):
             pub.publish(sub.msg_type())
         goals = []
         for server in servers:
-            action_type, action_name = server.served_as[1], server.served_as[0]
-            action = ActionClient(client, action_type, f'{node.get_namespace()}{action_name}')
-            spin_until(executor, action.server_is_ready, 10.0, f'action {action_name}')
+            action_type = server._action_type  # noqa: SLF001 - rclpy 4 (Humble) has no property
+            name = next(r.name for r in interface_rows(node)
+                        if r.type == type_name(action_type))
+            action = ActionClient(client, action_type, name)
+            spin_until(executor, action.server_is_ready, 10.0, f'action {name}')
             goals.append(action.send_goal_async(action_type.Goal()))
         expected = len(subscriptions) + len(servers)
         spin_until(executor, lambda: getattr(node, 'commands_received', 0) >= expected, 10.0,
@@ -112,7 +114,7 @@ def test_the_table_lists_every_action_server(ros, bridge_node):
     servers = action_servers(node)
     actions = {(r.name, r.type) for r in rows if '/action/' in r.type}
     assert len(actions) == len(servers)
-    assert not any(r.type == '?' or 'unnamed' in r.name for r in rows)
+    assert sorted(t for _, t in actions) == sorted(type_name(s._action_type) for s in servers)
     if name == 'arm':
         assert actions == {
             ('/arm/follow_joint_trajectory', 'control_msgs/action/FollowJointTrajectory'),
@@ -124,14 +126,29 @@ def test_the_table_lists_every_action_server(ros, bridge_node):
         assert '/body_bridge/reset' in serves and '/hand/gripper_command' in serves
 
 
-def test_a_server_rclpy_does_not_name_is_still_listed(ros):
-    """An ActionServer made without console.action_server shows in the table as unnamed, so
-    the test above catches it."""
-    from control_msgs.action import GripperCommand
-    node = ros.create_node('bare', namespace='/ns')
+def type_name(action_type) -> str:
+    return f'{action_type.__module__.split(".")[0]}/action/{action_type.__name__}'
+
+
+@pytest.mark.parametrize('make', ['action_server', 'rclpy'])
+def test_any_action_server_is_listed_with_its_name_and_type(ros, make):
+    """Made by console.action_server or by rclpy directly (which keeps no name: the ROS
+    graph gives it): relative, private and absolute names, next to a plain service."""
+    from control_msgs.action import FollowJointTrajectory, GripperCommand
+    from std_srvs.srv import Trigger
+
+    from body_bridge.ros.console import action_server
+    node = ros.create_node(f'bare_{make}', namespace='/ns')
+    new = action_server if make == 'action_server' else ActionServer
     try:
-        ActionServer(node, GripperCommand, 'g', execute_callback=lambda handle: None)
-        rows = [r for r in interface_rows(node) if r.kind == 'serves']
-        assert [(r.name, r.type) for r in rows] == [('/ns/(unnamed action)', '?')]
+        new(node, GripperCommand, 'g', execute_callback=lambda handle: None)
+        new(node, FollowJointTrajectory, '/top/f', execute_callback=lambda handle: None)
+        new(node, GripperCommand, '~/mine', execute_callback=lambda handle: None)
+        node.create_service(Trigger, 'plain', lambda request, response: response)
+        rows = [(r.name, r.type) for r in interface_rows(node) if r.kind == 'serves']
+        assert sorted(rows) == [(f'/ns/bare_{make}/mine', 'control_msgs/action/GripperCommand'),
+                                ('/ns/g', 'control_msgs/action/GripperCommand'),
+                                ('/ns/plain', 'std_srvs/srv/Trigger'),
+                                ('/top/f', 'control_msgs/action/FollowJointTrajectory')]
     finally:
         node.destroy_node()
