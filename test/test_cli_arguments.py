@@ -102,6 +102,8 @@ def test_every_numeric_option_refuses_what_is_out_of_range(capsys, tmp_path, com
 def test_the_ranges_are_what_the_commands_can_do():
     by_id = {option_id(n): n[1].type for n in NUMBERS}
     assert by_id['check --seconds'].low == 0.0  # 0: the model is compiled, not stepped
+    assert by_id['check --seconds'].range() == 'a number from 0 to 3600 s'
+    assert by_id['snapshot --width'].range() == f'a whole number from 1 to {cli.MAX_PIXELS}'
     assert by_id['snapshot --width'].low == 1 and by_id['snapshot --width'].high == \
         cli.MAX_PIXELS
     # straight up or down, a picture has no 'up': the view would be undefined (NaN)
