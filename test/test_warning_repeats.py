@@ -4,7 +4,7 @@ places (``formats/repeats.py``), whichever format or check gave it."""
 import pytest
 
 from body_bridge.formats import load_model
-from body_bridge.formats.repeats import FOLD_FROM, SHOWN, fold_repeats
+from body_bridge.formats.repeats import FOLD_FROM, NAMED, SHOWN, fold_repeats
 
 KEY = "{path}:{line}: link '{name}': key 'gearRatio' is not supported and was ignored"
 
@@ -17,7 +17,11 @@ def test_one_problem_on_every_joint_is_one_line_with_count_and_first_names():
     folded = fold_repeats(repeated(16))
     assert folded == (KEY.format(path='r.body', line=10, name='J1') +
                       " (16 warnings like this one; the others at 'J2' (line 20), 'J3' "
-                      "(line 30), 'J4' (line 40) and 12 more)",)
+                      "(line 30), 'J4' (line 40), " +
+                      ', '.join(f"'J{i}'" for i in range(5, 17)) + ')',)
+    assert NAMED == 20
+    many, = fold_repeats(repeated(30))
+    assert many.endswith(", 'J21' and 9 more)") and "'J22'" not in many
 
 
 def test_few_repeats_stay_as_they_are():
@@ -30,7 +34,9 @@ def test_few_repeats_stay_as_they_are():
         "(line 40))")
     assert fold_repeats(repeated(5), fold_from=6) == tuple(repeated(5))
     assert fold_repeats(repeated(5), shown=1)[0].endswith(
-        "the others at 'J2' (line 20) and 3 more)")
+        "the others at 'J2' (line 20), 'J3', 'J4', 'J5')")
+    assert fold_repeats(repeated(5), named=2)[0].endswith(
+        "the others at 'J2' (line 20), 'J3' (line 30) and 2 more)")
 
 
 def test_other_problems_and_other_files_are_kept_apart_in_order():
@@ -109,4 +115,4 @@ def test_a_key_ignored_on_every_joint_of_a_body_file_is_said_once(tmp_path, join
     assert warnings[0].startswith(f"{path}:9: link 'j1': key 'jointMotorForceRange' is not "
                                   'supported and was ignored')
     assert warnings[0].endswith(f"({joints} warnings like this one; the others at 'j2' "
-                                "(line 18), 'j3' (line 27), 'j4' (line 36) and 2 more)")
+                                "(line 18), 'j3' (line 27), 'j4' (line 36), 'j5', 'j6')")

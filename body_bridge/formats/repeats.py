@@ -4,22 +4,26 @@ A key a model repeats on every joint, a mesh feature every shape uses: the loade
 per place, and a model can fill the log with one problem. Warnings of one file whose texts
 differ only in their line, their numbers and the first name they quote (the link, joint or
 device they are about) are one problem; from :data:`FOLD_FROM` of them on, they become their
-first line followed by how many there are and the first few names that differ::
+first line followed by how many there are and the names that differ (the first few with
+their line, up to :data:`NAMED` in all, so that nothing a warning was about goes unnamed in
+all but the longest lists)::
 
-    robot.body:12: link 'J1': key 'gearRatio' is not supported and was ignored (16 warnings
-    like this one; the others at 'J2' (line 20), 'J3' (line 28), 'J4' (line 36) and 12 more)
+    robot.body:12: link 'J1': key 'gearRatio' is not supported and was ignored (6 warnings
+    like this one; the others at 'J2' (line 20), 'J3' (line 28), 'J4' (line 36), 'J5', 'J6')
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ['fold_repeats', 'FOLD_FROM', 'SHOWN']
+__all__ = ['fold_repeats', 'FOLD_FROM', 'SHOWN', 'NAMED']
 
 #: Warnings of one problem from which they are folded into one line.
 FOLD_FROM = 3
-#: Places named in a folded line (besides the first, shown in full).
+#: Places named with their line in a folded line (besides the first, shown in full).
 SHOWN = 3
+#: Places named in all in a folded line: every link a problem is about, up to this many.
+NAMED = 20
 
 #: ``path:line: `` or ``path: `` at the start of a warning.
 _LOCATION = re.compile(r'^(?P<path>.+?)(?::(?P<line>\d+))?: ')
@@ -53,9 +57,11 @@ def _problem(text: str) -> str:
     return _TOKEN.sub(blank, text)
 
 
-def fold_repeats(lines, fold_from: int = FOLD_FROM, shown: int = SHOWN) -> tuple[str, ...]:
+def fold_repeats(lines, fold_from: int = FOLD_FROM, shown: int = SHOWN,
+                 named: int = NAMED) -> tuple[str, ...]:
     """The warnings, in order, each problem said once when it comes ``fold_from`` times or
-    more (at the place it first came)."""
+    more (at the place it first came), naming the other places: ``shown`` of them with their
+    line, ``named`` in all."""
     lines = list(lines)
     groups: dict[tuple[str, str], list[int]] = {}
     for index, line in enumerate(lines):
@@ -66,7 +72,7 @@ def fold_repeats(lines, fold_from: int = FOLD_FROM, shown: int = SHOWN) -> tuple
         if len(members) < fold_from:
             out.extend((i, lines[i]) for i in members)
         else:
-            out.append((members[0], _folded([lines[i] for i in members], shown)))
+            out.append((members[0], _folded([lines[i] for i in members], shown, named)))
     return tuple(line for _, line in sorted(out))
 
 
@@ -76,20 +82,25 @@ def _times(line: str) -> tuple[str, int]:
     return (line, 1) if match is None else (line[:match.start()], int(match[1]))
 
 
-def _folded(lines: list[str], shown: int) -> str:
+def _first_name(text: str) -> str:
+    match = _NAME.search(text)
+    return '' if match is None else match[0]
+
+
+def _folded(lines: list[str], shown: int, named: int) -> str:
     first, _ = _times(lines[0])
-    name = _NAME.search(_split(first)[2])
-    places = []
-    for line in lines[1:1 + shown]:
+    name = _first_name(_split(first)[2])
+    listed = []
+    for index, line in enumerate(lines[1:]):
         _, number, text = _split(_times(line)[0])
-        other = _NAME.search(text)
-        label = other[0] if other is not None and other[0] != name[0] else ''
-        if number is not None:
+        label = _first_name(text)
+        label = '' if label == name else label
+        if index < shown and number is not None:
             label = f'{label} (line {number})' if label else f'line {number}'
-        if label:
-            places.append(label)
-    more = len(lines) - 1 - len(places)
-    others = f'; the others at {", ".join(places)}' if places else ''
-    others += f' and {more} more' if more and places else ''
+        if label and len(listed) < named:
+            listed.append(label)
+    more = len(lines) - 1 - len(listed)
+    others = f'; the others at {", ".join(listed)}' if listed else ''
+    others += f' and {more} more' if more and listed else ''
     total = sum(_times(line)[1] for line in lines)
     return f'{first} ({total} warnings like this one{others})'
