@@ -317,10 +317,10 @@ def main(argv: list[str] | None = None) -> int:
     except BodyBridgeError as err:
         print(err, file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader of standard output is gone (| head)
+        return 0
     except OSError as err:  # a file to read or write: gone, not allowed, disk full...
         if err.filename is None:
             raise
         print(f'{args.command}: {err.filename}: {err.strerror or err}', file=sys.stderr)
         return 2
-    except BrokenPipeError:
-        return 0

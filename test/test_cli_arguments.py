@@ -217,3 +217,28 @@ def test_argument_mistakes_are_one_line_as_the_user_sees_them():
         assert proc.returncode == 2, args
         assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
         assert proc.stderr.startswith('python -m body_bridge'), proc.stderr
+
+
+@pytest.mark.parametrize('error, status', [
+    (BrokenPipeError(32, 'Broken pipe'), 0),  # `| head`: the reader is gone, nothing to say
+    (PermissionError(13, 'Permission denied', '/root/x.urdf'), 2),
+    (OSError(28, 'No space left on device', '/tmp/x.png'), 2),
+])
+def test_file_errors_while_working_are_one_line(capsys, monkeypatch, error, status):
+    def fail(args):
+        raise error
+    monkeypatch.setitem(cli._COMMANDS, 'convert', fail)
+    code, _, err = run(capsys, 'convert', 'sample_arm')
+    assert code == status
+    if status:
+        assert one_line(err) == f'convert: {error.filename}: {error.strerror}'
+    else:
+        assert err == ''
+
+
+def test_an_os_error_without_a_file_is_not_hidden(capsys, monkeypatch):
+    def fail(args):
+        raise ConnectionResetError(104, 'Connection reset by peer')
+    monkeypatch.setitem(cli._COMMANDS, 'convert', fail)
+    with pytest.raises(ConnectionResetError):
+        cli.main(['convert', 'sample_arm'])
