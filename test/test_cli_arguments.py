@@ -242,3 +242,16 @@ def test_an_os_error_without_a_file_is_not_hidden(capsys, monkeypatch):
     monkeypatch.setitem(cli._COMMANDS, 'convert', fail)
     with pytest.raises(ConnectionResetError):
         cli.main(['convert', 'sample_arm'])
+
+
+def test_a_mesh_folder_that_is_a_file_is_one_line(capsys, tmp_path):
+    (tmp_path / 'meshes').write_text('')
+    status, _, err = run(capsys, 'convert', 'sample_arm', '-o', tmp_path / 'arm.urdf',
+                         '--mesh-dir', tmp_path / 'meshes')
+    assert status == 2
+    assert one_line(err) == f'--mesh-dir {tmp_path / "meshes"}: exists and is not a folder'
+    assert not (tmp_path / 'arm.urdf').exists()
+    (tmp_path / 'made').mkdir()  # a mesh folder that exists is what it should be
+    status, _, err = run(capsys, 'convert', 'sample_arm', '-o', tmp_path / 'arm.urdf',
+                         '--mesh-dir', tmp_path / 'made')
+    assert status == 0 and (tmp_path / 'arm.urdf').exists(), err

@@ -115,3 +115,32 @@ def test_the_documented_parameter_file_places_two_arms_apart(arm):
     command = re.search(r'^    \.venv/bin/python -m body_bridge sim (.*)$', page[page.index(block):],
                         re.M)[1]
     assert command.startswith('arm=sample_arm arm2=sample_arm --ros-args --params-file ')
+
+
+#: A floor whose link is the world itself (MuJoCo's world body holds its shape, unnamed).
+WORLD_SLAB = """format: ChoreonoidBody
+name: ground_slab
+links:
+  - name: world
+    jointType: fixed
+    mass: 10.0
+    inertia: [ 1, 0, 0, 1, 0, 1 ]
+    elements:
+      - type: Transform
+        translation: [ 0, 0, {centre} ]
+        elements: {{ type: Shape, geometry: {{ type: Box, size: [ 2, 2, 0.1 ] }} }}
+"""
+
+
+@pytest.mark.parametrize('first', [True, False])
+def test_a_model_whose_link_is_the_world_is_told_apart(arm, tmp_path, first):
+    path = tmp_path / 'ground_slab.body'
+    path.write_text(WORLD_SLAB.format(centre=-0.03))  # its top 2 cm above the arm's feet
+    floor = load_model(path)
+    placed = [(floor, Pose()), (arm, Pose())]
+    lines = start_overlaps(world(*(placed if first else placed[::-1])))
+    assert len(lines) == 1 and 'ground_slab' in lines[0] and "link 'world'" in lines[0]
+    assert float(re.search(r'is ([\d.e-]+) m deep', lines[0])[1]) == pytest.approx(0.02, abs=2e-3)
+    path.write_text(WORLD_SLAB.format(centre=-0.05))  # touching
+    placed[0] = (load_model(path), Pose())
+    assert start_overlaps(world(*(placed if first else placed[::-1]))) == []

@@ -6,7 +6,8 @@ with whatever force it takes. :func:`start_overlaps` finds, in the world's initi
 collision shapes of two different models whose bounding boxes overlap and that are inside
 each other by more than :data:`TOLERANCE`, as the integrator measures shapes (meshes as their
 convex hulls), and says so once per pair of models. Shapes that only touch (a robot standing
-on a floor model) and the ground plane are not overlaps.
+on a floor model) and the ground plane are not overlaps. Unnamed shapes of several models
+whose links are the world itself cannot be told apart: they count as the first model's.
 """
 
 from __future__ import annotations
@@ -14,24 +15,31 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
+from .world import is_world_rooted
+
 __all__ = ['start_overlaps', 'TOLERANCE']
 
 #: Depth [m] two models' shapes may be inside each other at the start without a warning.
 TOLERANCE = 1e-3
 
 
-def _owner(mj: mujoco.MjModel, geom: int, prefixes: list[str]) -> tuple[int, str]:
-    """(index of the model, its link's name) of a geom (world-fixed geoms: the first
-    model's, as the first model's world-rooted links are MuJoCo's world body)."""
-    name = mj.body(int(mj.geom_bodyid[geom])).name
+def _owner(mj: mujoco.MjModel, geom: int, prefixes: list[str],
+           world_model: int) -> tuple[int, str]:
+    """(index of the model, its link's name) of a geom. A geom of MuJoCo's world body
+    belongs to the model whose links are the world itself (``world_model``: the one
+    world-rooted model, or the first) unless its name says otherwise."""
+    body = int(mj.geom_bodyid[geom])
+    name = mj.body(body).name
     for index in range(len(prefixes) - 1, 0, -1):
         if name.startswith(prefixes[index]):
             return index, name[len(prefixes[index]):]
+    if body != 0:
+        return 0, name
     geom_name = mj.geom(geom).name
-    for index in range(len(prefixes) - 1, 0, -1):  # a world-rooted model attached later
-        if geom_name.startswith(prefixes[index]):
+    for index in range(len(prefixes) - 1, 0, -1):
+        if prefixes[index] and geom_name.startswith(prefixes[index]):
             return index, name
-    return 0, name
+    return world_model, name
 
 
 def _world_boxes(mj: mujoco.MjModel, data: mujoco.MjData, geoms: np.ndarray):
@@ -65,7 +73,9 @@ def start_overlaps(world, labels: list[str] | None = None) -> list[str]:
                       and mj.geom_type[g] != mujoco.mjtGeom.mjGEOM_PLANE], dtype=int)
     if len(geoms) < 2:
         return []
-    owners = [_owner(mj, int(g), world.prefixes) for g in geoms]
+    rooted = [i for i, (model, _) in enumerate(world.entries) if is_world_rooted(model)]
+    world_model = rooted[0] if len(rooted) == 1 else 0
+    owners = [_owner(mj, int(g), world.prefixes, world_model) for g in geoms]
     model_of = np.array([index for index, _ in owners])
     low, high = _world_boxes(mj, data, geoms)
     deepest: dict[tuple[int, int], tuple[float, str, str]] = {}
