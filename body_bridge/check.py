@@ -102,7 +102,13 @@ def _check_urdf(model: Model, tmp: str, report: Report) -> str | None:
     except Exception as err:  # the parser raises whatever its XML layer raises
         report.error('urdf', f'{model.source}: urdf_parser_py cannot read the URDF: {err}')
         return None
-    report.passed.append(f'URDF written ({len(robot.links)} links, {len(robot.joints)} joints)')
+    from .summary import urdf_links
+    links, why = urdf_links(model)
+    if len(robot.links) != links:
+        report.error('urdf', f'{model.source}: the URDF has {len(robot.links)} links, not '
+                     f'{links} ({why})')
+        return None
+    report.passed.append(f'URDF written ({links} links: {why}; {len(robot.joints)} joints)')
     exe = shutil.which('check_urdf')
     if exe is None:
         report.warning('urdf', 'check_urdf is not installed (Debian/Ubuntu: liburdfdom-tools); '

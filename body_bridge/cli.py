@@ -22,10 +22,15 @@ import math
 import os
 import sys
 
+from .arguments import Number, Parser, check_outputs
 from .errors import BodyBridgeError
 from .model import Model
 
-__all__ = ['main']
+__all__ = ['main', 'MAX_PIXELS']
+
+#: Largest picture side ``snapshot`` renders [pixels] (OpenGL drivers' framebuffers reach 16384
+#: at most; a picture of 8192 x 8192 is 200 MB of pixels already).
+MAX_PIXELS = 8192
 
 
 def _load(spec: str, quiet: bool = False) -> Model:
@@ -93,8 +98,9 @@ def _check(args) -> int:
     failed = 0
     for spec in args.models:
         report = check_model(spec, seconds=args.seconds)
-        for finding in report.findings:
-            print(f'{finding.level}: {finding.text}')
+        for finding in report.findings:  # problems to stderr, as every command's
+            sys.stdout.flush()
+            print(f'{finding.level}: {finding.text}', file=sys.stderr, flush=True)
         for stage in report.passed:
             print(f'ok: {stage}')
         verdict = 'FAILED' if report.errors else 'ok'
@@ -133,7 +139,16 @@ def _snapshot(args) -> int:
         return 2
     write_png(args.output, pixels)
     print(f'{args.output}: {pixels.shape[1]} x {pixels.shape[0]} pixels')
+    if args.camera and _blank(pixels):
+        print(f'warning: {args.camera} sees nothing in this pose (the picture is one colour): '
+              'point it at the model with --position JOINT=VALUE', file=sys.stderr)
     return 0
+
+
+def _blank(pixels) -> bool:
+    """Whether a picture is one colour (a camera looking at the empty sky)."""
+    flat = pixels.reshape(-1, pixels.shape[-1]) if pixels.ndim == 3 else pixels.reshape(-1, 1)
+    return bool((flat == flat[0]).all())
 
 
 def _positions(items: list[str], model: Model) -> dict[str, float]:
@@ -151,9 +166,16 @@ def _positions(items: list[str], model: Model) -> dict[str, float]:
             raise ParameterError('--position', f'{item!r} is not JOINT=VALUE with JOINT a 1-DOF '
                                  f'joint of {model.name}')
         try:
-            out[name] = float(value)
+            position = float(value)
         except ValueError:
             raise ParameterError('--position', f'{value!r} is not a number') from None
+        limits = model.joint(name).limits
+        lower = -math.inf if limits.lower is None else limits.lower
+        upper = math.inf if limits.upper is None else limits.upper
+        if not math.isfinite(position) or not lower <= position <= upper:
+            raise ParameterError('--position', f'{item}: {name} moves from {lower:g} to '
+                                 f'{upper:g} (rad or m)')
+        out[name] = position
     return out
 
 
@@ -188,9 +210,6 @@ def _params(args) -> int:
 
 def _srdf(args) -> int:
     from .srdf import make_srdf, write_srdf
-    if args.samples < 0:
-        print(f'--samples must be 0 or more, not {args.samples}', file=sys.stderr)
-        return 2
     model = _load(args.model)
     for path in write_srdf(make_srdf(model, args.samples, args.seed), args.output):
         print(path)
@@ -214,7 +233,7 @@ def _program() -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=_program(),
+    parser = Parser(prog=_program(),
                                      description='Robot models of Choreonoid, OpenRAVE and '
                                      'Project Chrono as live ROS 2 robots.')
     sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
@@ -231,7 +250,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser('check', help='run every validation (loader, URDF writer and '
                        'check_urdf, kinematics, integrator) and report all problems')
     p.add_argument('models', nargs='+', metavar='MODEL')
-    p.add_argument('--seconds', type=float, default=1.0,
+    p.add_argument('--seconds', type=Number(float, 0.0, 3600.0, 's'), default=1.0,
                    help='simulated time stepped by the integrator check [s] (default 1)')
     p = sub.add_parser('convert', help='write the URDF (and the MuJoCo model) of a model')
     p.add_argument('model', help='model file, or the name of a bundled model')
@@ -244,15 +263,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument('-o', '--output', required=True, help='PNG file to write')
     p.add_argument('--camera', metavar='DEVICE', help='render what this camera device sees, '
                    'as its topics publish it (depth-only cameras: depth as grey levels)')
-    p.add_argument('--width', type=int, default=640, help='picture width [pixels]')
-    p.add_argument('--height', type=int, default=480, help='picture height [pixels]')
-    p.add_argument('--azimuth', type=float, default=35.0,
+    p.add_argument('--width', type=Number(int, 1, MAX_PIXELS), default=640, help='picture width [pixels]')
+    p.add_argument('--height', type=Number(int, 1, MAX_PIXELS), default=480, help='picture height [pixels]')
+    p.add_argument('--azimuth', type=Number(float, -360.0, 360.0, 'deg'), default=35.0,
                    help='direction the view comes from, about +z from +x [deg] (default 35)')
-    p.add_argument('--elevation', type=float, default=25.0,
+    p.add_argument('--elevation', type=Number(float, -89.0, 89.0, 'deg'), default=25.0,
                    help='height of the view above the horizon [deg] (default 25)')
     p.add_argument('--position', action='append', metavar='JOINT=VALUE',
                    help='initial position of a joint [rad or m] (repeat for several joints)')
-    p.add_argument('--time', type=float, default=0.0,
+    p.add_argument('--time', type=Number(float, 0.0, 3600.0, 's'), default=0.0,
                    help='simulate this long first, holding the initial positions [s]')
     p.add_argument('--ground', choices=('auto', 'on', 'off'), default='auto',
                    help='the ground plane, as the ground_plane parameter (default auto)')
@@ -270,9 +289,9 @@ def _parser() -> argparse.ArgumentParser:
                        'the bridge\'s parameter file beside it')
     p.add_argument('model', help='model file, or the name of a bundled model')
     p.add_argument('-o', '--output', required=True, help='SRDF file to write')
-    p.add_argument('--samples', type=int, default=10000, help='configurations sampled for '
+    p.add_argument('--samples', type=Number(int, 0, 10_000_000), default=10000, help='configurations sampled for '
                    'link pairs that never collide (default 10000; 0: none)')
-    p.add_argument('--seed', type=int, default=0, help='seed of the sampling (default 0)')
+    p.add_argument('--seed', type=Number(int, 0, 2**32 - 1), default=0, help='seed of the sampling (default 0)')
     return parser
 
 
@@ -293,9 +312,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == 'sim':
             return _sim(args, ros_args)
+        check_outputs(args.command, args)
         return _COMMANDS[args.command](args)
     except BodyBridgeError as err:
         print(err, file=sys.stderr)
         return 2
-    except BrokenPipeError:
+    except BrokenPipeError:  # the reader of standard output is gone (| head)
         return 0
+    except OSError as err:  # a file to read or write: gone, not allowed, disk full...
+        if err.filename is None:
+            raise
+        print(f'{args.command}: {err.filename}: {err.strerror or err}', file=sys.stderr)
+        return 2

@@ -10,9 +10,9 @@ import math
 
 import numpy as np
 
-from .model import Device, Joint, JointType, Model
+from .model import Device, DeviceKind, Joint, JointType, Model
 
-__all__ = ['describe', 'tree', 'joint_text']
+__all__ = ['describe', 'tree', 'joint_text', 'urdf_links']
 
 _AXES = {(1, 0, 0): 'x', (0, 1, 0): 'y', (0, 0, 1): 'z',
          (-1, 0, 0): '-x', (0, -1, 0): '-y', (0, 0, -1): '-z'}
@@ -20,6 +20,19 @@ _AXES = {(1, 0, 0): 'x', (0, 1, 0): 'y', (0, 0, 1): 'z',
 
 def _limit(value):
     return None if value is None else float(value)
+
+
+def urdf_links(model: Model) -> tuple[int, str]:
+    """The number of links of the model's URDF, and why it is more than the model's:
+    ``(14, "the model's 6, 7 device frames, 1 camera optical frame")`` (every named frame,
+    device and camera optical frame is a fixed child link in the URDF, so that TF knows it)."""
+    cameras = sum(d.kind == DeviceKind.CAMERA for d in model.devices)
+    parts = [(len(model.frames), 'named frame'), (len(model.devices), 'device frame'),
+             (cameras, 'camera optical frame')]
+    total = len(model.links) + sum(n for n, _ in parts)
+    words = [f"the model's {len(model.links)}"] + \
+        [f'{n} {what}' + ('' if n == 1 else 's') for n, what in parts if n]
+    return total, ', '.join(words)
 
 
 def describe(model: Model, topics: dict[str, list] | None = None) -> dict:
@@ -116,6 +129,7 @@ def tree(model: Model, device_topics: list | None = None, source: str | None = N
     lines = [f'{model.name}: {len(model.links)} links, {movable} moving joints, '
              f'{len(model.devices)} devices, {model.total_mass:.6g} kg',
              f'  from {source or model.source}',
+             '  as URDF: {} links ({})'.format(*urdf_links(model)),
              'world']
     children: dict[str, list[Joint]] = {}
     for joint in model.joints:

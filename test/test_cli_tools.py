@@ -52,6 +52,9 @@ def test_info_is_a_tree_of_links_with_joints_limits_and_device_topics():
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0] == 'sample_arm: 6 links, 4 moving joints, 7 devices, 9.2 kg'
+    # why the URDF has more links (check, convert and TF count those)
+    assert lines[2] == "  as URDF: 14 links (the model's 6, 7 device frames, 1 camera " \
+        'optical frame)'
     depth = {}
     for line in lines:
         for name in ('base', 'shoulder_yaw', 'shoulder_pitch', 'elbow_pitch', 'wrist_pitch',
@@ -108,7 +111,7 @@ def test_info_and_rviz_of_devices_that_need_explaining(tmp_path):
     proc = cli('info', path)
     assert proc.returncode == 0, proc.stderr
     lines = [line[line.index('device '):] for line in proc.stdout.splitlines()
-             if 'device ' in line]
+             if '─ device ' in line]
     assert lines == [
         'device Theta: camera (Camera) -> Theta/image_raw, Theta/camera_info, 30 Hz',
         'device VLP-16: range (RangeSensor) -> VLP_16/points, 5 Hz',
@@ -160,7 +163,8 @@ def test_check_passes_a_good_model_through_every_stage():
     proc = cli('check', 'sample_arm')
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
-    for stage in ('ok: loaded', 'ok: URDF written (14 links, 13 joints)',
+    for stage in ('ok: loaded', "ok: URDF written (14 links: the model's 6, 7 device frames, 1 "
+                  'camera optical frame; 13 joints)',
                   'ok: check_urdf accepts the URDF',
                   'ok: integrator compiled (6 simulated devices), 1 s stepped without warnings',
                   'ok: URDF and integrator agree on every link pose'):
@@ -180,10 +184,13 @@ def test_check_reports_every_problem_of_every_model(tmp_path):
                    '      - { type: Camera, name: wide, field_of_view: 200 }\n')
     proc = cli('check', bad, odd, 'sample_arm')
     assert proc.returncode == 2
-    lines = proc.stdout.splitlines()
-    assert f'error: {bad}:2: mass must be a number, found a list' in lines
+    lines, problems = proc.stdout.splitlines(), proc.stderr.splitlines()
+    assert f'error: {bad}:2: mass must be a number, found a list' in problems
     assert f'{bad}: FAILED: 1 error, 0 warnings' in lines
-    warnings = [line for line in lines if line.startswith(f'warning: {odd}')]
+    # problems on stderr (as every command's), the report on stdout
+    assert all(line.startswith(('error: ', 'warning: ')) for line in problems)
+    assert not any(line.startswith(('error', 'warning')) for line in lines)
+    warnings = [line for line in problems if line.startswith(f'warning: {odd}')]
     assert any("'colour'" in line for line in warnings)
     assert any("device 'eye'" in line and 'it does not publish' in line for line in warnings)
     assert any("device 'wide'" in line and 'field_of_view 200' in line for line in warnings)

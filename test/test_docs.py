@@ -170,10 +170,11 @@ def _run(command: str, args: list[str], cwd) -> None:
 
 def test_the_readme_commands_for_a_new_user_run(tmp_path):
     commands = _readme_commands(corpus=False)
-    assert [c for c, _ in commands] == ['snapshot', 'info', 'convert']
+    assert [c for c, _ in commands] == ['snapshot', 'snapshot', 'info', 'convert']
     for command, args in commands:
         _run(command, args, tmp_path)
     assert (tmp_path / 'arm.png').is_file() and (tmp_path / 'arm.urdf').is_file()
+    assert (tmp_path / 'camera.png').is_file()
 
 
 @pytest.mark.corpus

@@ -3,6 +3,7 @@ endings; ``checks`` checks every model, ``yamlsource`` is the YAML reader two fo
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 from ..errors import ModelError
@@ -11,6 +12,7 @@ from ..model import Model
 from ..textures import check_textures
 from . import choreonoid, chrono, openrave
 from .checks import check_model
+from .repeats import fold_repeats
 
 __all__ = ['load_model', 'LOADERS']
 
@@ -27,7 +29,8 @@ def load_model(path: str | os.PathLike, material_table: str | None = None) -> Mo
 
     Every model's numbers are checked (``formats/checks.py``): what cannot be simulated is
     rejected, what can be repaired is, with a warning; texture images that cannot be drawn
-    are dropped with a warning (``textures.py``). ``material_table`` names the Choreonoid
+    are dropped with a warning (``textures.py``); a warning repeated with other names
+    is said once with its count (``repeats.py``). ``material_table`` names the Choreonoid
     contact material table a Body file's link materials use (default: the one found beside
     the model, ``formats/choreonoid/materials.py``); other formats do not use it.
 
@@ -44,6 +47,7 @@ def load_model(path: str | os.PathLike, material_table: str | None = None) -> Mo
             loader = LOADERS[ext]
             model = loader(path, material_table) if material_table and \
                 loader is choreonoid.load else loader(path)
-            return check_textures(check_model(model))
+            model = check_textures(check_model(model))
+            return dataclasses.replace(model, warnings=fold_repeats(model.warnings))
     known = ', '.join(sorted(LOADERS))
     raise ModelError(path, None, f'unknown model format (known file endings: {known})')

@@ -22,9 +22,10 @@ from __future__ import annotations
 import math
 import threading
 
-from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.action import CancelResponse, GoalResponse
 
 from ..sim.names import Mode
+from .console import action_server, count_command
 
 __all__ = ['GoalServers', 'Goal', 'Refused', 'FEEDBACK_RATE']
 
@@ -86,10 +87,10 @@ class GoalServers:
             return
         self._guard = node.create_guard_condition(self._deliver)
         self.servers = [
-            ActionServer(node, self.action_type, f'{key}/{self.action_suffix}',
-                         execute_callback=self._end, goal_callback=self._accept_all,
-                         handle_accepted_callback=lambda h, key=key: self._accepted(key, h),
-                         cancel_callback=self._cancel)
+            action_server(node, self.action_type, f'{key}/{self.action_suffix}',
+                          execute_callback=self._end, goal_callback=self._on_goal,
+                          handle_accepted_callback=lambda h, key=key: self._accepted(key, h),
+                          cancel_callback=self._cancel)
             for key in joints]
         node.period_outputs.append(self.period)
         self.sim.command_hooks.append(self._on_command)
@@ -122,8 +123,9 @@ class GoalServers:
 
     # --- executor thread ----------------------------------------------------------------
 
-    @staticmethod
-    def _accept_all(request) -> GoalResponse:
+    def _on_goal(self, request) -> GoalResponse:
+        """Every goal is accepted (and counted), then judged in :meth:`_accepted`."""
+        count_command(self.node)
         return GoalResponse.ACCEPT
 
     def _accepted(self, key: str, handle) -> None:

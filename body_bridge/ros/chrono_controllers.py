@@ -29,6 +29,7 @@ from geometry_msgs.msg import Wrench
 from std_msgs.msg import Float64
 
 from . import qos
+from .console import count_command
 
 __all__ = ['attach', 'topic_name']
 
@@ -72,6 +73,7 @@ def attach(node) -> list:
 
 def _setpoint(node, forces, name: str, topic: str):
     def callback(msg: Float64) -> None:
+        count_command(node)
         if not math.isfinite(msg.data):
             node.warn_throttled(f'{topic}: rejected: the value is not finite')
             return
@@ -81,6 +83,7 @@ def _setpoint(node, forces, name: str, topic: str):
 
 def _wrench(node, forces, name: str, topic: str, kind: str):
     def callback(msg: Wrench) -> None:
+        count_command(node)
         vec = msg.force if kind == 'force' else msg.torque
         values = [vec.x, vec.y, vec.z]
         if not all(math.isfinite(v) for v in values):

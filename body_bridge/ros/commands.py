@@ -42,6 +42,7 @@ from ..errors import ParameterError
 from ..sim.names import CommandRejected, Mode
 from ..sim.trajectory import JointTrajectory, TrajectoryError
 from . import qos
+from .console import count_command
 
 try:
     from rclpy.event_handler import SubscriptionEventCallbacks
@@ -189,8 +190,6 @@ class CommandTopics:
             self.subscriptions.append(sub)
         self._topics = {id(c): s.topic_name for c, s in zip(controllers, self.subscriptions[1:])}
         self.controllers = controllers
-        #: Command messages received (accepted or not), for the status line.
-        self.received = 0
 
     def _subscribe(self, msg_type, topic: str, callback):
         """A command subscription whose QoS mismatches are reported once per second."""
@@ -224,7 +223,7 @@ class CommandTopics:
             self._warn(topic, note)
 
     def _on_joint_commands(self, msg: JointState) -> None:
-        self.received += 1
+        count_command(self.node)
         topic = self.subscriptions[0].topic_name
         fields = [(Mode.POSITION, msg.position), (Mode.VELOCITY, msg.velocity),
                   (Mode.EFFORT, msg.effort)]
@@ -237,7 +236,7 @@ class CommandTopics:
         self._send(topic, self.sim.command, mode, list(msg.name), list(values))
 
     def _on_group(self, controller: Controller, msg: Float64MultiArray) -> None:
-        self.received += 1
+        count_command(self.node)
         topic = self._topics[id(controller)]
         values = np.asarray(msg.data, dtype=float)
         if len(values) != len(controller.joints):
@@ -249,7 +248,7 @@ class CommandTopics:
         self._send(topic, self.sim.command, controller.mode, list(controller.joints), values)
 
     def _on_trajectory(self, controller: Controller, msg: JointTrajectoryMsg) -> None:
-        self.received += 1
+        count_command(self.node)
         topic = self._topics[id(controller)]
         names = list(msg.joint_names)
         if not names:

@@ -14,10 +14,11 @@ import threading
 import time
 from dataclasses import dataclass
 
+from rclpy.action import ActionServer
 from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
 
 __all__ = ['Row', 'interface_rows', 'format_table', 'StatusReporter', 'announce',
-           'STATUS_PERIOD']
+           'count_command', 'action_server', 'STATUS_PERIOD']
 
 #: Seconds of wall time between two status lines.
 STATUS_PERIOD = 5.0
@@ -25,6 +26,8 @@ STATUS_PERIOD = 5.0
 _INFRASTRUCTURE = ('rcl_interfaces', 'type_description_interfaces')
 _LATCHED = ('robot_description', '/tf_static')
 _PER_PERIOD = ('/tf', 'joint_states', '/clock')
+#: The end of the name of an action server's goal service.
+_SEND_GOAL = '/_action/send_goal'
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,14 @@ def _full(node, name: str) -> str:
     return name if name.startswith('/') else f'{node.get_namespace().rstrip("/")}/{name}'
 
 
+def _resolved(node, name: str) -> str:
+    """A service or action name as the graph shows it (relative and private names made
+    absolute)."""
+    if name.startswith('~'):
+        return node.get_fully_qualified_name() + name[1:]
+    return _full(node, name)
+
+
 def _publisher_rates(node) -> dict[int, str]:
     """Rate text of the node's publishers, by id."""
     rates = {}
@@ -85,7 +96,7 @@ def _publisher_rates(node) -> dict[int, str]:
 
 
 def interface_rows(node) -> list[Row]:
-    """The node's topics and services, ROS's own infrastructure left out."""
+    """The node's topics, services and action servers, ROS's own infrastructure left out."""
     rates = _publisher_rates(node)
     rows = []
     for pub in node.publishers:
@@ -101,11 +112,45 @@ def interface_rows(node) -> list[Row]:
     for srv in node.services:
         if srv.srv_type.__module__.split('.')[0] in _INFRASTRUCTURE:
             continue
-        name = srv.srv_name
-        if name.startswith('~'):
-            name = node.get_fully_qualified_name() + name[1:]
-        rows.append(Row('serves', name, _type_name(srv.srv_type, 'srv')))
+        rows.append(Row('serves', _resolved(node, srv.srv_name),
+                        _type_name(srv.srv_type, 'srv')))
+    return rows + _action_rows(node)
+
+
+def action_server(node, action_type, name: str, **callbacks) -> ActionServer:
+    """An rclpy ActionServer that keeps its name for the start-up table (rclpy's keeps
+    none), as ``served_as``."""
+    server = ActionServer(node, action_type, name, **callbacks)
+    server.served_as = name
+    return server
+
+
+def _action_rows(node) -> list[Row]:
+    """The node's action servers: named as :func:`action_server` kept it, or else as the
+    ROS graph knows the server's hidden goal service (``<action>/_action/send_goal``)."""
+    rows, graph = [], None
+    for server in node.waitables:
+        if not isinstance(server, ActionServer):
+            continue
+        action_type = _type_name(server._action_type, 'action')  # rclpy 4 has no property
+        name = getattr(server, 'served_as', None)
+        if name is not None:
+            name = _resolved(node, name)
+        else:
+            graph = _graph_actions(node) if graph is None else graph
+            name = next((n for n, t in graph if t == action_type), '(not in the ROS graph)')
+            if (name, action_type) in graph:
+                graph.remove((name, action_type))
+        rows.append(Row('serves', name, action_type))
     return rows
+
+
+def _graph_actions(node) -> list[tuple[str, str]]:
+    """(name, type) of the actions the ROS graph knows the node to serve."""
+    return [(name[:-len(_SEND_GOAL)], types[0][:-len('_SendGoal')])
+            for name, types in node.get_service_names_and_types_by_node(
+                node.get_name(), node.get_namespace())
+            if name.endswith(_SEND_GOAL) and types and types[0].endswith('_SendGoal')]
 
 
 def format_table(rows: list[Row]) -> str:
@@ -130,6 +175,13 @@ def format_table(rows: list[Row]) -> str:
     return '\n'.join(lines)
 
 
+def count_command(node) -> None:
+    """One command came to ``node``, accepted or not: a message on any command topic
+    (joint_commands, group commands, trajectories, cmd_vel, controller inputs) or an action
+    goal. The status line's ``commands N/s`` counts them all."""
+    node.commands_received = getattr(node, 'commands_received', 0) + 1
+
+
 class StatusReporter:
     """Logs one status line of a world every ``period`` seconds of wall time, in a thread.
 
@@ -146,7 +198,7 @@ class StatusReporter:
         self._last = (time.monotonic(), runner.world.time, self._commands())
 
     def _commands(self) -> int:
-        return sum(getattr(getattr(n, 'commands', None), 'received', 0) for n in self.nodes)
+        return sum(getattr(n, 'commands_received', 0) for n in self.nodes)
 
     def line(self) -> str:
         """The status now, measured since the previous line."""

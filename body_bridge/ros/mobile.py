@@ -28,6 +28,7 @@ from ..errors import ParameterError
 from ..sim.drive import Drive, DriveError, base_state, find_drive
 from ..sim.names import CommandRejected, Mode
 from . import qos
+from .console import count_command
 
 __all__ = ['MobileBase', 'drive_of', 'COVARIANCE']
 
@@ -86,6 +87,7 @@ class MobileBase:
             f'{", ".join(drive.right)} (right), {drive.separation:.4g} m apart')
 
     def _on_twist(self, msg: Twist) -> None:
+        count_command(self.node)
         topic = self._sub.topic_name
         values = [msg.linear.x, msg.linear.y, msg.linear.z, msg.angular.x, msg.angular.y,
                   msg.angular.z]

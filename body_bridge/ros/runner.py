@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 
+from ..sim.overlap import start_overlaps
 from ..sim.simulation import simulate_together
 
 __all__ = ['SimulationRunner']
@@ -53,6 +54,9 @@ class SimulationRunner:
         self._thread: threading.Thread | None = None
         for index, (node, sim) in enumerate(zip(self.nodes, sims)):
             node.attach_simulation(sim, self, publishes_clock=(index == 0))
+        labels = [f'{node.model.name} in {node.get_namespace()}' for node in self.nodes]
+        for line in start_overlaps(self.world, labels):
+            first.get_logger().warning(line)
 
     @property
     def paused(self) -> bool:
