@@ -1,13 +1,28 @@
 """Run the command line: ``python -m body_bridge``."""
 
+import os
+import signal
 import sys
 
-from .ros.stopping import install, requested
+#: Signals that came before ros/stopping.py was loaded: kept, then delivered again to it.
+_EARLY: list[int] = []
+
+
+def _keep(signum, frame):
+    _EARLY.append(signum)
+
+
+for _signum in (signal.SIGINT, signal.SIGTERM):
+    signal.signal(_signum, _keep)
+
+from .ros.stopping import install, requested  # noqa: E402 - after the handler above
 
 
 def _main() -> int:
     install()  # Ctrl-C or SIGTERM from here on ends the program quietly (ros/stopping.py)
     try:
+        if _EARLY:
+            os.kill(os.getpid(), _EARLY[0])
         from .cli import main
         return main()
     except BaseException:

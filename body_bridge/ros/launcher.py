@@ -21,6 +21,7 @@ import sys
 import time
 
 from ..errors import BodyBridgeError, ParameterError
+from .stopping import install, requested, restore
 
 # rclpy is imported where it is used, not with this module: the ``bridge`` program then reaches
 # main(), and its Ctrl-C handling, before the slow import (ros/stopping.py).
@@ -122,7 +123,6 @@ def run_models(args: list[str], models: list[str] | None = None) -> int:
     nodes restarted with it; should that fail after all, the models that ran come back.
     SIGINT (Ctrl-C) or SIGTERM at any moment ends it with status 0 (``stopping.py``).
     """
-    from .stopping import install, requested, restore
     installed = install()
     try:
         return _run(args, models)
@@ -139,7 +139,7 @@ def _run(args: list[str], models: list[str] | None) -> int:
     import rclpy
     from rclpy.executors import ExternalShutdownException
     from rclpy.utilities import remove_ros_args
-    from .stopping import init_options, requested
+    from .stopping import init_options
     from .transport import use_bundled_fastdds_profile
     use_bundled_fastdds_profile()  # camera images need a large shared-memory segment
     try:
@@ -237,7 +237,6 @@ def run(args: list[str] | None = None, models: list[str] | None = None) -> int:
 
 def main(args: list[str] | None = None) -> None:
     """Entry point of ``ros2 run body_bridge bridge [MODEL ...] [--ros-args ...]``."""
-    from .stopping import install, requested
     install()  # before anything slow; run() keeps it
     try:
         status = run(args)
