@@ -48,8 +48,8 @@ class Stop:
 
     @property
     def clean(self) -> bool:
-        return self.status in CLEAN and 'Traceback' not in self.stderr and \
-            'Fatal Python error' not in self.stderr
+        return self.status in CLEAN and not self.stderr.startswith('ended before') and \
+            'Traceback' not in self.stderr and 'Fatal Python error' not in self.stderr
 
 
 def environment(domain: int | None = None) -> dict:
@@ -93,6 +93,10 @@ def stop(proc: subprocess.Popen, err: Path, signum: int, delay: float,
     seconds = time.monotonic() - sent
     text = err.read_text(errors='replace')
     err.unlink()
+    try:
+        err.parent.rmdir()  # the folder start() made (a folder given keeps its other files)
+    except OSError:
+        pass
     return Stop(delay, signum, status, seconds, text)
 
 
@@ -185,8 +189,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             for i in range(args.cycles):
                 stops.append(_camera_cycle(rclpy, node, rng, wait_image=60.0))
-                if not stops[-1].clean:
-                    print(f'# cycle {i}: status {stops[-1].status}', file=sys.stderr)
+                last = stops[-1]
+                print(f'# cycle {i}: {"clean" if last.clean else "NOT CLEAN"}, status '
+                      f'{last.status}, {last.seconds:.2f} s', file=sys.stderr, flush=True)
         finally:
             node.destroy_node()
             rclpy.shutdown()
