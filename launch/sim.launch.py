@@ -10,8 +10,11 @@ Arguments (``ros2 launch body_bridge sim.launch.py --show-args`` lists them):
   optionally ``NAME=MODEL``), run in one process and one physics world, one node per model in
   the namespace ``<namespace>/<NAME>`` with frame prefix ``<NAME>/``.
 * ``namespace``, ``params_file`` (default: the package's ``config/body_bridge.yaml``).
-* ``use_sim_time`` (default true, for the bridge node itself and rviz2: every stamp the bridge
-  publishes is simulated time, on ``/clock``).
+* ``use_sim_time``, for the bridge node itself and rviz2. Empty (the default), it follows
+  ``simulate``: true when the bridge simulates (every stamp it publishes is simulated time, on
+  ``/clock``), false when it does not (``simulate:=false``, or ``simulate: false`` in the
+  parameter file: a robot_state_publisher for a real robot, whose time is the wall clock and
+  where nobody publishes ``/clock``).
 * ``real_time_factor``, ``simulate``: the node parameters of those names. Empty (the default),
   the parameter file decides; a value given overrides the file's ``/**`` section.
 * ``rviz``: start rviz2 in the same namespace with ``rviz_config`` (default: the package's
@@ -27,6 +30,7 @@ Only launch and launch_ros APIs that Humble, Jazzy and Kilted all have are used.
 
 import os
 
+import yaml
 from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction, Shutdown
@@ -43,6 +47,24 @@ def _number(name, text):
         return float(text)
     except ValueError:
         raise ValueError(f'{name}:={text} is not a number') from None
+
+
+def _simulates(params_file):
+    """The ``simulate`` parameter a parameter file gives the bridge node (a section naming
+    the node wins over ``/**``, as rcl does); true when the file does not set it (the node's
+    default)."""
+    try:
+        with open(params_file, encoding='utf-8') as f:
+            sections = yaml.safe_load(f)
+    except (OSError, yaml.YAMLError):
+        return True  # the node reports an unreadable file itself, with its reason
+    found = {}
+    for key, section in (sections.items() if isinstance(sections, dict) else ()):
+        values = section.get('ros__parameters') if isinstance(section, dict) else None
+        if isinstance(values, dict) and 'simulate' in values:
+            found[str(key).rstrip('/').endswith('body_bridge')] = values['simulate']
+    value = found.get(True, found.get(False, True))
+    return _flag(value) if isinstance(value, str) else bool(value)
 
 
 def _require_rviz2():
@@ -63,14 +85,17 @@ def _nodes(context):
     rviz = _flag(value('rviz'))
     if rviz:
         _require_rviz2()
-    use_sim_time = _flag(value('use_sim_time'))
+    simulate = value('simulate').strip()
+    simulates = _flag(simulate) if simulate else _simulates(value('params_file'))
+    given = value('use_sim_time').strip()
+    use_sim_time = _flag(given) if given else simulates
     # Written by launch_ros into a parameter file under /** after params_file: a value given
     # here wins over the file's /** section.
     overrides = {'use_sim_time': use_sim_time}
     if value('real_time_factor').strip():
         overrides['real_time_factor'] = _number('real_time_factor', value('real_time_factor'))
-    if value('simulate').strip():
-        overrides['simulate'] = _flag(value('simulate'))
+    if simulate:
+        overrides['simulate'] = _flag(simulate)
     nodes = [Node(
         package='body_bridge',
         executable='bridge',
@@ -103,9 +128,10 @@ def generate_launch_description():
         DeclareLaunchArgument('params_file',
                               default_value=os.path.join(share, 'config', 'body_bridge.yaml'),
                               description='ROS parameter file for the node(s)'),
-        DeclareLaunchArgument('use_sim_time', default_value='true',
+        DeclareLaunchArgument('use_sim_time', default_value='',
                               description='The bridge node and rviz2 run on the simulated time '
-                              'of /clock, which stamps everything the bridge publishes'),
+                              'of /clock, which stamps everything the bridge publishes. Empty: '
+                              'as simulate (false when the bridge does not simulate)'),
         DeclareLaunchArgument('real_time_factor', default_value='',
                               description='Simulated seconds per wall-clock second; 0: as fast '
                               'as possible. Empty: as params_file says'),

@@ -79,7 +79,7 @@ def test_an_exploding_model_is_reset_and_reported(exploding, tmp_path, monkeypat
     assert event.what.startswith('position ') and 'MuJoCo: Nan, Inf or huge value' in event.what
     assert sim.notes[-1] == (f"the integrator diverged at t = 0 s (joint 'bob_free': "
                              f"{event.what}); the world was reset to its initial state "
-                             "(on_divergence: reset)")
+                             "(on_divergence: reset); no command was received before it")
     assert sim.world.watchdog.count == 3
     assert not (tmp_path / 'MUJOCO_LOG.TXT').exists()
 
@@ -117,14 +117,52 @@ def test_an_absurd_effort_from_a_controller_diverges_and_the_world_is_reset(tmp_
     for _ in range(10):
         assert sim.world.step_period() is None
     t = sim.time
-    sim.command(Mode.EFFORT, ['arm'], [1e30])
+    sim.command(Mode.POSITION, ['arm'], [0.1], source='/joint_commands')
+    sim.command(Mode.EFFORT, ['arm'], [0.0])  # internal: not named
+    sim.world.step_period()
+    sim.command(Mode.EFFORT, ['arm'], [1e30], source='/joint_commands')
     event = sim.world.step_period()
-    assert event is not None and event.joint == 'arm' and event.time == pytest.approx(t)
+    assert event is not None and event.joint == 'arm'
+    assert event.time == pytest.approx(t + sim.period)
     assert _finite(sim) and sim.time == 0.0 and sim.joint_positions()[0] == 0.0
+    # The warning names the commands that led to it, the latest first.
+    assert sim.notes[-1].endswith(
+        f'(on_divergence: reset); the latest commands: /joint_commands at t = {t + sim.period:g}'
+        f' s: effort arm 1e+30; /joint_commands at t = {t:g} s: position arm 0.1')
     sim.command(Mode.POSITION, ['arm'], [0.3])  # the reset cleared the command; new ones work
     for _ in range(200):
         assert sim.world.step_period() is None
     assert sim.joint_positions()[0] == pytest.approx(0.3, abs=0.01)
+
+
+def test_the_report_names_the_largest_values_of_the_latest_commands():
+    from body_bridge.sim.watchdog import RECENT_COMMANDS, describe_commands
+    assert describe_commands([]) == 'no command was received before it'
+    recent = [(0.5, 'arm/follow_joint_trajectory', 'trajectory to', ['a', 'b'], [0.25, -1.5]),
+              (1.25, '/joint_commands', 'effort', ['a', 'b', 'c', 'd', 'e'],
+               [1.0, -2e6, 3.0, 0.0, 40.0])]
+    assert describe_commands(recent) == (
+        'the latest commands: /joint_commands at t = 1.25 s: effort b -2e+06, e 40, c 3 '
+        '(+2 more); arm/follow_joint_trajectory at t = 0.5 s: trajectory to b -1.5, a 0.25')
+    assert describe_commands(recent[:1]).endswith('trajectory to b -1.5, a 0.25')
+    assert RECENT_COMMANDS == 3
+
+
+def test_the_simulation_keeps_the_latest_outside_commands(tmp_path):
+    path = tmp_path / 'unlimited.body'
+    path.write_text(UNLIMITED)
+    sim = Simulation(load_model(path))
+    from body_bridge.sim.trajectory import JointTrajectory
+    for value in range(5):
+        sim.command(Mode.VELOCITY, ['arm'], [float(value)], source=f'topic{value}')
+    sim.command(Mode.POSITION, ['arm'], [9.0])  # internal (a servo hold, a release)
+    sim.follow(JointTrajectory.from_points(['arm'], [1.0, 2.0], [[0.2], [0.4]]),
+               source='traj')
+    sim.follow(JointTrajectory.from_points(['arm'], [], []), source='stop')  # nothing to name
+    assert [(c[1], c[2], c[3], c[4]) for c in sim.recent_commands] == [
+        ('topic3', 'velocity', ['arm'], [3.0]), ('topic4', 'velocity', ['arm'], [4.0]),
+        ('traj', 'trajectory to', ['arm'], [0.4])]
+    assert all(c[0] == 0.0 for c in sim.recent_commands)
 
 
 def test_real_models_never_trip_the_watchdog():

@@ -149,3 +149,34 @@ def test_a_reload_in_a_world_of_several_models_replaces_only_that_model():
         'arm=sample_arm', 'floor=/models/new_floor.body']  # names, namespaces and frames stay
     single = [SimpleNamespace(restart_request='/models/b.body')]
     assert _reloaded([], single, [0]) == ['/models/b.body']
+
+
+def test_a_reload_right_after_setting_the_model_takes_the_model_set(bridge, probe, tmp_path):
+    """``~/reload`` within 50 ms of setting ``model``: the reload uses the model that was set
+    (it used to reload the old one, and both answers said success)."""
+    first, second = tmp_path / 'first.body', tmp_path / 'second.body'
+    first.write_text(arm('link_a'))
+    second.write_text(arm('link_c'))
+    proc = bridge(first)
+    probe.spin_until(lambda: probe.states, STARTUP, 'joint_states', proc)
+    reload = probe.node.create_client(Trigger, 'body_bridge/reload')
+    assert reload.wait_for_service(timeout_sec=20.0)
+    setter = probe.node.create_client(SetParameters, 'body_bridge/set_parameters')
+    assert setter.wait_for_service(timeout_sec=20.0)
+    request = SetParameters.Request(parameters=[Parameter(
+        name='model', value=ParameterValue(type=ParameterType.PARAMETER_STRING,
+                                           string_value=str(second)))])
+    set_future = setter.call_async(request)
+    probe.spin_until(set_future.done, 30.0, 'set model', proc)
+    sent = time.monotonic()
+    reload_future = reload.call_async(Trigger.Request())
+    assert time.monotonic() - sent < 0.05
+    probe.spin_until(reload_future.done, 30.0, '~/reload', proc)
+    assert set_future.result().results[0].successful
+    answer = reload_future.result()
+    assert answer.success and answer.message.startswith(f'{second}: loaded'), answer.message
+    probe.spin_until(lambda: probe.states[-1].name == ['link_c'], STARTUP,
+                     'joint_states of the model set', proc)
+    time.sleep(2.0)  # no second restart brings the old one back
+    assert joints_now(probe, proc) == ['link_c']
+    assert 'Traceback' not in proc.output()

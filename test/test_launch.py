@@ -116,7 +116,7 @@ def test_imports_only_launch_apis():
             modules.add(node.module)
         elif isinstance(node, ast.Import):
             modules.update(a.name for a in node.names)
-    assert modules <= {'os', 'launch', 'launch.actions', 'launch.substitutions',
+    assert modules <= {'os', 'yaml', 'launch', 'launch.actions', 'launch.substitutions',
                        'launch_ros.actions', 'ament_index_python.packages'}
 
 
@@ -127,7 +127,8 @@ def test_arguments_and_defaults_match_the_node(launch):
     assert args['model'] == PARAMETERS['model'][0]
     # empty: the parameter file decides (its value is the node's default)
     assert args['real_time_factor'] == '' and args['simulate'] == ''
-    assert args['use_sim_time'] == 'true' and args['rviz'] == 'false'
+    # empty: use_sim_time follows simulate
+    assert args['use_sim_time'] == '' and args['rviz'] == 'false'
     assert args['params_file'] == os.path.join(launch.share, 'config', 'body_bridge.yaml')
     assert args['rviz_config'] == os.path.join(launch.share, 'config', 'body_bridge.rviz')
 
@@ -169,6 +170,43 @@ def test_arguments_reach_the_nodes(launch):
 def test_rviz_runs_on_simulated_time_by_default(launch):
     _, rviz = launch.nodes(rviz='true')
     assert rviz.kwargs['parameters'] == [{'use_sim_time': True}]
+
+
+def _sim_time(launch, **given) -> tuple[bool, bool]:
+    """use_sim_time as the launch gives it to the bridge and to rviz2."""
+    bridge, rviz = launch.nodes(rviz='true', **given)
+    return bridge.kwargs['parameters'][1]['use_sim_time'], rviz.kwargs['parameters'][0][
+        'use_sim_time']
+
+
+def test_use_sim_time_follows_simulate_unless_given(launch, tmp_path):
+    assert _sim_time(launch) == (True, True)  # the shipped file simulates
+    assert _sim_time(launch, simulate='true') == (True, True)
+    # a robot_state_publisher for a real robot: nobody publishes /clock
+    assert _sim_time(launch, simulate='false') == (False, False)
+    assert _sim_time(launch, simulate='False') == (False, False)
+    # given, it wins either way
+    assert _sim_time(launch, simulate='false', use_sim_time='true') == (True, True)
+    assert _sim_time(launch, simulate='true', use_sim_time='false') == (False, False)
+
+
+def test_use_sim_time_follows_the_simulate_of_the_parameter_file(launch, tmp_path):
+    def with_file(sections, **given):
+        path = tmp_path / 'p.yaml'
+        path.write_text(yaml.safe_dump(sections))
+        return _sim_time(launch, params_file=str(path), **given)
+    off = {'ros__parameters': {'simulate': False}}
+    on = {'ros__parameters': {'simulate': True}}
+    assert with_file({'/**': off}) == (False, False)
+    assert with_file({'/**': {'ros__parameters': {'simulate': 'false'}}}) == (False, False)
+    assert with_file({'/**': {'ros__parameters': {'model': 'x'}}}) == (True, True)  # default
+    assert with_file({'/**': on, '/**/body_bridge': off}) == (False, False)  # the node's wins
+    assert with_file({'/**': off, 'body_bridge': on}) == (True, True)
+    assert with_file({'/**': off}, simulate='true') == (True, True)  # the argument wins
+    assert with_file({'/**': off}, use_sim_time='true') == (True, True)
+    assert _sim_time(launch, params_file=str(tmp_path / 'missing.yaml')) == (True, True)
+    (tmp_path / 'bad.yaml').write_text('/**: [')
+    assert _sim_time(launch, params_file=str(tmp_path / 'bad.yaml')) == (True, True)
 
 
 def test_without_rviz2_nothing_starts_and_the_message_says_what_to_install(monkeypatch):
@@ -249,6 +287,7 @@ def test_an_explicit_argument_overrides_the_parameter_file(launch, tmp_path):
     [node] = _bridge_nodes(bridge, tmp_path)
     assert (node['name'], node['real_time_factor'], node['simulate']) == (
         '/lab/body_bridge', 2.0, False)
+    assert node['use_sim_time'] is False  # not simulating: nobody publishes /clock
     # ... and a value given, even the node's default, overrides them
     [bridge] = launch.nodes(params_file=str(mine), real_time_factor='1.0', simulate='true')
     [node] = _bridge_nodes(bridge, tmp_path)

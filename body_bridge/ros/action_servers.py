@@ -189,11 +189,11 @@ class GoalServers:
 
     # --- any thread, world locked -----------------------------------------------------------
 
-    def command(self, call, *args):
+    def command(self, call, *args, **kwargs):
         """Call a Simulation command method as this server (not an outside command)."""
         self._own.active = True
         try:
-            return call(*args)
+            return call(*args, **kwargs)
         finally:
             self._own.active = False
 

@@ -215,7 +215,7 @@ class CommandTopics:
 
     def _send(self, topic: str, call, *args) -> None:
         try:
-            notes = call(*args)
+            notes = call(*args, source=topic)
         except (CommandRejected, TrajectoryError) as err:
             self._warn(topic, f'rejected: {err}')
             return

@@ -2,7 +2,8 @@
 
 On start, each node logs a table of what it publishes, subscribes and serves (topic, type,
 rate, QoS); then the world logs one status line every :data:`STATUS_PERIOD` seconds of wall
-time: simulated time, the real-time factor measured over the last interval, commands received
+time: simulated time, the real-time factor measured over the last interval (simulated time
+stepped per wall-clock second: resets do not count), commands received
 per second and warnings raised while running. Both are INFO messages of the node's logger, so
 ``--ros-args --log-level warn`` (or ``python -m body_bridge sim --quiet``) leaves only
 warnings and errors.
@@ -195,19 +196,22 @@ class StatusReporter:
         self.nodes, self.runner, self.period = list(nodes), runner, period
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._last = (time.monotonic(), runner.world.time, self._commands())
+        self._last = (time.monotonic(), runner.stepped, self._commands())
 
     def _commands(self) -> int:
         return sum(getattr(n, 'commands_received', 0) for n in self.nodes)
 
     def line(self) -> str:
         """The status now, measured since the previous line."""
-        wall, sim_time, commands = time.monotonic(), self.runner.world.time, self._commands()
-        wall0, sim0, commands0 = self._last
-        self._last = (wall, sim_time, commands)
+        wall, stepped, commands = time.monotonic(), self.runner.stepped, self._commands()
+        wall0, stepped0, commands0 = self._last
+        self._last = (wall, stepped, commands)
         elapsed = max(wall - wall0, 1e-9)
+        # The simulated time stepped, not the difference of the world's times: a reset (by
+        # ~/reset or after a divergence) sets those back, which made it negative.
         speed = 'paused' if self.runner.paused else \
-            f'real-time factor {(sim_time - sim0) / elapsed:.2f}'
+            f'real-time factor {(stepped - stepped0) / elapsed:.2f}'
+        sim_time = self.runner.world.time
         warnings = sum(getattr(n, 'warning_count', 0) for n in self.nodes)
         return (f'sim time {sim_time:.2f} s, {speed}, commands '
                 f'{(commands - commands0) / elapsed:.1f}/s, warnings {warnings}')

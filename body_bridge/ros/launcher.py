@@ -20,12 +20,11 @@ import re
 import sys
 import time
 
-import rclpy
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
-from rclpy.parameter import Parameter
-from rclpy.utilities import remove_ros_args
-
 from ..errors import BodyBridgeError, ParameterError
+from .stopping import install, requested, restore
+
+# rclpy is imported where it is used, not with this module: the ``bridge`` program then reaches
+# main(), and its Ctrl-C handling, before the slow import (ros/stopping.py).
 
 __all__ = ['run', 'main', 'run_models', 'create_nodes', 'model_names', 'split_ros_args']
 
@@ -89,6 +88,7 @@ def split_ros_args(args: list[str]) -> tuple[str, list[str]]:
 
 def _world_nodes(specs: list[str], args: list[str], nodes: list) -> None:
     """One BridgeNode per model, each in its namespace, appended to ``nodes``."""
+    from rclpy.parameter import Parameter
     from .node import BridgeNode
     base, local = split_ros_args(args)
     for name, model in model_names(specs):
@@ -106,6 +106,7 @@ def create_nodes(specs: list[str], args: list[str], nodes: list) -> None:
     Raises:
         BodyBridgeError: a node cannot start (the nodes made so far are in ``nodes``).
     """
+    from rclpy.parameter import Parameter
     from .node import BridgeNode
     if len(specs) <= 1:
         overrides = [Parameter('model', Parameter.Type.STRING, specs[0])] if specs else []
@@ -120,17 +121,37 @@ def run_models(args: list[str], models: list[str] | None = None) -> int:
     A bad model file or parameter prints one line and returns 2. A node whose model was
     reloaded (``~/reload``, or the ``model`` parameter: checked by the node first) has the
     nodes restarted with it; should that fail after all, the models that ran come back.
+    SIGINT (Ctrl-C) or SIGTERM at any moment ends it with status 0 (``stopping.py``).
     """
+    installed = install()
+    try:
+        return _run(args, models)
+    except BaseException:
+        if requested():  # Ctrl-C or SIGTERM, or what the interrupted code made of it
+            return 0
+        raise
+    finally:
+        if installed:
+            restore()
+
+
+def _run(args: list[str], models: list[str] | None) -> int:
+    import rclpy
+    from rclpy.executors import ExternalShutdownException
+    from rclpy.utilities import remove_ros_args
+    from .stopping import init_options
     from .transport import use_bundled_fastdds_profile
     use_bundled_fastdds_profile()  # camera images need a large shared-memory segment
-    rclpy.init(args=args)
-    specs = list(models) if models is not None else remove_ros_args(args)[1:]
-    previous = None
     try:
+        rclpy.init(args=args, **init_options())
+        specs = list(models) if models is not None else remove_ros_args(args)[1:]
+        previous = None
         while True:
             try:
                 reload = _session(specs, args)
             except BodyBridgeError as err:
+                if requested():
+                    raise  # the signal interrupted the start: no model error to report
                 print(err, file=sys.stderr)
                 if previous is None:
                     return 2
@@ -139,9 +160,11 @@ def run_models(args: list[str], models: list[str] | None = None) -> int:
             if reload is None:
                 return 0
             previous, specs = specs, reload
-    except (KeyboardInterrupt, ExternalShutdownException):
+    except ExternalShutdownException:
         return 0
     finally:
+        from .runner import stop_all
+        stop_all()  # a runner whose node was being made when a signal came
         if rclpy.ok():
             rclpy.shutdown()
 
@@ -153,6 +176,8 @@ def _session(specs: list[str], args: list[str]) -> list[str] | None:
     Raises:
         BodyBridgeError: a node cannot start (its nodes are destroyed first).
     """
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
     from .console import announce
     from .runner import SimulationRunner
     nodes: list = []
@@ -212,4 +237,11 @@ def run(args: list[str] | None = None, models: list[str] | None = None) -> int:
 
 def main(args: list[str] | None = None) -> None:
     """Entry point of ``ros2 run body_bridge bridge [MODEL ...] [--ros-args ...]``."""
-    sys.exit(run(args))
+    install()  # before anything slow; run() keeps it
+    try:
+        status = run(args)
+    except BaseException:
+        if not requested():
+            raise
+        status = 0  # stopped between here and run()'s own handling
+    sys.exit(status)

@@ -103,7 +103,7 @@ class MobileBase:
             self.node.warn_throttled(f'{topic}: the twist is beyond the drive joints\' '
                                      'velocity limits: scaled down, curvature kept')
         try:
-            self.sim.command(Mode.VELOCITY, self.drive.joints, speeds)
+            self.sim.command(Mode.VELOCITY, self.drive.joints, speeds, source=topic)
         except CommandRejected as err:
             self.node.warn_throttled(f'{topic}: rejected: {err}')
             return

@@ -358,7 +358,7 @@ class BridgeNode(Node):
         self.get_logger().info(f'reload: {spec} is good; the bridge restarts with it')
 
     def _on_reload(self, request, response):
-        spec = self.params['model']
+        spec = self.get_parameter('model').value  # as set now (self.params: as at start)
         problem = self.check_reload(spec)
         response.success = problem is None
         if problem is None:
@@ -411,6 +411,8 @@ class BridgeNode(Node):
             self._tf_pub.publish(out)
 
     def destroy_node(self):
-        if self._owns_runner and self.runner is not None:
-            self.runner.stop()
+        # rclpy destroys at shutdown also a node whose start failed: not all is set
+        runner = getattr(self, 'runner', None)
+        if getattr(self, '_owns_runner', False) and runner is not None:
+            runner.stop()
         return super().destroy_node()

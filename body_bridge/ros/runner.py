@@ -15,11 +15,22 @@ import time
 from ..sim.overlap import start_overlaps
 from ..sim.simulation import simulate_together
 
-__all__ = ['SimulationRunner']
+__all__ = ['SimulationRunner', 'stop_all']
 
 #: World-wide parameters: taken from the first node; the others' values are ignored.
 WORLD_PARAMETERS = ('timestep', 'control_rate', 'real_time_factor', 'start_paused',
                     'ground_plane', 'on_divergence')
+
+
+#: The runners whose thread runs: a stop ends them all, even one whose node was still being
+#: made when the signal came (its node never reached the caller).
+_RUNNING: set = set()
+
+
+def stop_all() -> None:
+    """Stop every running runner (the bridge is ending)."""
+    for runner in list(_RUNNING):
+        runner.stop()
 
 
 class SimulationRunner:
@@ -48,6 +59,10 @@ class SimulationRunner:
         self.real_time_factor = float(first.params['real_time_factor'])
         #: Held while the world steps or resets (services take it too).
         self.lock = threading.Lock()
+        #: Simulated seconds stepped so far: only grows (a reset sets the world's time back to
+        #: 0, a diverged period is not counted), so that the status line's real-time factor
+        #: is the simulated time actually stepped per wall-clock second.
+        self.stepped = 0.0
         self._paused = bool(first.params['start_paused'])
         self._wake = threading.Event()
         self._running = False
@@ -75,15 +90,27 @@ class SimulationRunner:
         with self.lock:
             self._publish()
         self._running = True
+        _RUNNING.add(self)
         self._thread = threading.Thread(target=self._loop, name='body_bridge_sim', daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
+        """Stop stepping; once the thread has ended, free the cameras' renderers (their GL
+        contexts must go before rclpy and the interpreter do, not whenever the garbage
+        collector gets to them)."""
         self._running = False
         self._wake.set()
+        _RUNNING.discard(self)
         if self._thread is not None:
             self._thread.join(timeout=5.0)
+            if self._thread.is_alive():
+                return  # still inside a period: its renderer is left alone
             self._thread = None
+        with self.lock:
+            for node in self.nodes:
+                sensors = getattr(node, 'sensors', None)
+                if sensors is not None:
+                    sensors.suite.close()
 
     def _loop(self) -> None:
         try:
@@ -121,7 +148,8 @@ class SimulationRunner:
 
     def _step(self) -> None:
         """One period of the world, then publish (a divergence that halts it pauses us)."""
-        self.world.step_period()
+        if self.world.step_period() is None:
+            self.stepped += self.world.period
         if self.world.halted:  # on_divergence: pause (sim/watchdog.py)
             self.world.halted = False
             self._paused = True

@@ -19,7 +19,12 @@ __all__ = ['Commanding']
 
 
 class Commanding:
-    """Accepts commands from any thread; the stepping thread applies them."""
+    """Accepts commands from any thread; the stepping thread applies them.
+
+    Attributes:
+        recent_commands: the latest accepted commands that came from outside, for a
+            divergence report (a deque made by the Simulation, see ``sim/watchdog.py``).
+    """
 
     def _rows_of(self, names: Sequence[str]) -> np.ndarray:
         rows = []
@@ -35,7 +40,14 @@ class Commanding:
             raise CommandRejected(f'joint {dup!r} is named twice')
         return np.array(rows, dtype=int)
 
-    def command(self, mode: Mode, names: Sequence[str], values) -> list[str]:
+    def _remember(self, source: str | None, what: str, names, values) -> None:
+        """Keep an accepted command for a divergence report (``source`` None: not kept)."""
+        if source is not None:
+            self.recent_commands.append((self.time, source, what, list(names),
+                                         [float(v) for v in values]))
+
+    def command(self, mode: Mode, names: Sequence[str], values,
+                source: str | None = None) -> list[str]:
         """Queue targets for named joints; applied at the next control period.
 
         Args:
@@ -43,6 +55,8 @@ class Commanding:
                 [N m or N].
             names: the joints (any subset of ``actuated``).
             values: one per name.
+            source: where the command came from (a topic, an action), named by a divergence
+                report; None: an internal command, not named.
 
         Returns:
             One warning per joint whose target was clipped to its limits.
@@ -70,6 +84,7 @@ class Commanding:
             hook(mode, list(names))
         with self._lock:
             self._pending.append(('set', mode, rows, values))
+        self._remember(source, mode.name.lower(), names, values)
         return notes
 
     def _clip(self, mode: Mode, rows: np.ndarray, values: np.ndarray):
@@ -85,13 +100,15 @@ class Commanding:
                  for i, row in enumerate(rows) if clipped[i] != values[i]]
         return clipped, notes
 
-    def follow(self, trajectory: JointTrajectory, start: float | None = None) -> list[str]:
+    def follow(self, trajectory: JointTrajectory, start: float | None = None,
+               source: str | None = None) -> list[str]:
         """Queue a trajectory for its joints, replacing what they were doing.
 
         Args:
             trajectory: the waypoints (an empty one stops the joints where they are).
             start: simulated time its ``time_from_start`` counts from [s]; None: the next
                 control period.
+            source: where it came from, as for :meth:`command`.
 
         Returns:
             Warnings: waypoints clipped to a joint's range, segments faster than a joint's
@@ -122,6 +139,8 @@ class Commanding:
             hook(Mode.POSITION, list(trajectory.names))
         with self._lock:
             self._pending.append(('follow', trajectory, rows, start))
+        if len(trajectory.times):  # an empty one stops the joints: nothing to name
+            self._remember(source, 'trajectory to', trajectory.names, trajectory.positions[-1])
         return notes
 
 

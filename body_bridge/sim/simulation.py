@@ -34,6 +34,7 @@ Simulation per model (see :func:`simulate_together`).
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Sequence
 
 import mujoco
@@ -47,6 +48,7 @@ from .names import EFFORT, POSITION, VELOCITY, CommandRejected, Mode
 from .options import SimOptions
 from .mimic import MimicHook
 from .tracks import TrackDrive
+from .watchdog import RECENT_COMMANDS
 from .trajectory import TrajectoryRun
 from .world import World, is_world_rooted
 
@@ -89,6 +91,7 @@ class Simulation(Binding, Commanding):
         self.step_hooks: list = []
         #: Warnings raised while running (limits at work); the owner reads and clears them.
         self.notes: list[str] = []
+        self.recent_commands: deque = deque(maxlen=RECENT_COMMANDS)
         self._index_joints()
         mimic = MimicHook(model, self.mj, self.prefix)  # formulas MuJoCo cannot hold as they are
         if mimic:

@@ -26,12 +26,39 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-__all__ = ['Divergence', 'Watchdog', 'POLICIES', 'MAX_VALUE', 'mujoco_messages']
+__all__ = ['Divergence', 'Watchdog', 'POLICIES', 'MAX_VALUE', 'mujoco_messages',
+           'RECENT_COMMANDS', 'describe_commands']
 
 #: What to do when the integrator diverges.
 POLICIES = ('reset', 'pause')
 #: Largest magnitude of a position, velocity or acceleration (MuJoCo's mjMAXVAL).
 MAX_VALUE = 1e10
+
+#: How many of the latest commands a divergence report names.
+RECENT_COMMANDS = 3
+#: How many joints of one command it names (the largest values first).
+_JOINTS_NAMED = 3
+
+
+def describe_commands(recent) -> str:
+    """The latest commands, newest first, in one line: where each came from, when, and its
+    largest values; for a divergence report.
+
+    Args:
+        recent: (time [s], source, what, names, values) of each command, oldest first.
+    """
+    if not recent:
+        return 'no command was received before it'
+    parts = []
+    for time, source, what, names, values in reversed(recent):
+        order = sorted(range(len(names)), key=lambda i: -abs(values[i]))
+        shown = ', '.join(f'{names[i]} {values[i]:.6g}' for i in order[:_JOINTS_NAMED])
+        more = len(names) - _JOINTS_NAMED
+        if more > 0:
+            shown += f' (+{more} more)'
+        parts.append(f'{source} at t = {time:.6g} s: {what} {shown}')
+    return 'the latest commands: ' + '; '.join(parts)
+
 
 _STATE = mujoco.mjtState.mjSTATE_INTEGRATION
 

@@ -28,7 +28,7 @@ from .names import WORLD
 from .options import SimOptions
 from .servo import add_servos
 from .tracks import has_tracks, rebuild_constraints
-from .watchdog import Divergence, Watchdog
+from .watchdog import Divergence, Watchdog, describe_commands
 
 __all__ = ['World', 'MAX_MODELS']
 
@@ -219,7 +219,8 @@ class World:
             text += (f'; paused at t = {self.time:.6g} s, the state before that period '
                      '(on_divergence: pause); ~/reset, or ~/set_paused false to go on')
         if self.sims:
-            self.sims[index].notes.append(text)
+            sim = self.sims[index]
+            sim.notes.append(f'{text}; {describe_commands(sim.recent_commands)}')
 
     def reset(self) -> None:
         """Every model back to its initial state, commands cleared, time back to 0."""

@@ -1,0 +1,85 @@
+"""ros/stopping.py in this process: the handler the bridge stops with (test_stopping.py runs
+the bridge and signals it)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from body_bridge.ros import stopping
+
+
+@pytest.fixture
+def handler():
+    before = {s: signal.getsignal(s) for s in stopping.SIGNALS}
+    assert stopping.install()
+    yield
+    stopping.restore()
+    assert {s: signal.getsignal(s) for s in stopping.SIGNALS} == before
+
+
+def _signal_self(signum):
+    os.kill(os.getpid(), signum)
+    time.sleep(1.0)  # the handler runs at the next bytecode of this thread
+
+
+@pytest.mark.parametrize('signum', stopping.SIGNALS)
+def test_a_signal_raises_stopped_once_and_ignores_the_next(handler, signum, monkeypatch):
+    ended = []
+    monkeypatch.setattr(stopping, '_deadline', lambda seconds: ended.append(seconds) or
+                        _Timer())
+    assert not stopping.requested()
+    assert not stopping.install()  # already there: the first caller restores
+    with pytest.raises(Stopped) as stop:
+        _signal_self(signum)
+    assert stop.value.signum == signum and isinstance(stop.value, KeyboardInterrupt)
+    assert str(stop.value) == signal.Signals(signum).name
+    assert stopping.requested()
+    assert ended == [stopping.TEARDOWN_LIMIT]
+    # The teardown is not interrupted by a second Ctrl-C, nor by SIGTERM.
+    for other in stopping.SIGNALS:
+        assert signal.getsignal(other) == signal.SIG_IGN
+        os.kill(os.getpid(), other)
+    time.sleep(0.2)
+
+
+class _Timer:
+    cancelled = False
+
+    def cancel(self):
+        self.cancelled = True
+
+
+Stopped = stopping.Stopped
+
+
+def test_restore_cancels_the_deadline_and_forgets_the_request(monkeypatch):
+    timer = _Timer()
+    monkeypatch.setattr(stopping, '_deadline', lambda seconds: timer)
+    assert stopping.install()
+    with pytest.raises(Stopped):
+        _signal_self(signal.SIGINT)
+    stopping.restore()
+    assert timer.cancelled and not stopping.requested()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert stopping.install()  # a new run installs again
+    stopping.restore()
+
+
+def test_the_deadline_ends_the_process_with_status_0(monkeypatch):
+    ends = []
+    monkeypatch.setattr(stopping.os, '_exit', ends.append)
+    timer = stopping._deadline(0.05)
+    assert timer.daemon
+    time.sleep(0.5)
+    assert ends == [0]
+    assert not stopping._deadline(5.0).cancel()  # cancelled in time: nothing happens
+
+
+def test_rclpy_is_initialised_without_its_own_signal_handlers():
+    signals = pytest.importorskip('rclpy.signals')
+    assert stopping.init_options() == {
+        'signal_handler_options': signals.SignalHandlerOptions.NO}
