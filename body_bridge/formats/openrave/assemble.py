@@ -182,10 +182,26 @@ class BodyAssembler:
         return Link(name, Pose.from_matrix(self.frame[raw]), inertial, tuple(visuals),
                     tuple(collisions), raw.element.where())
 
+    def _warn_default_masses(self) -> None:
+        """Once per Robot whose moving links give no ``<mass>``: OpenRAVE's defaults, named
+        (a KinBody without masses is most often a thing a planner moves, never weighed)."""
+        moving = [raw for raw in self.body.links if not raw.static]
+        if self.body.kind != 'robot' or not moving or any(raw.mass_given for raw in moving):
+            return
+        untorqued = sum(1 for j in self.body.joints if j.active and not j.mimic
+                        and not j.maxtorque)
+        plural = 's' if untorqued != 1 else ''
+        torque = (f'; its {untorqued} joint{plural} without <maxtorque> take'
+                  f'{"" if plural else "s"} {DEFAULT_MAXTORQUE:g} N m (or N)' if untorqued else '')
+        self.warn(self.body.element, f'{self.body.kind} {self.body.name!r} gives no <mass>: '
+                                     'each of its links weighs OpenRAVE\'s default 1 kg with '
+                                     f'the inertia of a 1 m sphere{torque}')
+
     # --- joints -------------------------------------------------------------------------
 
     def build(self) -> BodyParts:
         self._move_frames()
+        self._warn_default_masses()
         for raw in self.body.links:
             self.parts.links.append(self._link(raw))
         for joint, parent, child in self.tree.edges:
