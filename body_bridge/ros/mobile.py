@@ -29,14 +29,15 @@ from ..sim.drive import Drive, DriveError, base_state, find_drive
 from ..sim.names import CommandRejected, Mode
 from . import qos
 
-__all__ = ['MobileBase', 'drive_of', 'COVARIANCE']
+__all__ = ['MobileBase', 'drive_of', 'make_mobile_base', 'COVARIANCE']
 
 #: Diagonal of the pose and twist covariances of ``odom`` (exact values, see module text).
 COVARIANCE = 1e-9
 
 
-def drive_of(node) -> Drive | None:
-    """The drive the node's parameters ask for (None: no cmd_vel).
+def drive_of(node) -> Drive | str | None:
+    """The drive the node's parameters ask for (None: no cmd_vel; ``'planar'``: the kinematic
+    planar drive of a ``root: planar`` base, :mod:`body_bridge.ros.planar_base`).
 
     Raises:
         ParameterError: joints named that make no drive, or a bad separation.
@@ -44,6 +45,8 @@ def drive_of(node) -> Drive | None:
     p = node.params
     if not p['cmd_vel']:
         return None
+    if getattr(node, 'root_taken', None) == 'planar':
+        return 'planar'
     left, right = _names(p['drive_left_joints']), _names(p['drive_right_joints'])
     separation = p['drive_separation']
     if not math.isfinite(separation) or separation < 0:
@@ -81,9 +84,12 @@ class MobileBase:
         self._last = 0.0  # simulated time of the last twist obeyed [s]
         self._moving = False
         node.period_outputs.append(self.publish)
-        node.get_logger().info(
-            f'cmd_vel drives {drive.kind} {", ".join(drive.left)} (left) and '
-            f'{", ".join(drive.right)} (right), {drive.separation:.4g} m apart')
+        node.get_logger().info(self._announcement())
+
+    def _announcement(self) -> str:
+        drive = self.drive
+        return (f'cmd_vel drives {drive.kind} {", ".join(drive.left)} (left) and '
+                f'{", ".join(drive.right)} (right), {drive.separation:.4g} m apart')
 
     def _on_twist(self, msg: Twist) -> None:
         topic = self._sub.topic_name
@@ -128,3 +134,11 @@ class MobileBase:
         v.x, v.y, v.z = (float(x) for x in linear)
         w.x, w.y, w.z = (float(x) for x in angular)
         self._pub.publish(msg)
+
+
+def make_mobile_base(node, sim, drive):
+    """The cmd_vel/odom outlet for a drive of :func:`drive_of`."""
+    if drive == 'planar':
+        from .planar_base import PlanarBase
+        return PlanarBase(node, sim)
+    return MobileBase(node, sim, drive)

@@ -48,6 +48,8 @@ class BodyParts:
     links: list[Link] = field(default_factory=list)
     joints: list[Joint] = field(default_factory=list)
     closures: list[LoopClosure] = field(default_factory=list)
+    #: joints that move freely (no servo holds them): passive wheels
+    passive: list[str] = field(default_factory=list)
     #: raw link -> (model link name, model frame F (world, 4x4), OpenRAVE frame T (world))
     frames: dict = field(default_factory=dict)
 
@@ -63,8 +65,14 @@ def _motion(kind: str, anchor: np.ndarray, axes: list[np.ndarray], q: list[float
 
 
 def _is_fixed(joint: RawJoint) -> bool:
-    """Passive joints without a formula only attach parts (OpenRAVE keeps them at 0)."""
-    return not joint.active and not joint.mimic
+    """Passive joints without a formula only attach parts (OpenRAVE keeps them at 0), but a
+    circular hinge (a caster or a wheel nothing drives: OpenRAVE's physics lets it turn)."""
+    return not joint.active and not joint.mimic and not _is_rolling(joint)
+
+
+def _is_rolling(joint: RawJoint) -> bool:
+    """A passive circular hinge without a formula: a wheel that rolls freely."""
+    return (not joint.active and not joint.mimic and joint.circular and joint.type == 'hinge')
 
 
 def _is_locked(joint: RawJoint) -> bool:
@@ -267,6 +275,8 @@ class BodyAssembler:
         if joint.dof == 1:
             axis = sign * (self.frame[child][:3, :3].T @ self._axis_world(joint, 0))
             self.parts.joints.append(self._one_dof(joint, 0, name, pname, cname, axis))
+            if _is_rolling(joint):
+                self.parts.passive.append(name)
             return
         # universal / hinge2: two revolute joints through a massless link at the anchor
         order = [0, 1] if sign > 0 else [1, 0]

@@ -125,6 +125,7 @@ class _Builder:
                 root_joint = JointType.FIXED if fixed else JointType.FREE
             self.joints.extend(parts.joints)
             self.closures.extend(parts.closures)
+            self.passive.extend(parts.passive)
             self._initial_values(body, parts)
             self._extras(body, parts, prefix)
         self._mimic_initial_values()
