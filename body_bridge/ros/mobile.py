@@ -29,7 +29,7 @@ from ..sim.drive import Drive, DriveError, base_state, find_drive
 from ..sim.names import CommandRejected, Mode
 from . import qos
 
-__all__ = ['MobileBase', 'drive_of', 'make_mobile_base', 'COVARIANCE']
+__all__ = ['MobileBase', 'drive_of', 'COVARIANCE']
 
 #: Diagonal of the pose and twist covariances of ``odom`` (exact values, see module text).
 COVARIANCE = 1e-9
@@ -37,7 +37,7 @@ COVARIANCE = 1e-9
 
 def drive_of(node) -> Drive | str | None:
     """The drive the node's parameters ask for (None: no cmd_vel; ``'planar'``: the kinematic
-    planar drive of a ``root: planar`` base, :mod:`body_bridge.ros.planar_base`).
+    planar drive of a ``root: planar`` base: :func:`body_bridge.ros.planar_base.make_mobile_base`).
 
     Raises:
         ParameterError: joints named that make no drive, or a bad separation.
@@ -134,11 +134,3 @@ class MobileBase:
         v.x, v.y, v.z = (float(x) for x in linear)
         w.x, w.y, w.z = (float(x) for x in angular)
         self._pub.publish(msg)
-
-
-def make_mobile_base(node, sim, drive):
-    """The cmd_vel/odom outlet for a drive of :func:`drive_of`."""
-    if drive == 'planar':
-        from .planar_base import PlanarBase
-        return PlanarBase(node, sim)
-    return MobileBase(node, sim, drive)

@@ -252,7 +252,7 @@ class BridgeNode(Node):
         from .chrono_controllers import attach as attach_controllers
         self._controller_subs = attach_controllers(self)
         if self.drive is not None:
-            from .mobile import make_mobile_base
+            from .planar_base import make_mobile_base
             self.mobile = make_mobile_base(self, sim, self.drive)
         self._warn_unclaimed()
         self._control_services = [

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ..sim.planar import PlanarMove
 from .mobile import MobileBase
 
-__all__ = ['PlanarBase']
+__all__ = ['PlanarBase', 'make_mobile_base']
 
 
 @dataclass(frozen=True)
@@ -55,3 +55,10 @@ class PlanarBase(MobileBase):
             self.mover.command(0.0, 0.0, 0.0)
             self.node.warn_throttled(f'{self._sub.topic_name}: nothing for {self.timeout:g} s: '
                                      'the base stops (cmd_vel_timeout)')
+
+
+def make_mobile_base(node, sim, drive) -> MobileBase:
+    """The cmd_vel/odom outlet for a drive of :func:`body_bridge.ros.mobile.drive_of`."""
+    if drive == 'planar':
+        return PlanarBase(node, sim)
+    return MobileBase(node, sim, drive)
