@@ -9,7 +9,8 @@
   free: at least three wheel contact points, not in one line, at the lowest wheel level. A
   wheel is a joint that turns without limits about a horizontal axis (at the initial pose),
   whose child link has a round collision shape (cylinder or sphere: its contact point is
-  below the shape's centre by its radius) or a mesh (its lowest vertex). OpenRAVE's Robot files, which cannot say "free",
+  below the shape's centre by its radius) or a mesh (its lowest vertex), and that hangs from
+  the root through no free or ball joint. An environment's ``world`` root stays fixed. OpenRAVE's Robot files, which cannot say "free",
   get their wheeled robots free this way (its differential-drive sample, the PR2's casters).
 
 Passive joints (``Model.passive_joints``, and more named by the ``passive_joints`` parameter)
@@ -36,10 +37,12 @@ def wheel_contacts(model: Model) -> dict[str, np.ndarray]:
     """The wheels of a model at its initial pose: joint name -> the world point [m] below its
     round collision shape by the shape's radius (the lowest such shape of the wheel link)."""
     poses = forward_kinematics(model, {})
+    parent_joint = {j.child: j for j in model.joints}
     out = {}
     for joint in model.joints:
         if joint.type not in (JointType.CONTINUOUS, JointType.REVOLUTE) or \
-                joint.limits.lower is not None or joint.limits.upper is not None:
+                joint.limits.lower is not None or joint.limits.upper is not None or \
+                not _held_by_root(model, parent_joint, joint.parent):
             continue
         pose = poses[joint.child]
         if abs(float((pose.rot @ joint.axis)[2])) > 0.1:
@@ -55,6 +58,17 @@ def wheel_contacts(model: Model) -> dict[str, np.ndarray]:
         if points:
             out[joint.name] = min(points, key=lambda p: float(p[2]))
     return out
+
+
+def _held_by_root(model: Model, parent_joint, link: str) -> bool:
+    """Whether a link hangs from the root through no free or ball joint (a wheel of another
+    free body, a Chrono chassis on its ground, does not carry the root)."""
+    while link != model.root:
+        joint = parent_joint.get(link)
+        if joint is None or joint.type in (JointType.FREE, JointType.BALL):
+            return False
+        link = joint.parent
+    return True
 
 
 def _carried(points: list[np.ndarray]) -> bool:
@@ -81,7 +95,7 @@ def choose_root(model: Model, choice: str) -> tuple[Model, str, str]:
         raise ValueError(f'{choice!r} is not one of {", ".join(ROOT_CHOICES)}')
     own = 'free' if model.root_joint == JointType.FREE else 'fixed'
     if choice == 'auto':
-        if own == 'free':
+        if own == 'free' or model.root == 'world':
             return model, 'free', 'as the model file says'
         wheels = wheel_contacts(model)
         if wheels:
