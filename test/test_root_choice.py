@@ -193,3 +193,33 @@ def test_the_pr2_stands_free_on_its_casters():
     pos, _, linear, _ = base_state(sim)
     assert abs(pos[2]) < 0.005 and np.linalg.norm(linear) < 1e-3
     assert not sim.warnings()
+
+
+def test_contact_points_carry_only_when_not_in_one_line():
+    from body_bridge.sim.rootchoice import _carried
+    p = [np.array(v, float) for v in ((0, 0.2, 0), (0, -0.2, 0), (-0.3, 0, 0))]
+    assert _carried(p) and _carried(p + [np.array([0.3, 0, 0])])
+    assert not _carried(p[:2])  # two wheels on one axle (a Segway) do not stand
+    assert not _carried([np.array([x, 0.0, 0.0]) for x in (-0.3, 0.0, 0.3)])  # one line
+
+
+def test_wheels_behind_a_free_joint_do_not_carry_the_root(tmp_path):
+    """An environment: its root is the world and stays fixed. The rover as a Robot hangs from
+    it by a fixed joint (its wheels touch the ground), as a KinBody whose first link is dynamic
+    by a free one (its wheels belong to that free body, not to the root)."""
+    env = tmp_path / 'yard.env.xml'
+    env.write_text(f'<Environment><Robot file="{ROVER}"/></Environment>')
+    model = load_model(env)
+    assert model.root == 'world'
+    assert sorted(wheel_contacts(model)) == ['rover/caster', 'rover/left_wheel',
+                                             'rover/right_wheel']
+    assert choose_root(model, 'auto')[1:] == ('fixed', 'as the model file says')
+    with pytest.raises(ValueError, match='is the world itself; it cannot be free'):
+        choose_root(model, 'free')
+    body = ROVER.read_text().replace('<Robot name="rover">', '').replace('</Robot>', '')
+    kinbody = tmp_path / 'rover.kinbody.xml'
+    kinbody.write_text(body.replace('<KinBody name="rover">', '<KinBody name="rover">', 1))
+    env.write_text(f'<Environment><KinBody file="{kinbody}"/></Environment>')
+    model = load_model(env)
+    assert model.joint('rover/world_joint').type == JointType.FREE
+    assert wheel_contacts(model) == {}

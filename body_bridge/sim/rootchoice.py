@@ -96,7 +96,7 @@ def choose_root(model: Model, choice: str) -> tuple[Model, str, str]:
     own = 'free' if model.root_joint == JointType.FREE else 'fixed'
     if choice == 'auto':
         if own == 'free' or model.root == 'world':
-            return model, 'free', 'as the model file says'
+            return model, own, 'as the model file says'
         wheels = wheel_contacts(model)
         if wheels:
             low = min(float(p[2]) for p in wheels.values())
