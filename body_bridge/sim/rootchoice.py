@@ -10,8 +10,9 @@
   wheel is a joint that turns without limits about a horizontal axis (at the initial pose),
   whose child link has a round collision shape (cylinder or sphere: its contact point is
   below the shape's centre by its radius) or a mesh (its lowest vertex), and that hangs from
-  the root through no free or ball joint. An environment's ``world`` root stays fixed. OpenRAVE's Robot files, which cannot say "free",
-  get their wheeled robots free this way (its differential-drive sample, the PR2's casters).
+  the root through no free or ball joint. An environment's ``world`` root stays fixed.
+  OpenRAVE's Robot files, which cannot say "free", get their wheeled robots free this way
+  (its differential-drive sample, the PR2's casters).
 
 Passive joints (``Model.passive_joints``, and more named by the ``passive_joints`` parameter)
 start without a servo holding them, until a command names them.
