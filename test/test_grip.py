@@ -60,6 +60,7 @@ def test_the_window_scales_with_the_slowest_finger():
     assert goal.cap.tolist() == [20.0, 20.0]
     assert GripGoal(sim, FINGERS, DIRECTIONS, 0.03, 5.0).cap.tolist() == [5.0, 5.0]
     assert GripGoal(sim, FINGERS, DIRECTIONS, 0.03, 50.0).cap.tolist() == [20.0, 20.0]
+    assert GripGoal(sim, FINGERS, DIRECTIONS, 0.03, 0.5).cap.tolist() == [0.5, 0.5]
     # Fingers without a velocity limit: the shortest window.
     fast = _FakeSim(speed=math.inf)
     assert GripGoal(fast, ['a'], [1.0], 0.0, 0.0).window == grip.STALL_TIME
@@ -153,6 +154,13 @@ def test_judging_by_hand():
     goal = GripGoal(sim, ['a'], [-1.0], 0.05, 0.0)
     outcomes = _feed(goal, [-0.02] * steps, [0.0] * steps, [-0.05] * steps)
     assert outcomes[-1] == 'stalled' and outcomes[-2] == ''
+
+
+def test_a_long_control_period_still_judges_over_two_periods():
+    sim = _FakeSim(speed=math.inf, effort=10.0)
+    sim.period = 0.5  # a window of 0.2 s is shorter than a period
+    goal = GripGoal(sim, ['a'], [1.0], 0.05, 0.0)
+    assert _feed(goal, [0.02] * 2, [10.0] * 2, [0.03] * 2) == ['', 'stalled']
 
 
 def test_a_finger_at_the_end_of_its_range_stalls_only_when_the_goal_is_beyond():

@@ -223,3 +223,30 @@ def test_wheels_behind_a_free_joint_do_not_carry_the_root(tmp_path):
     model = load_model(env)
     assert model.joint('rover/world_joint').type == JointType.FREE
     assert wheel_contacts(model) == {}
+
+
+TURNTABLES = """<Robot name="turntables"><KinBody>
+  <Body name="base"><Geom type="box"><extents>0.3 0.3 0.02</extents>
+    <translation>0 0 0.3</translation></Geom></Body>
+  {bodies}
+  {joints}
+</KinBody></Robot>
+"""
+
+
+def test_round_links_turning_about_a_vertical_axis_are_no_wheels(tmp_path):
+    """Three balls at the ground on circular hinges: about z (turntables) they carry nothing;
+    the same balls about y are wheels, and the robot starts free."""
+    at = ((0.2, 0.2), (0.2, -0.2), (-0.2, 0.0))
+    bodies = ''.join(f'<Body name="b{i}"><Translation>{x} {y} 0.05</Translation>'
+                     '<Geom type="sphere"><radius>0.05</radius></Geom></Body>'
+                     for i, (x, y) in enumerate(at))
+    for axis, taken in (('0 0 1', 'fixed'), ('0 1 0', 'free')):
+        joints = ''.join(f'<Joint name="j{i}" type="hinge" circular="true"><Body>base</Body>'
+                         f'<Body>b{i}</Body><offsetfrom>b{i}</offsetfrom><axis>{axis}</axis>'
+                         '</Joint>' for i in range(3))
+        path = tmp_path / 'turntables.robot.xml'
+        path.write_text(TURNTABLES.format(bodies=bodies, joints=joints))
+        model = load_model(path)
+        assert choose_root(model, 'auto')[1] == taken
+        assert sorted(wheel_contacts(model)) == ([] if taken == 'fixed' else ['j0', 'j1', 'j2'])
