@@ -141,6 +141,10 @@ def test_judging_by_hand():
     goal = GripGoal(sim, ['a'], [1.0], 0.05, 0.0)
     moving = [0.0051 * k / (steps - 1) for k in range(2 * steps)]
     assert 'stalled' not in _feed(goal, moving, [10.0] * len(moving), [0.05] * len(moving))
+    # Moving back and forth by exactly 5 mm while pushing: progress, never stalled.
+    goal = GripGoal(sim, ['a'], [1.0], 0.05, 0.0)
+    assert 'stalled' not in _feed(goal, [0.0, 0.005] * steps, [10.0] * 2 * steps,
+                                  [0.05] * 2 * steps)
     # Within the tolerance of the position asked for: reached at once.
     goal = GripGoal(sim, ['a'], [1.0], 0.05, 0.0)
     assert goal.judge([0.0399], [0.0], [0.05]) == ''

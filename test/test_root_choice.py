@@ -186,6 +186,11 @@ def test_the_planar_drive_moves_the_base_as_commanded(name):
 
 @pytest.mark.corpus
 def test_the_pr2_stands_free_on_its_casters():
+    # Its wheels are meshes: their lowest vertices touch the ground under each wheel's axle.
+    contacts = wheel_contacts(load_model(shared_model(PR2)))
+    assert contacts['fl_caster_l_wheel_joint'] == pytest.approx([0.2249, 0.2736, 0.0], abs=1e-3)
+    assert contacts['br_caster_r_wheel_joint'] == pytest.approx([-0.2243, -0.2736, 0.0],
+                                                                abs=1e-3)
     model = choose_root(load_model(shared_model(PR2)), 'auto')[0]
     sim = Simulation(model, SimOptions())
     for _ in range(100):
