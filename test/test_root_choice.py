@@ -206,6 +206,7 @@ def test_contact_points_carry_only_when_not_in_one_line():
     assert _carried(p) and _carried(p + [np.array([0.3, 0, 0])])
     assert not _carried(p[:2])  # two wheels on one axle (a Segway) do not stand
     assert not _carried([np.array([x, 0.0, 0.0]) for x in (-0.3, 0.0, 0.3)])  # one line
+    assert not _carried([np.array([x, 0.2 + x, 0.0]) for x in (-0.3, 0.1, 0.3)])  # one line
 
 
 def test_wheels_behind_a_free_joint_do_not_carry_the_root(tmp_path):
