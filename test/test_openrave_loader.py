@@ -589,3 +589,33 @@ def test_joint_listed_child_first_turns_the_child_the_other_way(tmp_path):
     box = m.link('arm').collisions[0].pose.pos
     np.testing.assert_allclose(world_point(m, 'arm', box, {'j': math.pi / 2}), [0.5, -0.7, 0],
                                atol=1e-12)
+
+
+NO_MASS = """<Robot name="light"><KinBody>
+  <Body name="base" type="static"><Geom type="box"><extents>0.1 0.1 0.1</extents></Geom></Body>
+  <Body name="a"><Geom type="box"><extents>0.1 0.1 0.1</extents></Geom>{mass}</Body>
+  <Body name="b"><Geom type="box"><extents>0.1 0.1 0.1</extents></Geom></Body>
+  <Joint name="j1" type="hinge"><Body>base</Body><Body>a</Body></Joint>
+  <Joint name="j2" type="hinge"><Body>a</Body><Body>b</Body>{torque}</Joint>
+  <Joint name="j3" type="hinge" enable="false" mimic_pos="j1"><Body>base</Body><Body>b</Body>
+  </Joint>
+</KinBody></Robot>
+"""
+
+
+def test_a_robot_without_masses_is_told_the_defaults_once(tmp_path):
+    model = load(tmp_path, NO_MASS.format(mass='', torque=''), 'light.robot.xml')
+    said = [w for w in model.warnings if 'gives no <mass>' in w]
+    assert said == [f"{tmp_path / 'light.robot.xml'}:1: robot 'light' gives no <mass>: each "
+                    "of its links weighs OpenRAVE's default 1 kg with the inertia of a 1 m "
+                    "sphere; its 2 joints without <maxtorque> take 100000 N m (or N)"]
+    assert model.link('a').inertial.mass == 1.0 and model.joint('j1').limits.effort == 1e5
+    model = load(tmp_path, NO_MASS.format(mass='', torque='<maxtorque>5</maxtorque>'),
+                 'light.robot.xml')
+    assert [w for w in model.warnings if 'gives no <mass>' in w][0].endswith(
+        'its 1 joint without <maxtorque> takes 100000 N m (or N)')
+    # One link with a mass: the file weighs its links, nothing to say.
+    model = load(tmp_path, NO_MASS.format(mass='<mass type="box"><total>2</total>'
+                                          '<extents>0.1 0.1 0.1</extents></mass>', torque=''),
+                 'light.robot.xml')
+    assert not [w for w in model.warnings if 'gives no <mass>' in w]

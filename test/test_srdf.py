@@ -138,3 +138,46 @@ def test_bad_link_group_is_one_line(tmp_path, capsys):
     assert main(['srdf', str(body), '-o', str(tmp_path / 'x.srdf')]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and 'no_such_link' in err[0] and err[0].startswith(str(body))
+
+
+TWO_TOOLS = """<Robot name="twotools"><KinBody>
+  <Body name="base" type="static"><Geom type="box"><extents>0.1 0.1 0.05</extents></Geom></Body>
+  <Body name="l1"><offsetfrom>base</offsetfrom><Translation>0 0 0.1</Translation>
+    <Geom type="box"><extents>0.02 0.02 0.1</extents></Geom></Body>
+  <Body name="l2"><offsetfrom>l1</offsetfrom><Translation>0 0 0.25</Translation>
+    <Geom type="box"><extents>0.02 0.02 0.1</extents></Geom></Body>
+  <Body name="finger"><offsetfrom>l2</offsetfrom><Translation>0 0 0.15</Translation>
+    <Geom type="box"><extents>0.01 0.01 0.03</extents></Geom></Body>
+  <Joint name="j1" type="hinge"><Body>base</Body><Body>l1</Body><axis>0 0 1</axis></Joint>
+  <Joint name="j2" type="hinge"><Body>l1</Body><Body>l2</Body><axis>0 1 0</axis>
+    <anchor>0 0 0.1</anchor></Joint>
+  <Joint name="f" type="slider"><Body>l2</Body><Body>finger</Body><axis>1 0 0</axis>
+    <limits>0 0.03</limits></Joint>
+</KinBody>
+  <Manipulator name="arm"><base>base</base><effector>l2</effector>
+    <joints>f</joints><closingdirection>1</closingdirection></Manipulator>
+  <Manipulator name="arm_tool"><base>base</base><effector>l2</effector>
+    <Translation>0 0 0.2</Translation>
+    <joints>f</joints><closingdirection>1</closingdirection></Manipulator>
+</Robot>
+"""
+
+
+def test_one_default_controller_per_joint_set(tmp_path):
+    """Two manipulators on one arm (two tool frames): two trajectory controllers and two
+    grippers on the same joints, one of each the default, so MoveIt has no choice to make."""
+    path = tmp_path / 'twotools.robot.xml'
+    path.write_text(TWO_TOOLS)
+    srdf = make_srdf(load_model(path), 200, seed=0)
+    moveit = yaml.safe_load(write_srdf(srdf, tmp_path / 'r.srdf')[1].read_text())
+    controllers = moveit['moveit_simple_controller_manager']
+    defaults: dict[frozenset, list[str]] = {}
+    for name in controllers['controller_names']:
+        joints = frozenset(controllers[name]['joints'])
+        defaults.setdefault(joints, [])
+        if controllers[name]['default']:
+            defaults[joints].append(name)
+    assert defaults == {frozenset({'j1', 'j2'}): ['arm_controller'],
+                        frozenset({'f'}): ['arm_gripper']}
+    assert controllers['arm_tool_controller']['default'] is False
+    assert controllers['arm_tool_gripper']['default'] is False

@@ -20,6 +20,8 @@ inertia breaking A + B >= C                   kept (URDF as written), warning; t
 zero-length joint axis                        rejected
 joint limits reversed (lower > upper)         rejected
 negative velocity or effort limit             rejected
+mimic formulas that depend on each other in   rejected (the joints of the cycle named)
+  a cycle
 negative damping, friction or armature        rejected
 negative shape size                           rejected
 zero shape size                               repaired: 1 um, warning
@@ -43,6 +45,8 @@ import sys
 import numpy as np
 
 from ..errors import ModelError
+from ..fparser import mimic_order
+from ..formula import FormulaError
 from ..geometry import principal_box
 from ..model import (Box, Capsule, Cone, Cylinder, Inertial, Mesh, Model, Pose, Shape, Sphere,
                      is_rotation)
@@ -130,6 +134,10 @@ class _Checker:
             self.numbers(model.source, 'gravity', model.gravity)
         links = tuple(self.link(link) for link in model.links)
         joints = tuple(self.joint(joint) for joint in model.joints)
+        try:
+            mimic_order(joints)
+        except FormulaError as err:
+            raise self.fail(model.source, str(err)) from None
         self.extras()
         if not self.warnings and all(a is b for a, b in zip(links, model.links, strict=True)):
             return model

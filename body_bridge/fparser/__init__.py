@@ -31,7 +31,7 @@ from .. import formula as _base
 from .syntax import EXTRA_FUNCTIONS, looks_extended, parse_tree
 from .values import ExtendedFormula
 
-__all__ = ['parse_formula', 'mimic_formula', 'parse_extended', 'looks_extended',
+__all__ = ['parse_formula', 'mimic_formula', 'mimic_order', 'parse_extended', 'looks_extended',
            'ExtendedFormula', 'EXTRA_FUNCTIONS']
 
 
@@ -62,3 +62,39 @@ def mimic_formula(mimic) -> _base.Formula:
     if mimic.expression is not None:
         return parse_formula(mimic.expression)
     return _base.mimic_formula(mimic)
+
+
+def mimic_order(joints) -> list:
+    """The mimic joints among ``joints`` (records with ``name`` and ``mimic``), each after
+    every mimic joint its formula names, whatever their order in ``joints``: the order to
+    evaluate their formulas in. Joints keep their relative order where no formula decides.
+
+    Raises:
+        FormulaError: the formulas form a cycle; the message names its joints in order
+            (``a -> b -> a``).
+    """
+    mimics = {j.name: j for j in joints if j.mimic is not None}
+    needs = {name: [v for v in mimic_formula(j.mimic).variables if v in mimics]
+             for name, j in mimics.items()}
+    out: list = []
+    state: dict[str, int] = {}  # 1: being visited, 2: placed
+    for start in mimics:
+        if state.get(start):
+            continue
+        path, stack = [start], [iter(needs[start])]
+        state[start] = 1
+        while stack:
+            lead = next(stack[-1], None)
+            if lead is None:
+                stack.pop()
+                done = path.pop()
+                state[done] = 2
+                out.append(mimics[done])
+            elif state.get(lead) == 1:
+                cycle = path[path.index(lead):] + [lead]
+                raise _base.FormulaError('mimic formulas form a cycle: ' + ' -> '.join(cycle))
+            elif not state.get(lead):
+                state[lead] = 1
+                path.append(lead)
+                stack.append(iter(needs[lead]))
+    return out

@@ -13,36 +13,32 @@ joint's position, -1: lowers it):
 A goal's ``position`` is the fingers' joint position measured in their closing direction
 [rad or m]: each finger is driven to ``direction * position`` (clipped to its range);
 ``max_effort`` > 0 caps each finger's servo force [N m or N] while the goal runs (0: the
-joint's own effort limit). The goal ends SUCCEEDED when every finger is within
-``GOAL_TOLERANCE`` of the position (``reached_goal``), or when the fingers that are not
-have moved less than ``STALL_DISTANCE`` for ``STALL_TIME`` of simulated time, blocked by an
-object or each other (``stalled``, as ros2_controllers' GripperActionController reports it
-with ``allow_stalling``). Result and feedback: the mean finger position in the closing
-direction and the largest finger effort [N m or N]. Cancel, preemption, outside commands
-and resets as for every action (:mod:`body_bridge.ros.action_servers`).
+joint's own effort limit). The goal ends SUCCEEDED with ``reached_goal`` when every finger is
+within ``GOAL_TOLERANCE`` of the position asked for, or with ``stalled`` when the fingers that
+are not make no progress while their servos can do no more (at their effort cap, or their
+setpoints at the target): :mod:`body_bridge.sim.grip`. As ros2_controllers'
+GripperActionController, a position beyond the range is accepted, driven to the range's end,
+and never "reached". Result and feedback: the mean finger position in the closing direction
+and the largest finger effort
+[N m or N]. Cancel, preemption, outside commands and resets as for every action
+(:mod:`body_bridge.ros.action_servers`).
 """
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
 from control_msgs.action import GripperCommand
 
 from ..errors import ParameterError
+from ..sim.grip import GripGoal
 from ..sim.names import CommandRejected, Mode
 from .action_servers import GoalServers, Refused
 
-__all__ = ['Gripper', 'find_grippers', 'GripperServers', 'GOAL_TOLERANCE', 'STALL_DISTANCE',
-           'STALL_TIME', 'GRIPPER_TYPE']
+__all__ = ['Gripper', 'find_grippers', 'GripperServers', 'GRIPPER_TYPE']
 
 GRIPPER_TYPE = 'position_controllers/GripperActionController'
-#: A finger within this of its target has reached it [rad or m].
-GOAL_TOLERANCE = 0.01
-#: Fingers that move less than this [rad or m] during ``STALL_TIME`` [s] have stalled.
-STALL_DISTANCE = 0.005
-STALL_TIME = 0.2
 
 
 @dataclass(frozen=True)
@@ -123,10 +119,11 @@ class GripperServers(GoalServers):
             raise Refused(_result(GripperCommand.Result, *self._state(goal))) from None
         for note in notes:
             self.node.warn_throttled(f'{goal.key}/{self.action_suffix}: {note}')
-        lo, hi = self.sim.joint_range(goal.joints)
-        # What the fingers can reach, measured in their closing direction.
-        goal.target = goal.directions * np.clip(goal.directions * position, lo, hi)
-        goal.history = deque(maxlen=max(2, round(STALL_TIME / self.sim.period) + 1))
+        goal.grip = GripGoal(self.sim, goal.joints, goal.directions, position, effort)
+        if goal.grip.clipped.any():
+            self.node.warn_throttled(
+                f'{goal.key}/{self.action_suffix}: position {position:g} is beyond the '
+                'fingers\' range: they go to its end and the goal ends stalled, not reached')
 
     def _state(self, goal, q=None):
         """Mean finger position in the closing direction, largest finger effort."""
@@ -137,20 +134,16 @@ class GripperServers(GoalServers):
         return float(np.mean(directions * q)), float(np.max(np.abs(effort)))
 
     def judge(self, goal, t: float, q, v, stamp) -> None:
-        closing = goal.directions * q
         position, effort = self._state(goal, q)
-        open_ = np.abs(closing - goal.target) > GOAL_TOLERANCE
-        goal.history.append(closing)
-        if not open_.any():
+        idx = [self._index[j] for j in goal.joints]
+        setpoints = self.sim.setpoints()
+        outcome = goal.grip.judge(q, self.sim.joint_efforts()[idx],
+                                  [setpoints[j] for j in goal.joints])
+        if outcome:
             goal.finish('succeed', _result(GripperCommand.Result, position, effort,
-                                           reached=True))
+                                           stalled=outcome == 'stalled',
+                                           reached=outcome == 'reached'))
             return
-        if len(goal.history) == goal.history.maxlen:
-            span = np.ptp(np.array(goal.history), axis=0)
-            if np.all(span[open_] < STALL_DISTANCE):
-                goal.finish('succeed', _result(GripperCommand.Result, position, effort,
-                                               stalled=True))
-                return
         if self.feedback_due():
             goal.feedback = _result(GripperCommand.Feedback, position, effort)
 

@@ -36,8 +36,9 @@ __all__ = ['MobileBase', 'drive_of', 'COVARIANCE']
 COVARIANCE = 1e-9
 
 
-def drive_of(node) -> Drive | None:
-    """The drive the node's parameters ask for (None: no cmd_vel).
+def drive_of(node) -> Drive | str | None:
+    """The drive the node's parameters ask for (None: no cmd_vel; ``'planar'``: the kinematic
+    planar drive of a ``root: planar`` base: :func:`body_bridge.ros.planar_base.make_mobile_base`).
 
     Raises:
         ParameterError: joints named that make no drive, or a bad separation.
@@ -45,6 +46,8 @@ def drive_of(node) -> Drive | None:
     p = node.params
     if not p['cmd_vel']:
         return None
+    if getattr(node, 'root_taken', None) == 'planar':
+        return 'planar'
     left, right = _names(p['drive_left_joints']), _names(p['drive_right_joints'])
     separation = p['drive_separation']
     if not math.isfinite(separation) or separation < 0:
@@ -82,9 +85,12 @@ class MobileBase:
         self._last = 0.0  # simulated time of the last twist obeyed [s]
         self._moving = False
         node.period_outputs.append(self.publish)
-        node.get_logger().info(
-            f'cmd_vel drives {drive.kind} {", ".join(drive.left)} (left) and '
-            f'{", ".join(drive.right)} (right), {drive.separation:.4g} m apart')
+        node.get_logger().info(self._announcement())
+
+    def _announcement(self) -> str:
+        drive = self.drive
+        return (f'cmd_vel drives {drive.kind} {", ".join(drive.left)} (left) and '
+                f'{", ".join(drive.right)} (right), {drive.separation:.4g} m apart')
 
     def _on_twist(self, msg: Twist) -> None:
         count_command(self.node)

@@ -93,6 +93,8 @@ class BridgeNode(Node):
         self.model: Model = load_model(path, p['material_table'] or None)
         self.device_overlay = load_overlay(p['devices_file'], self.model)
         self.model = apply_overlay(self.model, self.device_overlay)
+        from .model_choices import apply_model_choices
+        apply_model_choices(self)
         for line in self.model.warnings:
             self.get_logger().warning(line)
         self._read_groups()
@@ -250,8 +252,8 @@ class BridgeNode(Node):
         from .chrono_controllers import attach as attach_controllers
         self._controller_subs = attach_controllers(self)
         if self.drive is not None:
-            from .mobile import MobileBase
-            self.mobile = MobileBase(self, sim, self.drive)
+            from .planar_base import make_mobile_base
+            self.mobile = make_mobile_base(self, sim, self.drive)
         self._warn_unclaimed()
         self._control_services = [
             self.create_service(Trigger, '~/reset', self._on_reset),

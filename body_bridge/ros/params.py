@@ -86,6 +86,13 @@ PARAMETERS = {
                                'in (0, 1]; 1: isotropic (docs/mobile.md).'),
     'cmd_vel_timeout': (0.5, _D, 'The base stops when no cmd_vel came for this long [s of '
                         'simulated time]; 0: it keeps the last twist.'),
+    'root': ('auto', _S, 'How the root link meets the world: fixed, free, planar (a free base '
+             'cmd_vel moves in the plane, x, y and yaw, kinematically: for a base whose wheels '
+             'the model lacks), or auto (the file\'s choice; a fixed root whose wheels carry '
+             'it starts free) (docs/mobile.md).'),
+    'passive_joints': ('', _S, 'Joints that start free, no servo holding them, until a '
+                       'command names them (besides the ones the model leaves undriven), as '
+                       'a list or comma-separated.'),
     'odom_frame': ('odom', _S, 'frame_id of odom.'),
     'odom_tf': (False, _B, 'Publish the root link\'s TF from odom_frame (REP-105) rather than '
                 'from fixed_frame, with a static identity fixed_frame -> odom_frame.'),
@@ -125,11 +132,13 @@ READ_ONLY = {
     'drive_separation': 'the drive kinematics are set up at start',
     'track_lateral_friction': 'the tracks are set up at start',
     'cmd_vel_timeout': 'the drive is set up at start',
+    'root': 'the physics model is compiled with it at start',
+    'passive_joints': 'the servos are set up at start',
     'odom_frame': 'the odom topic and frames are made at start',
     'odom_tf': 'the static fixed_frame -> odom transform is published once, latched',
 }
 #: String parameters that also take a list of strings (joined by commas).
-_LISTS = ('drive_left_joints', 'drive_right_joints')
+_LISTS = ('drive_left_joints', 'drive_right_joints', 'passive_joints')
 
 #: Parameter groups whose member names the user chooses.
 GROUPS = ('controllers', 'gains', 'initial_positions')

@@ -13,6 +13,7 @@ import math
 import mujoco
 import numpy as np
 
+from ..fparser import mimic_order
 from ..formula import FormulaError
 from ..model import JointType
 from .mimic import formula_of
@@ -72,14 +73,14 @@ class Binding:
         self._vstep = self._vlim * self.period  # the most a setpoint moves in a period
         self._guard_speed = GUARD * self._vlim
         # Mimic joints follow their formula (set directly at the start and in kinematic mode).
+        # In dependency order (a mimic of a mimic after its leader), whatever the model's order.
         self._followers = []
-        for j in model.movable_joints:
-            if j.mimic is not None:
-                formula = formula_of(j)
-                leads = {v: (mj.joint(name(v)).qposadr[0], mj.joint(name(v)).dofadr[0])
-                         for v in formula.variables}
-                self._followers.append((mj.joint(name(j.name)).qposadr[0],
-                                        mj.joint(name(j.name)).dofadr[0], formula, leads))
+        for j in mimic_order(model.movable_joints):
+            formula = formula_of(j)
+            leads = {v: (mj.joint(name(v)).qposadr[0], mj.joint(name(v)).dofadr[0])
+                     for v in formula.variables}
+            self._followers.append((mj.joint(name(j.name)).qposadr[0],
+                                    mj.joint(name(j.name)).dofadr[0], formula, leads))
         # Free and ball joints hold still in kinematic mode.
         self._passive = passive_dofs(mj, model, self.prefix)
         # The model's own degrees of freedom (its kinematic trees), and the servos' among them.

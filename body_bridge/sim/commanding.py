@@ -178,6 +178,12 @@ class Commanding:
         rows = self._rows_of(names)
         return self._lower[rows].copy(), self._upper[rows].copy()
 
+    def joint_limits(self, names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Velocity [rad/s or m/s] and effort [N m or N] limits of joints (infinite: none);
+        the velocity limit is ``default_velocity_limit`` where the model gives none."""
+        rows = self._rows_of(names)
+        return self._vlim[rows].copy(), self._effort[rows].copy()
+
     def desired_state(self, names: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list]:
         """What joints in position mode are asked to be at now (stepping thread).
 

@@ -113,15 +113,18 @@ def _controllers(srdf: Srdf) -> tuple[dict, dict]:
     """MoveIt's controllers file and the bridge's parameter file, as mappings."""
     moveit, bridge, names = {}, {}, []
     by_name = {g.name: g for g in srdf.groups}
+    defaults: set[frozenset[str]] = set()  # joint sets that have their default controller
     for group in srdf.groups:
         if group.gripper:
             name = f'{group.name[:-len("_hand")]}_gripper'
             moveit[name] = {'type': 'GripperCommand', 'action_ns': 'gripper_command',
-                            'default': True, 'joints': list(group.gripper)}
+                            'default': _first(defaults, group.gripper),
+                            'joints': list(group.gripper)}
         elif group.joints and not any(by_name[s].joints for s in group.subgroups):
             name = controller_name(group.name)
             moveit[name] = {'type': 'FollowJointTrajectory',
-                            'action_ns': 'follow_joint_trajectory', 'default': True,
+                            'action_ns': 'follow_joint_trajectory',
+                            'default': _first(defaults, group.joints),
                             'joints': list(group.joints)}
             bridge[name] = {'type': 'joint_trajectory_controller/JointTrajectoryController',
                             'joints': list(group.joints)}
@@ -134,6 +137,16 @@ def _controllers(srdf: Srdf) -> tuple[dict, dict]:
         'moveit_simple_controller_manager': {'controller_names': names, **moveit}}
     bridge_file = {'/**': {'ros__parameters': {'controllers': bridge}}}
     return moveit_file, bridge_file
+
+
+def _first(defaults: set[frozenset[str]], joints) -> bool:
+    """True for the first controller of a joint set (MoveIt's default for those joints), False
+    for the next ones: two defaults on the same joints would leave MoveIt to pick either."""
+    key = frozenset(joints)
+    if key in defaults:
+        return False
+    defaults.add(key)
+    return True
 
 
 def write_srdf(srdf: Srdf, path: str | os.PathLike) -> list[Path]:

@@ -71,7 +71,19 @@ def assemble(body: ReadBody, ctx: Context) -> Model:
     return Model(name=body.name, links=tuple(links), joints=tuple(joints), root=body.root,
                  root_joint=root_type, devices=tuple(_unique_names(devices, ctx)),
                  closures=tuple(closures), source=ctx.path, warnings=_counted(ctx.warnings),
-                 contact_pairs=pairs, contact_ground=ground, adjacent=body.excluded)
+                 contact_pairs=pairs, contact_ground=ground, adjacent=body.excluded,
+                 passive_joints=_without_id(joints))
+
+
+def _without_id(joints: list[Joint]) -> tuple[str, ...]:
+    """In a body that numbers its joints (``joint_id``), the movable joints it leaves without
+    a number: no controller drives them (FourWheelCar's front wheels and steering linkage),
+    so they start free, as in Choreonoid, until a command names them."""
+    movable = [j for j in joints if j.type.dof == 1 and j.type != JointType.TRACK
+               and j.mimic is None]
+    if not any('joint_id' in j.meta for j in movable):
+        return ()
+    return tuple(j.name for j in movable if 'joint_id' not in j.meta)
 
 
 def with_link_contacts(model: Model, body: ReadBody) -> Model:

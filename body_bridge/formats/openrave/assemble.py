@@ -48,6 +48,8 @@ class BodyParts:
     links: list[Link] = field(default_factory=list)
     joints: list[Joint] = field(default_factory=list)
     closures: list[LoopClosure] = field(default_factory=list)
+    #: joints that move freely (no servo holds them): passive wheels
+    passive: list[str] = field(default_factory=list)
     #: raw link -> (model link name, model frame F (world, 4x4), OpenRAVE frame T (world))
     frames: dict = field(default_factory=dict)
 
@@ -63,8 +65,14 @@ def _motion(kind: str, anchor: np.ndarray, axes: list[np.ndarray], q: list[float
 
 
 def _is_fixed(joint: RawJoint) -> bool:
-    """Passive joints without a formula only attach parts (OpenRAVE keeps them at 0)."""
-    return not joint.active and not joint.mimic
+    """Passive joints without a formula only attach parts (OpenRAVE keeps them at 0), but a
+    circular hinge (a caster or a wheel nothing drives: OpenRAVE's physics lets it turn)."""
+    return not joint.active and not joint.mimic and not _is_rolling(joint)
+
+
+def _is_rolling(joint: RawJoint) -> bool:
+    """A passive circular hinge without a formula: a wheel that rolls freely."""
+    return (not joint.active and not joint.mimic and joint.circular and joint.type == 'hinge')
 
 
 def _is_locked(joint: RawJoint) -> bool:
@@ -182,10 +190,26 @@ class BodyAssembler:
         return Link(name, Pose.from_matrix(self.frame[raw]), inertial, tuple(visuals),
                     tuple(collisions), raw.element.where())
 
+    def _warn_default_masses(self) -> None:
+        """Once per Robot whose moving links give no ``<mass>``: OpenRAVE's defaults, named
+        (a KinBody without masses is most often a thing a planner moves, never weighed)."""
+        moving = [raw for raw in self.body.links if not raw.static]
+        if self.body.kind != 'robot' or not moving or any(raw.mass_given for raw in moving):
+            return
+        untorqued = sum(1 for j in self.body.joints if j.active and not j.mimic
+                        and not j.maxtorque)
+        plural = 's' if untorqued != 1 else ''
+        torque = (f'; its {untorqued} joint{plural} without <maxtorque> take'
+                  f'{"" if plural else "s"} {DEFAULT_MAXTORQUE:g} N m (or N)' if untorqued else '')
+        self.warn(self.body.element, f'{self.body.kind} {self.body.name!r} gives no <mass>: '
+                                     'each of its links weighs OpenRAVE\'s default 1 kg with '
+                                     f'the inertia of a 1 m sphere{torque}')
+
     # --- joints -------------------------------------------------------------------------
 
     def build(self) -> BodyParts:
         self._move_frames()
+        self._warn_default_masses()
         for raw in self.body.links:
             self.parts.links.append(self._link(raw))
         for joint, parent, child in self.tree.edges:
@@ -251,6 +275,8 @@ class BodyAssembler:
         if joint.dof == 1:
             axis = sign * (self.frame[child][:3, :3].T @ self._axis_world(joint, 0))
             self.parts.joints.append(self._one_dof(joint, 0, name, pname, cname, axis))
+            if _is_rolling(joint):
+                self.parts.passive.append(name)
             return
         # universal / hinge2: two revolute joints through a massless link at the anchor
         order = [0, 1] if sign > 0 else [1, 0]

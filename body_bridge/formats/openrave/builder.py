@@ -10,7 +10,8 @@ where it is silent, OpenRAVE's own reader (``xmlreaders.cpp``). The work is spli
 * :mod:`.assemble` builds each body's tree, closures and mimic couplings;
 * :mod:`.devices` makes sensors into devices and manipulators into tool frames.
 
-A single Robot or KinBody is the model; a Robot's root link is fixed to the world, a KinBody's
+A single Robot or KinBody is the model; a Robot's root link is fixed to the world (the node's
+``root`` parameter may free it: :mod:`body_bridge.sim.rootchoice`), a KinBody's
 root is fixed when its first link is ``static`` and free otherwise. An Environment is one model
 rooted at a fixed ``world`` link, each body attached by a fixed (static) or free (dynamic) joint,
 with every name prefixed ``<body>/``; ``Joint.meta['body']`` tells which body a joint (and its
@@ -19,12 +20,13 @@ child link) belongs to.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import numpy as np
 
 from ...errors import ModelError
-from ...fparser import mimic_formula
+from ...fparser import mimic_formula, mimic_order
 from ...formula import FormulaError
 from ...model import Device, Frame, Joint, JointType, Link, Manipulator, Model, freeze
 from .assemble import BodyParts, assemble_body
@@ -96,6 +98,7 @@ class _Builder:
         self.links: list[Link] = []
         self.joints: list[Joint] = []
         self.closures = []
+        self.passive: list[str] = []  # joints that move freely (no servo holds them)
         self.devices: list[Device] = []
         self.frames: list[Frame] = []
         self.manipulators: list[Manipulator] = []
@@ -123,6 +126,7 @@ class _Builder:
                 root_joint = JointType.FIXED if fixed else JointType.FREE
             self.joints.extend(parts.joints)
             self.closures.extend(parts.closures)
+            self.passive.extend(parts.passive)
             self._initial_values(body, parts)
             self._extras(body, parts, prefix)
         self._mimic_initial_values()
@@ -137,7 +141,8 @@ class _Builder:
             return Model(name, tuple(self.links), tuple(self.joints), root, root_joint,
                          tuple(self.devices), tuple(self.closures), tuple(self.frames),
                          self.world.path, warnings=tuple(dict.fromkeys(self.ctx.warnings)),
-                         manipulators=tuple(self.manipulators), adjacent=tuple(self.adjacent))
+                         manipulators=tuple(self.manipulators), adjacent=tuple(self.adjacent),
+                         passive_joints=tuple(self.passive))
         except ModelError as err:
             raise ModelError(err.path or self.world.path, err.line, err.message) from None
 
@@ -171,26 +176,44 @@ class _Builder:
                 self.joints[i] = _with_initial(joint, float(values[slot]))
 
     def _mimic_initial_values(self) -> None:
-        """A mimic joint starts where its formula puts it (OpenRAVE computes it the same way)."""
+        """A mimic joint starts where its formula puts it (OpenRAVE computes it the same way),
+        the formulas evaluated in dependency order whatever the file's order.
+
+        A formula that names a joint closing a loop (not a joint of the tree) cannot be
+        followed: the loop moves that joint instead, freely (a passive joint), with a warning.
+
+        Raises:
+            ModelError: the formulas form a cycle (its joints named).
+        """
         index = {j.name: i for i, j in enumerate(self.joints)}
-        for _ in range(len(self.joints)):  # a mimic of a mimic settles in a few passes
-            changed = False
-            for i, joint in enumerate(self.joints):
-                if joint.mimic is None:
-                    continue
-                formula = mimic_formula(joint.mimic).with_limits(joint.limits.lower,
-                                                                 joint.limits.upper)
-                try:
-                    value = formula.evaluate({v: self.joints[index[v]].initial
-                                              for v in formula.variables})
-                except FormulaError as err:
-                    raise ModelError(self.world.path, None, f'joint {joint.name!r}: {err}') \
-                        from None
-                if value != joint.initial:
-                    self.joints[i] = _with_initial(joint, value)
-                    changed = True
-            if not changed:
-                return
+        movable = {j.name for j in self.joints if j.type.dof == 1}
+        for i, joint in enumerate(self.joints):
+            if joint.mimic is None:
+                continue
+            loose = [v for v in mimic_formula(joint.mimic).variables if v not in movable]
+            if loose:
+                closing = {c.name for c in self.closures}
+                why = 'closes a loop' if loose[0] in closing else 'is not a movable joint'
+                self.ctx.warnings.append(
+                    f'{joint.source}: joint {joint.name!r}: its mimic formula names '
+                    f'{loose[0]!r}, which {why}: the formula is not followed, the joint '
+                    'moves freely with its loop')
+                self.joints[i] = _with_initial(joint, joint.initial, mimic=None)
+                self.passive.append(joint.name)
+        try:
+            order = mimic_order(self.joints)
+        except FormulaError as err:
+            raise ModelError(self.world.path, None, str(err)) from None
+        for joint in order:
+            formula = mimic_formula(joint.mimic).with_limits(joint.limits.lower,
+                                                             joint.limits.upper)
+            try:
+                value = formula.evaluate({v: self.joints[index[v]].initial
+                                          for v in formula.variables})
+            except FormulaError as err:
+                raise ModelError(self.world.path, None, f'joint {joint.name!r}: {err}') \
+                    from None
+            self.joints[index[joint.name]] = _with_initial(joint, value)
 
     # --- devices, tool frames, adjacency ------------------------------------------------
 
@@ -258,8 +281,6 @@ class _Builder:
         return list(reversed(path))
 
 
-def _with_initial(joint: Joint, value: float) -> Joint:
-    return Joint(joint.name, joint.type, joint.parent, joint.child, joint.axis, joint.limits,
-                 value, joint.damping, joint.friction, joint.armature, joint.mimic,
-                 joint.source, joint.meta)
+def _with_initial(joint: Joint, value: float, **changes) -> Joint:
+    return dataclasses.replace(joint, initial=value, **changes)
 

@@ -130,6 +130,7 @@ class RawLink:
     transform: np.ndarray = field(default_factory=lambda: np.eye(4))
     geoms: list[RawGeom] = field(default_factory=list)
     inertial: Inertial | None = None
+    mass_given: bool = False           # a <mass> (its own or its KinBody's) gave the inertial
     static: bool = False
     enabled: bool = True               # False: drawn and weighed, never collides
 

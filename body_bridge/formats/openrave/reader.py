@@ -351,6 +351,7 @@ class Reader:
         if new or mass is not None:
             with np.errstate(over='ignore', invalid='ignore'):  # overflow: refused later
                 link.inertial = link_inertial(mass or scope.mass, link.geoms)
+                link.mass_given = (mass or scope.mass) is not None
         transform = tags.matrix()
         if offsetfrom is not None:
             transform = scope.offset_of(offsetfrom) @ transform

@@ -1,0 +1,64 @@
+"""``cmd_vel`` and ``odom`` for a ``root: planar`` base: a kinematic planar drive.
+
+``cmd_vel`` (geometry_msgs/Twist): ``linear.x``, ``linear.y`` [m/s] and ``angular.z``
+[rad/s] in the root link's frame move the base in the ground plane
+(:class:`body_bridge.sim.planar.PlanarMove`, as Gazebo's planar-move plug-in); ``linear.z``,
+``angular.x`` and ``angular.y`` must be 0, else the message is rejected with one warning.
+The base keeps the last twist until the next message or until ``cmd_vel_timeout`` passes
+without one (then it stops). ``odom`` as for a wheeled base (:mod:`body_bridge.ros.mobile`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..sim.planar import PlanarMove
+from .mobile import MobileBase
+
+__all__ = ['PlanarBase', 'make_mobile_base']
+
+
+@dataclass(frozen=True)
+class _Planar:
+    kind: str = 'planar base'
+
+
+class PlanarBase(MobileBase):
+    """Subscribes to ``cmd_vel``, publishes ``odom`` every period; moves the base itself."""
+
+    def __init__(self, node, sim):
+        self.mover = PlanarMove(sim)
+        super().__init__(node, sim, _Planar())
+
+    def _announcement(self) -> str:
+        return ('cmd_vel moves the base in the plane (linear.x, linear.y, angular.z), '
+                'kinematically: root planar')
+
+    def _on_twist(self, msg) -> None:
+        topic = self._sub.topic_name
+        values = [msg.linear.x, msg.linear.y, msg.linear.z, msg.angular.x, msg.angular.y,
+                  msg.angular.z]
+        if not all(math.isfinite(v) for v in values):
+            self.node.warn_throttled(f'{topic}: rejected: a value is NaN or infinite')
+            return
+        if any(values[i] for i in (2, 3, 4)):
+            self.node.warn_throttled(f'{topic}: rejected: a planar base moves along linear.x '
+                                     'and linear.y and turns about angular.z only')
+            return
+        self.mover.command(values[0], values[1], values[5])
+        self._last, self._moving = self.sim.time, any(values)
+
+    def _stop_if_quiet(self) -> None:
+        if self._moving and self.timeout > 0 and self.sim.time - self._last > self.timeout:
+            self._moving = False
+            self.mover.command(0.0, 0.0, 0.0)
+            self.node.warn_throttled(f'{self._sub.topic_name}: nothing for {self.timeout:g} s: '
+                                     'the base stops (cmd_vel_timeout)')
+
+
+def make_mobile_base(node, sim, drive) -> MobileBase:
+    """The cmd_vel/odom outlet for a drive of :func:`body_bridge.ros.mobile.drive_of`."""
+    if drive == 'planar':
+        return PlanarBase(node, sim)
+    return MobileBase(node, sim, drive)
