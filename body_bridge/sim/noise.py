@@ -1,0 +1,156 @@
+"""Sensor noise models and their seeded generators (pure numpy: no mujoco, no rclpy).
+
+* Vectors (accelerometer, gyro, force, torque), per axis: white Gaussian noise given as a
+  deviation per reading and/or as a noise density, a constant bias, a bias drawn once per run
+  (turn-on bias) and a bias random walk. The density and the random walk follow the
+  continuous-time IMU noise model of Kalibr's "IMU Noise Model" page: white noise of density
+  ``sigma_w`` [unit/sqrt(Hz)] reads, per sample of interval ``dt``, as Gaussian of deviation
+  ``sigma_w / sqrt(dt)``; the bias walks by Gaussian steps of deviation ``sigma_b * sqrt(dt)``
+  per sample (``sigma_b`` [unit/s/sqrt(Hz)]), so its Allan deviation is
+  ``sigma_b * sqrt(tau / 3)``.
+* Distances (range sensors, depth images): Gaussian noise of deviation
+  ``sigma + per_meter * distance``, quantisation to a resolution, dropouts that read +inf (no
+  return, REP-117) with a probability.
+
+Runs repeat: every draw comes from generators seeded by the noise seed and the device name,
+and positioned by the sample index (the count of scheduled readings since the start), so a
+reading depends on the seed and simulated time, not on wall-clock pacing.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Mapping
+
+import numpy as np
+
+__all__ = ['NoiseStreams', 'VectorNoise', 'DistanceNoise', 'STRIDE', 'VECTOR_SLOTS']
+
+#: Raw draws reserved for one sample index in the white-noise stream (PCG64 has 2**128).
+STRIDE = 1 << 64
+#: Vector quantities, each with its own random-walk stream and turn-on draw.
+VECTOR_SLOTS = ('linear_acceleration', 'angular_velocity', 'force', 'torque')
+_CHUNK = 1 << 16  # random-walk steps drawn at once when catching up
+
+
+def _axes(value) -> np.ndarray:
+    return np.broadcast_to(np.asarray(value, dtype=float), (3,)).copy()
+
+
+class NoiseStreams:
+    """The generators of one device.
+
+    Attributes:
+        rng: white noise, dropouts, pixel noise: positioned at a sample index by :meth:`at`;
+            several draws at one index continue the stream.
+    """
+
+    def __init__(self, seed: int, name: str):
+        self._key = [int(seed), zlib.crc32(name.encode())]
+        self.rng = np.random.Generator(np.random.PCG64(self._key))
+        self._start = self.rng.bit_generator.state
+        self._at = 0
+        # Standard normals of the per-run biases, one row per vector quantity.
+        self.turn_on = np.random.default_rng(self._key + [2]).standard_normal(
+            (len(VECTOR_SLOTS), 3))
+        self._walks = {}
+
+    def at(self, index: int) -> np.random.Generator:
+        """The white-noise generator at the start of sample ``index`` (unless already there)."""
+        if index != self._at:
+            bits = self.rng.bit_generator
+            bits.state = self._start
+            bits.advance(index * STRIDE)
+            self._at = index
+        return self.rng
+
+    def walk(self, slot: str, index: int, step: np.ndarray) -> np.ndarray:
+        """The random-walk bias of ``slot`` at sample ``index`` (steps of deviation ``step``
+        per axis, added one sample at a time whatever the samples read in between)."""
+        rng, state, done = self._walks.get(slot) or (
+            np.random.default_rng(self._key + [1, VECTOR_SLOTS.index(slot)]), np.zeros(3), 0)
+        while done < index:
+            n = min(index - done, _CHUNK)
+            steps = step * rng.standard_normal((n, 3))
+            state = np.cumsum(np.vstack([state, steps]), axis=0)[-1]
+            done += n
+        self._walks[slot] = (rng, state, done)
+        return state
+
+
+class VectorNoise:
+    """The noise of one vector quantity (``VECTOR_SLOTS``) from its settings: ``<q>`` white
+    deviation per reading, ``<q>_noise_density``, ``<q>_bias``, ``<q>_turn_on_bias``
+    (deviation of the per-run bias), ``<q>_random_walk``; each one number or three."""
+
+    def __init__(self, quantity: str, settings: Mapping):
+        self.quantity = quantity
+        self._slot = VECTOR_SLOTS.index(quantity)
+
+        def get(suffix):
+            return _axes(settings.get(quantity + suffix, 0.0))
+        self.sigma, self.density = get(''), get('_noise_density')
+        self.bias, self.turn_on, self.walk = get('_bias'), get('_turn_on_bias'), get(
+            '_random_walk')
+        self.white = bool(self.sigma.any() or self.density.any())
+        self.offset = bool(self.bias.any() or self.turn_on.any())
+        self.active = self.white or self.offset or bool(self.walk.any())
+        # One deviation for every axis (a plain float): draws as the single-deviation model did.
+        sigma = settings.get(quantity, 0.0)
+        self._scalar = float(sigma) if isinstance(sigma, (int, float)) and \
+            not self.density.any() else None
+
+    def white_sigma(self, dt: float) -> np.ndarray:
+        """Deviation of the white noise of one reading per axis at sample interval ``dt``."""
+        return np.sqrt(self.sigma ** 2 + self.density ** 2 / dt)
+
+    def apply(self, value: np.ndarray, streams: NoiseStreams, index: int,
+              dt: float) -> np.ndarray:
+        """``value`` with the noise of sample ``index`` (white drawn from ``streams.rng``,
+        which the caller positioned)."""
+        if self.white:
+            scale = self._scalar if self._scalar is not None else self.white_sigma(dt)
+            value = value + streams.rng.normal(0.0, scale, 3)
+        if self.offset:
+            value = value + (self.bias + self.turn_on * streams.turn_on[self._slot])
+        if self.walk.any():
+            value = value + streams.walk(self.quantity, index, self.walk * math.sqrt(dt))
+        return value
+
+
+class DistanceNoise:
+    """Noise of distances [m]: Gaussian of deviation ``sigma + per_meter * d``, rounding to
+    ``resolution``, and +inf with probability ``dropout``."""
+
+    def __init__(self, sigma: float = 0.0, per_meter: float = 0.0, resolution: float = 0.0,
+                 dropout: float = 0.0):
+        self.sigma, self.per_meter = float(sigma), float(per_meter)
+        self.resolution, self.dropout = float(resolution), float(dropout)
+        self.active = bool(self.sigma or self.per_meter or self.resolution or self.dropout)
+
+    @classmethod
+    def of(cls, settings: Mapping, prefix: str) -> DistanceNoise:
+        """From the settings ``<prefix>``, ``<prefix>_per_meter``, ``<prefix>_resolution``,
+        ``<prefix>_dropout`` (a range sensor's prefix ``distance`` names its last two
+        ``resolution`` and ``dropout``)."""
+        extra = '' if prefix == 'distance' else prefix + '_'
+        return cls(settings.get(prefix, 0.0), settings.get(prefix + '_per_meter', 0.0),
+                   settings.get(extra + 'resolution', 0.0), settings.get(extra + 'dropout', 0.0))
+
+    def deviate(self, d: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Gaussian noise and quantisation (infinite distances stay as they are)."""
+        if self.per_meter:
+            scale = self.sigma + self.per_meter * np.where(np.isfinite(d), np.abs(d), 0.0)
+            d = d + rng.normal(0.0, 1.0, d.shape) * scale
+        elif self.sigma:
+            d = d + rng.normal(0.0, self.sigma, d.shape)
+        if self.resolution:
+            d = np.round(d / self.resolution) * self.resolution
+        return d
+
+    def drop(self, d: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Each distance +inf (no return) with probability ``dropout``."""
+        if self.dropout:
+            d = np.where(rng.random(d.shape) < self.dropout, np.inf, d)
+        return d
