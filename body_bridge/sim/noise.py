@@ -27,8 +27,10 @@ import numpy as np
 
 __all__ = ['NoiseStreams', 'VectorNoise', 'DistanceNoise', 'STRIDE', 'VECTOR_SLOTS']
 
-#: Raw draws reserved for one sample index in the white-noise stream (PCG64 has 2**128).
-STRIDE = 1 << 64
+#: Sample ``k`` draws from the white-noise stream advanced by ``k * STRIDE`` (mod 2**128): an
+#: odd 128-bit constant (the golden ratio), so the starts spread over PCG64's period and share
+#: no power-of-two offset (streams 2**64 apart are measurably correlated).
+STRIDE = 0x9E3779B97F4A7C15F39CC0605CEDC835
 #: Vector quantities, each with its own random-walk stream and turn-on draw.
 VECTOR_SLOTS = ('linear_acceleration', 'angular_velocity', 'force', 'torque')
 _CHUNK = 1 << 16  # random-walk steps drawn at once when catching up
@@ -61,7 +63,7 @@ class NoiseStreams:
         if index != self._at:
             bits = self.rng.bit_generator
             bits.state = self._start
-            bits.advance(index * STRIDE)
+            bits.advance(index * STRIDE % (1 << 128))
             self._at = index
         return self.rng
 
