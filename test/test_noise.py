@@ -196,3 +196,35 @@ def test_bad_noise_values_are_refused_with_their_reason(key, value, message):
     assert str(err.value).startswith(message)
     assert noise_value('force_bias', [-1, 0, 2]) == (-1.0, 0.0, 2.0)  # a bias may be negative
     assert noise_value('distance', 3) == 3.0
+
+
+def test_camera_pixel_and_depth_noise(tmp_path):
+    from test_sensors_sim import camera_scene
+
+    from body_bridge.formats import load_model
+    from body_bridge.sim.sensors import SensorSuite
+    from body_bridge.sim.simulation import Simulation
+    sim = Simulation(load_model(camera_scene(tmp_path)))
+    suite = SensorSuite(sim)
+    try:
+        cam = suite.samplers['cam']
+        r = cam.read()
+        rgb, depth = r.rgb.astype(float), r.depth.astype(float)
+        for key, value in (('color', 5.0), ('depth', 0.01), ('depth_per_meter', 0.002),
+                           ('depth_dropout', 0.05)):
+            cam.set_noise(key, value)
+        noisy = cam.read()
+        inside = (rgb > 30) & (rgb < 225)  # no clipping at 0 or 255
+        assert inside.sum() > N
+        # rounded to whole levels: the deviation of the levels is sqrt(5^2 + 1/12)
+        assert_mean_and_std((noisy.rgb[inside] - rgb[inside])[:, None], 0.0,
+                            math.sqrt(25.0 + 1.0 / 12.0))
+        seen = np.isfinite(depth)
+        lost = seen & np.isinf(noisy.depth)
+        assert abs(lost.sum() / seen.sum() - 0.05) <= Z99 * math.sqrt(0.05 * 0.95 / seen.sum())
+        kept = seen & ~lost
+        deviation = 0.01 + 0.002 * depth[kept]
+        assert_mean_and_std(((noisy.depth[kept] - depth[kept]) / deviation)[:, None], 0.0, 1.0)
+        assert noisy.depth.dtype == np.float32
+    finally:
+        suite.close()
