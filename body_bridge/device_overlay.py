@@ -36,7 +36,7 @@ from .formats.yamlsource import line_of, load_yaml
 from .model import Device, DeviceKind, Model, Pose, freeze
 
 __all__ = ['DeviceSettings', 'Overlay', 'load_overlay', 'apply_overlay', 'NOISE_KEYS',
-           'PARAM_TYPES', 'noise_value']
+           'PARAM_TYPES', 'noise_value', 'JOINT_NOISE_KEYS']
 
 _IMU_ACC = {'linear_acceleration': 'm/s^2', 'linear_acceleration_bias': 'm/s^2',
             'linear_acceleration_turn_on_bias': 'm/s^2',
@@ -61,6 +61,8 @@ NOISE_KEYS: dict[DeviceKind, dict[str, str]] = {
     DeviceKind.CAMERA: {'color': '8-bit levels', 'depth': 'm', 'depth_per_meter': 'm/m',
                         'depth_resolution': 'm', 'depth_dropout': 'probability'},
 }
+#: The Gaussian noise of joint_states (deviations, off by default).
+JOINT_NOISE_KEYS = {'position': 'rad or m', 'velocity': 'rad/s or m/s'}
 _PER_AXIS = ('linear_acceleration', 'angular_velocity', 'force', 'torque')
 
 
@@ -142,6 +144,8 @@ class Overlay:
         settings: device name -> run-time settings.
         seed: seed of every device's noise generator.
         source: the file, for messages.
+        joint_noise: ``position`` [rad or m] and ``velocity`` [rad/s or m/s] -> deviation of
+            the Gaussian noise of ``joint_states`` (``JOINT_NOISE_KEYS``).
     """
 
     devices: tuple[Device, ...] = ()
@@ -149,6 +153,7 @@ class Overlay:
     settings: Mapping = field(default_factory=lambda: freeze({}))
     seed: int = 0
     source: str | None = None
+    joint_noise: Mapping = field(default_factory=lambda: freeze({}))
 
 
 def load_overlay(path: str | os.PathLike | None, model: Model) -> Overlay:
@@ -165,10 +170,11 @@ def load_overlay(path: str | os.PathLike | None, model: Model) -> Overlay:
         return Overlay(source=path)
     if not isinstance(data, dict):
         raise ModelError(path, line_of(data, 1), 'a device overlay is a mapping with "devices"')
-    unknown = set(data) - {'seed', 'devices'}
+    unknown = set(data) - {'seed', 'devices', 'joint_states'}
     if unknown:
         raise ModelError(path, line_of(data, 1), f'unknown key {sorted(unknown)[0]!r} '
-                         '(a device overlay has seed and devices)')
+                         '(a device overlay has seed, devices and joint_states)')
+    joint_noise = _joint_noise(path, data.get('joint_states'), line_of(data, 1))
     seed = data.get('seed', 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ModelError(path, line_of(data, 1),
@@ -200,7 +206,28 @@ def load_overlay(path: str | os.PathLike | None, model: Model) -> Overlay:
             overrides[name] = freeze(params)
         else:
             added.append(_new_device(path, line, name, kind, entry, params, model))
-    return Overlay(tuple(added), freeze(overrides), freeze(settings), seed, path)
+    return Overlay(tuple(added), freeze(overrides), freeze(settings), seed, path,
+                   freeze(joint_noise))
+
+
+def _joint_noise(path, entry, line) -> dict:
+    """``joint_states: {noise: {position: ..., velocity: ...}}`` checked."""
+    if entry is None:
+        return {}
+    noise = entry.get('noise') if isinstance(entry, dict) else None
+    if not isinstance(entry, dict) or set(entry) - {'noise'} or not isinstance(noise, dict):
+        raise ModelError(path, line_of(entry, line), 'joint_states must be a mapping with '
+                         'noise: {position: ..., velocity: ...}')
+    checked = {}
+    for key, value in noise.items():
+        if key not in JOINT_NOISE_KEYS:
+            raise ModelError(path, line_of(noise, line), f'joint_states has no noise {key!r} '
+                             f'(known: {", ".join(JOINT_NOISE_KEYS)})')
+        try:
+            checked[key] = noise_value(key, value)
+        except ValueError as err:
+            raise ModelError(path, line_of(noise, line), f'joint_states: {err}') from None
+    return checked
 
 
 def apply_overlay(model: Model, overlay: Overlay) -> Model:

@@ -62,7 +62,7 @@ def declare(node, base: str, output) -> dict[str, tuple[str, str]]:
                 kind = _STR if key == 'format' else _INT if isinstance(value, int) else _DOUBLE
                 name = f'{base}.{group}.{key}'
                 node.declare_parameter(name, value, ParameterDescriptor(
-                    type=kind, dynamic_typing=kind == _DOUBLE, description=_TEXT[key]))
+                    type=kind, dynamic_typing=True, description=_TEXT[key]))
                 params[name] = (group, key)
     for name, what in params.items():
         value = node.get_parameter(name).value
@@ -104,8 +104,8 @@ def problem(what: tuple[str, str], value) -> str | None:
     if group == 'noise':
         try:
             convert(what, value)
-        except ValueError as err:
-            return str(err)
+        except ValueError as err:  # 'noise <key> is negative' -> 'is negative'
+            return str(err).removeprefix(f'noise {key} ')
         return None
     if key == 'format':
         allowed = ('jpeg', 'png') if group == 'compressed' else ('png',)

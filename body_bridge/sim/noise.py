@@ -12,9 +12,12 @@
   ``sigma + per_meter * distance``, quantisation to a resolution, dropouts that read +inf (no
   return, REP-117) with a probability.
 
-Runs repeat: every draw comes from generators seeded by the noise seed and the device name,
-and positioned by the sample index (the count of scheduled readings since the start), so a
-reading depends on the seed and simulated time, not on wall-clock pacing.
+Runs repeat: every draw comes from generators seeded by the noise seed and the device name
+and tied to the sample index (the count of scheduled readings since the start), so a reading
+depends on the seed and simulated time, not on wall-clock pacing nor on which readings were
+taken before. The few numbers a vector sensor needs per sample come from blocks drawn ahead
+(:meth:`NoiseStreams.normals`, a row per sample); images and scans draw from a stream
+positioned at the sample (:meth:`NoiseStreams.at`).
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ['NoiseStreams', 'VectorNoise', 'DistanceNoise', 'STRIDE', 'VECTOR_SLOTS']
+__all__ = ['NoiseStreams', 'VectorNoise', 'DistanceNoise', 'STRIDE', 'VECTOR_SLOTS', 'ROW',
+           'BLOCK']
 
 #: Sample ``k`` draws from the white-noise stream advanced by ``k * STRIDE`` (mod 2**128): an
 #: odd 128-bit constant (the golden ratio), so the starts spread over PCG64's period and share
@@ -34,6 +38,10 @@ STRIDE = 0x9E3779B97F4A7C15F39CC0605CEDC835
 #: Vector quantities, each with its own random-walk stream and turn-on draw.
 VECTOR_SLOTS = ('linear_acceleration', 'angular_velocity', 'force', 'torque')
 _CHUNK = 1 << 16  # random-walk steps drawn at once when catching up
+#: Standard normals per sample of a vector sensor (3 per quantity, and 3 for orientation).
+ROW = 9
+#: Samples per block of :meth:`NoiseStreams.normals`.
+BLOCK = 1024
 
 
 def _axes(value) -> np.ndarray:
@@ -57,6 +65,7 @@ class NoiseStreams:
         self.turn_on = np.random.default_rng(self._key + [2]).standard_normal(
             (len(VECTOR_SLOTS), 3))
         self._walks = {}
+        self._block, self._rows = -1, None
 
     def at(self, index: int) -> np.random.Generator:
         """The white-noise generator at the start of sample ``index`` (unless already there)."""
@@ -67,11 +76,23 @@ class NoiseStreams:
             self._at = index
         return self.rng
 
+    def normals(self, index: int) -> np.ndarray:
+        """The ``ROW`` standard normals of sample ``index`` (the same for the same index)."""
+        block = index // BLOCK
+        if block != self._block:
+            self._rows = np.random.default_rng(self._key + [3, block]).standard_normal(
+                (BLOCK, ROW))
+            self._block = block
+        return self._rows[index % BLOCK]
+
     def walk(self, slot: str, index: int, step: np.ndarray) -> np.ndarray:
         """The random-walk bias of ``slot`` at sample ``index`` (steps of deviation ``step``
         per axis, added one sample at a time whatever the samples read in between)."""
         rng, state, done = self._walks.get(slot) or (
             np.random.default_rng(self._key + [1, VECTOR_SLOTS.index(slot)]), np.zeros(3), 0)
+        if done + 1 == index:  # the usual case: one step (the same sum as below)
+            state = state + step * rng.standard_normal(3)
+            done = index
         while done < index:
             n = min(index - done, _CHUNK)
             steps = step * rng.standard_normal((n, 3))
@@ -98,22 +119,20 @@ class VectorNoise:
         self.white = bool(self.sigma.any() or self.density.any())
         self.offset = bool(self.bias.any() or self.turn_on.any())
         self.active = self.white or self.offset or bool(self.walk.any())
-        # One deviation for every axis (a plain float): draws as the single-deviation model did.
-        sigma = settings.get(quantity, 0.0)
-        self._scalar = float(sigma) if isinstance(sigma, (int, float)) and \
-            not self.density.any() else None
+        self._dt = self._scale = None
 
     def white_sigma(self, dt: float) -> np.ndarray:
         """Deviation of the white noise of one reading per axis at sample interval ``dt``."""
         return np.sqrt(self.sigma ** 2 + self.density ** 2 / dt)
 
-    def apply(self, value: np.ndarray, streams: NoiseStreams, index: int,
-              dt: float) -> np.ndarray:
-        """``value`` with the noise of sample ``index`` (white drawn from ``streams.rng``,
-        which the caller positioned)."""
+    def apply(self, value: np.ndarray, normals: np.ndarray, streams: NoiseStreams,
+              index: int, dt: float) -> np.ndarray:
+        """``value`` with the noise of sample ``index``: white noise scaled from the three
+        standard ``normals``, the biases, and the random walk of ``streams``."""
         if self.white:
-            scale = self._scalar if self._scalar is not None else self.white_sigma(dt)
-            value = value + streams.rng.normal(0.0, scale, 3)
+            if dt != self._dt:
+                self._dt, self._scale = dt, self.white_sigma(dt)
+            value = value + self._scale * normals
         if self.offset:
             value = value + (self.bias + self.turn_on * streams.turn_on[self._slot])
         if self.walk.any():
@@ -142,7 +161,13 @@ class DistanceNoise:
 
     def deviate(self, d: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Gaussian noise and quantisation (infinite distances stay as they are)."""
-        if self.per_meter:
+        if d.dtype == np.float32 and (self.sigma or self.per_meter):  # images: in float32
+            scale = np.float32(self.sigma)
+            if self.per_meter:
+                scale = scale + np.float32(self.per_meter) * np.where(
+                    np.isfinite(d), np.abs(d), np.float32(0.0))
+            d = d + scale * rng.standard_normal(d.shape, dtype=np.float32)
+        elif self.per_meter:
             scale = self.sigma + self.per_meter * np.where(np.isfinite(d), np.abs(d), 0.0)
             d = d + rng.normal(0.0, 1.0, d.shape) * scale
         elif self.sigma:
@@ -154,5 +179,5 @@ class DistanceNoise:
     def drop(self, d: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Each distance +inf (no return) with probability ``dropout``."""
         if self.dropout:
-            d = np.where(rng.random(d.shape) < self.dropout, np.inf, d)
+            d = np.where(rng.random(d.shape, dtype=np.float32) < self.dropout, np.inf, d)
         return d

@@ -309,8 +309,8 @@ class CameraSampler(DeviceSampler):
         else:
             rgb, meters = renderer.render(pos, rot, self.intrinsics, color, depth)
         if rgb is not None and self.noise.get('color', 0.0) > 0.0:
-            self._at_sample()
-            noisy = self._noisy('color', rgb.astype(np.float32))
+            z = self._at_sample().standard_normal(rgb.shape, dtype=np.float32)
+            noisy = rgb + np.float32(self.noise['color']) * z
             rgb = np.clip(np.rint(noisy), 0, 255).astype(np.uint8)  # rounded: mean unbiased
         if meters is not None and self._depth_noise.active:
             self._at_sample()

@@ -16,7 +16,7 @@ import numpy as np
 from ..device_overlay import DeviceSettings
 from ..model import Device, DeviceKind
 from .names import SITE_PREFIX
-from .noise import NoiseStreams, VectorNoise
+from .noise import ROW, NoiseStreams, VectorNoise
 
 __all__ = ['SITE_PREFIX', 'SCHEDULE_TOLERANCE', 'DeviceRefused', 'DeviceSampler',
            'InertialSampler', 'ForceSampler', 'InertialReading', 'WrenchReading',
@@ -99,6 +99,7 @@ class DeviceSampler:
         self.streams = NoiseStreams(seed, self.name)
         self.rng = self.streams.rng
         self.sample_index = self._count = 0
+        self._read_index = -1
         rate = settings.rate or self._native_rate() or default_rate
         self.period = 1.0 / rate
         self.rate = rate
@@ -156,6 +157,7 @@ class DeviceSampler:
         self.streams = NoiseStreams(self._seed, self.name)
         self.rng = self.streams.rng
         self.sample_index = self._count = 0
+        self._read_index = -1
 
     def world_pose(self) -> tuple[np.ndarray, np.ndarray]:
         """The device frame in the world: origin [m] and rotation matrix."""
@@ -164,15 +166,17 @@ class DeviceSampler:
         pose = self.device.pose
         return data.xpos[self._body] + rot @ pose.pos, rot @ pose.rot
 
-    def _noisy(self, key: str, value: np.ndarray) -> np.ndarray:
-        """Gaussian noise of deviation ``noise[key]`` (the generator already positioned)."""
-        sigma = self.noise.get(key, 0.0)
-        if sigma > 0.0:
-            value = value + self.rng.normal(0.0, sigma, value.shape)
-        return value
+    def _normals(self) -> np.ndarray:
+        """The standard normals of this sample's vector noise (``noise.ROW``); read again at
+        the same sample, fresh ones (from the positioned stream)."""
+        if self.sample_index != self._read_index:
+            self._read_index = self.sample_index
+            return self.streams.normals(self.sample_index)
+        return self._at_sample().standard_normal(ROW)
 
-    def _vector_noise(self, value: np.ndarray, model: VectorNoise) -> np.ndarray:
-        return model.apply(value, self.streams, self.sample_index, self.period)
+    def _vector_noise(self, value: np.ndarray, model: VectorNoise,
+                      normals: np.ndarray) -> np.ndarray:
+        return model.apply(value, normals, self.streams, self.sample_index, self.period)
 
 
 def _limits(limits) -> np.ndarray | None:
@@ -242,22 +246,31 @@ class InertialSampler(DeviceSampler):
     def read(self) -> InertialReading:
         values = self.sim.data.sensordata
         acc = gyro = quat = None
-        if self._noise_on:
-            self._at_sample()
+        z = self._normals() if self._noise_on else None  # gyro, acceleration, orientation
         if self._acc is not None:
             acc = self._acceleration()
             if self._acc_noise.active:
-                acc = self._vector_noise(acc, self._acc_noise)
+                acc = self._vector_noise(acc, self._acc_noise, z[3:6])
             acc = _saturate(acc, self._acc_limit)
         if self._gyro is not None:
             gyro = values[self._gyro].copy()
             if self._gyro_noise.active:
-                gyro = self._vector_noise(gyro, self._gyro_noise)
+                gyro = self._vector_noise(gyro, self._gyro_noise, z[0:3])
             gyro = _saturate(gyro, self._gyro_limit)
         if self._quat is not None:
             quat = _perturb_quaternion(values[self._quat].copy(),
-                                       self.noise.get('orientation', 0.0), self.rng)
+                                       self.noise.get('orientation', 0.0), _Drawn(z))
         return InertialReading(self.sim.time, acc, gyro, quat)
+
+
+class _Drawn:
+    """The orientation's three standard normals of a sample, as a generator's ``normal``."""
+
+    def __init__(self, normals: np.ndarray | None):
+        self._z = normals
+
+    def normal(self, loc: float, scale: float, size: int) -> np.ndarray:
+        return loc + scale * self._z[6:6 + size]
 
 
 def _perturb_quaternion(q: np.ndarray, sigma: float, rng) -> np.ndarray:
@@ -305,8 +318,8 @@ class ForceSampler(DeviceSampler):
         # 0 - x, not -x: no negative zeros in the messages.
         force, torque = 0.0 - values[self._force], 0.0 - values[self._torque]
         if self._force_noise.active or self._torque_noise.active:
-            self._at_sample()
-            force = self._vector_noise(force, self._force_noise)
-            torque = self._vector_noise(torque, self._torque_noise)
+            z = self._normals()
+            force = self._vector_noise(force, self._force_noise, z[0:3])
+            torque = self._vector_noise(torque, self._torque_noise, z[3:6])
         return WrenchReading(self.sim.time, _saturate(force, self._force_limit),
                              _saturate(torque, self._torque_limit))
