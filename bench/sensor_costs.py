@@ -10,8 +10,11 @@
   (Image) against compressed (JPEG colour, compressedDepth), from frames it rendered.
 * Real time: the sample arm with its hand camera made 640x480 at 30 Hz, the bridge process at
   real-time factor 1, a listener in another process on ``image_raw/compressed`` and
-  ``depth/image/compressedDepth`` only (as a remote viewer): the real-time factor kept, the
-  compressed frame rates, the bridge's CPU use.
+  ``depth/image/compressedDepth`` only (as a remote viewer), and, alternately, on the raw
+  ``image_raw`` and ``depth/image``: the real-time factor kept (the worse of the runs), the
+  frame rates, the bridge's CPU use.
+* Compression per frame and bytes per second of a 640x480 frame at 30 Hz of camera.py's
+  view of the arm.
 
 Run from the repository: ``.venv/bin/python bench/sensor_costs.py [--quick]``.
 """
@@ -113,13 +116,15 @@ def compression_costs(figures: Figures, frame, quick: bool) -> None:
     cost = side_by_side(sides, 3 if quick else 5)
     for name, c in cost.items():
         figures.add(f'sensors_compress_{name}_640x480', c.cpu * 1e3, 'ms')
-    figures.add('sensors_compress_jpeg_640x480_ratio',
-                rgb.nbytes / len(compress_color(rgb, COLOR_DEFAULTS)[1]), 'x')
+    packed = len(compress_color(rgb, COLOR_DEFAULTS)[1]) + \
+        len(compress_depth(depth, DEPTH_DEFAULTS)[1])
+    figures.add('sensors_640x480_raw_bytes_per_s', (rgb.nbytes + depth.nbytes) * 30.0, 'B/s')
+    figures.add('sensors_640x480_compressed_bytes_per_s', packed * 30.0, 'B/s')
 
 
 def hand_camera_bytes(figures: Figures) -> None:
-    """Raw against compressed bytes per second of the sample arm's hand camera, from frames it
-    renders of the arm moving."""
+    """Raw against compressed bytes per second of the sample arm's hand camera (as the model
+    has it: 320x240, 15 Hz, colour and depth), the arm bent so that it looks at the floor."""
     import mujoco
     import numpy as np
 
@@ -133,7 +138,7 @@ def hand_camera_bytes(figures: Figures) -> None:
     suite = SensorSuite(sim)
     try:
         cam = suite.samplers['hand_camera']
-        sim.data.qpos[:] = np.linspace(0.4, 1.2, sim.data.qpos.size)  # the camera sees the arm
+        sim.data.qpos[:] = np.linspace(0.4, 1.2, sim.data.qpos.size)
         mujoco.mj_forward(sim.mj, sim.data)
         raw = packed = 0
         for _ in range(3):
@@ -148,19 +153,36 @@ def hand_camera_bytes(figures: Figures) -> None:
         suite.close()
 
 
-def realtime_compressed(figures: Figures, listener, quick: bool, scratch: Path) -> None:
-    """The bridge at real-time factor 1 with a 640x480 30 Hz camera, compressed topics
-    watched."""
-    from realtime import CAMERA, _cpu_seconds, _wait_for, write_overlay
-    ns = '/bench_compressed'
+def realtime_camera(figures: Figures, listener, quick: bool, scratch: Path) -> None:
+    """The bridge at real-time factor 1 with a 640x480 30 Hz camera: the raw images watched,
+    then the compressed ones (alternately, twice each in a full run)."""
+    from realtime import CAMERA
+    results = {'raw': [], 'compressed': []}
+    for k in range(1 if quick else 2):
+        for kind in (('raw', 'compressed') if k % 2 == 0 else ('compressed', 'raw')):
+            results[kind].append(_paced(listener, quick, scratch, kind, CAMERA))
+    for kind, runs in results.items():
+        rtf, image, depth, cpu = (min(r[i] for r in runs) for i in range(4))
+        figures.add(f'sensors_{kind}_camera_rtf', rtf, 'x')
+        figures.add(f'sensors_{kind}_image_rate', image, 'Hz')
+        figures.add(f'sensors_{kind}_depth_rate', depth, 'Hz')
+        figures.add(f'sensors_{kind}_bridge_cpu', cpu, 'cores')
+
+
+def _paced(listener, quick: bool, scratch: Path, kind: str, camera: str):
+    """(real-time factor, image rate, depth rate, CPU use) of one paced run."""
+    from realtime import _cpu_seconds, _wait_for, write_overlay
+    ns = f'/bench_{kind}'
     overlay = write_overlay(scratch)
     cmd = [sys.executable, '-m', 'body_bridge', 'sim', 'sample_arm', '--ros-args',
            '-r', f'__ns:={ns}', '-p', f'devices_file:={overlay}',
            '-p', f'mesh_directory:={scratch / "meshes"}', '-p', 'real_time_factor:=1.0']
-    topics = [[f'{ns}/{CAMERA}/image_raw/compressed', 'sensor_msgs/msg/CompressedImage', False],
-              [f'{ns}/{CAMERA}/depth/image/compressedDepth', 'sensor_msgs/msg/CompressedImage',
-               False], ['/clock', 'rosgraph_msgs/msg/Clock', False]]
-    with open(scratch / 'compressed_bridge.log', 'w') as log:
+    image, depth = (('image_raw/compressed', 'depth/image/compressedDepth')
+                    if kind == 'compressed' else ('image_raw', 'depth/image'))
+    msg = 'sensor_msgs/msg/CompressedImage' if kind == 'compressed' else 'sensor_msgs/msg/Image'
+    topics = [[f'{ns}/{camera}/{image}', msg, False], [f'{ns}/{camera}/{depth}', msg, False],
+              ['/clock', 'rosgraph_msgs/msg/Clock', False]]
+    with open(scratch / f'{kind}_bridge.log', 'w') as log:
         proc = subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
     try:
         listener.send('add', ns=ns, topics=topics)
@@ -181,18 +203,15 @@ def realtime_compressed(figures: Figures, listener, quick: bool, scratch: Path) 
             proc.wait()
     sim0, wall0, sim1, wall1 = report['clock']
     span = wall1 - wall0
-    figures.add('sensors_compressed_camera_rtf', (sim1 - sim0) / span, 'x')
-    figures.add('sensors_compressed_image_rate', report['counts'].get(topics[0][0], 0) / span,
-                'Hz')
-    figures.add('sensors_compressed_depth_rate', report['counts'].get(topics[1][0], 0) / span,
-                'Hz')
-    figures.add('sensors_compressed_bridge_cpu', cpu, 'cores')
+    counts = report['counts']
+    return ((sim1 - sim0) / span, counts.get(topics[0][0], 0) / span,
+            counts.get(topics[1][0], 0) / span, cpu)
 
 
 def run(figures: Figures, listener, quick: bool, scratch: Path) -> None:
     noise_costs(figures, quick)
     hand_camera_bytes(figures)
-    realtime_compressed(figures, listener, quick, scratch)
+    realtime_camera(figures, listener, quick, scratch)
 
 
 def main(argv=None) -> int:
