@@ -222,3 +222,65 @@ def test_bad_joint_state_noise_in_the_devices_file(tmp_path, text, message):
     with pytest.raises(ModelError) as err:
         load_overlay(path, load_model(SAMPLE_ARM))
     assert str(err.value).startswith(f'{path}:1: {message}')
+
+
+def test_the_noise_seed_parameter_replaces_the_files_seed():
+    overlay = Overlay(seed=4)
+    assert device_settings.seeded(SimpleNamespace(params={'noise_seed': -1}), overlay) is overlay
+    assert device_settings.seeded(SimpleNamespace(params={'noise_seed': 0}), overlay).seed == 0
+    assert device_settings.seeded(SimpleNamespace(params={'noise_seed': 9}), None).seed == 9
+
+
+class FakePublisher:
+    topic_name = '/x/image_raw/compressed'
+
+    def __init__(self, fail=False):
+        self.messages, self.fail, self.gone = [], fail, False
+
+    def publish(self, msg):
+        if self.fail:
+            raise RuntimeError('no room')
+        self.messages.append(msg)
+
+    def get_subscription_count(self):
+        if self.gone:
+            raise RuntimeError('destroyed')
+        return 1
+
+
+def test_a_background_encoder_publishes_the_newest_frame_and_reports_failures(node):
+    import threading
+
+    from builtin_interfaces.msg import Time
+
+    from body_bridge.ros.encoder import BackgroundEncoder
+    n = node()
+    pub, gate = FakePublisher(), threading.Event()
+
+    def encode(array, settings):
+        gate.wait(5.0)
+        return f'{settings["tag"]}', array.tobytes()
+    enc = BackgroundEncoder(n, pub, 'cam_optical_frame', encode)
+    frame = np.zeros(3, np.uint8)
+    enc.submit(Time(sec=1), frame, {'tag': 'a'})
+    frame[:] = 7  # the caller reuses its array: the encoder has its own copy
+    enc.submit(Time(sec=2), frame, {'tag': 'b'})
+    enc.submit(Time(sec=3), frame + 1, {'tag': 'c'})  # replaces b, still waiting
+    gate.set()
+    assert enc.flush()
+    got = [(m.header.stamp.sec, m.format, bytes(m.data)) for m in pub.messages]
+    assert got[-1] == (3, 'c', bytes([8, 8, 8])) and (2, 'b', bytes([7] * 3)) not in got
+    assert got[0][0] in (1, 3) and enc.replaced >= 1 and pub.messages[0].header.frame_id == \
+        'cam_optical_frame'
+    assert enc.submitted == 3 and enc.published + enc.replaced == 3
+    enc.close()
+    assert not enc._thread.is_alive()
+    broken = BackgroundEncoder(n, FakePublisher(fail=True), 'f', lambda a, s: ('x', b''))
+    broken.submit(Time(), frame, {})
+    broken._thread.join(5.0)
+    assert not broken._thread.is_alive() and broken.published == 0  # stopped, reported
+    quiet = FakePublisher(fail=True)
+    quiet.gone = True
+    assert not BackgroundEncoder(n, quiet, 'f', encode)._alive()
+    assert BackgroundEncoder(n, pub, 'f', encode)._alive()
+    assert BackgroundEncoder(n, pub, 'f', encode).flush(0.01)  # nothing handed over

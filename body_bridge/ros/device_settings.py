@@ -16,16 +16,18 @@ simulation's (:func:`apply`).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType
 
-from ..device_overlay import NOISE_KEYS, noise_value
+from ..device_overlay import NOISE_KEYS, Overlay, noise_value
 from ..errors import ModelError
 from ..sim.sensors import CameraSampler
 from .compression import COLOR_DEFAULTS, DEPTH_DEFAULTS
 
-__all__ = ['declare', 'invalid', 'problem', 'convert', 'apply', 'initial', 'defaults']
+__all__ = ['declare', 'invalid', 'problem', 'convert', 'apply', 'initial', 'defaults',
+           'seeded']
 
 _DOUBLE, _INT, _STR = (ParameterType.PARAMETER_DOUBLE, ParameterType.PARAMETER_INTEGER,
                        ParameterType.PARAMETER_STRING)
@@ -144,3 +146,11 @@ def initial(output, what: tuple[str, str]):
 def defaults() -> tuple[dict, dict]:
     """Fresh compression settings of a camera: (colour, depth)."""
     return dict(COLOR_DEFAULTS), dict(DEPTH_DEFAULTS)
+
+
+def seeded(node, overlay: Overlay | None) -> Overlay | None:
+    """The overlay with the node's ``noise_seed`` as its seed, when that is set (>= 0)."""
+    seed = getattr(node, 'params', {}).get('noise_seed', -1)
+    if seed < 0:
+        return overlay
+    return dataclasses.replace(overlay or Overlay(), seed=seed)

@@ -22,7 +22,6 @@ watches costs nothing. Each device has the run-time parameters ``devices.<device
 from __future__ import annotations
 
 import array
-import dataclasses
 import re
 import sys
 import threading
@@ -41,8 +40,9 @@ from ..sim.sensors import (CameraSampler, DeviceSampler, ForceSampler, InertialS
                            RangeSampler, SensorSuite)
 from . import device_settings, qos, wire
 from .compression import compress_color, compress_depth
-from .messages import (camera_info, camera_points, cloud_fields, compressed_image,
-                       covariance_of, fill_cloud, image_message, range_points, stamp_of)
+from .encoder import BackgroundEncoder
+from .messages import (camera_info, camera_points, cloud_fields, covariance_of, fill_cloud,
+                       image_message, range_points, stamp_of)
 
 __all__ = ['SensorPublishers', 'DevicePublisher', 'ImuPublisher', 'WrenchPublisher',
            'RangePublisher', 'CameraPublisher', 'topic_name', 'parameter_prefix', 'camera_info',
@@ -234,6 +234,9 @@ class CameraPublisher(DevicePublisher):
             CompressedImage, f'{topic}/depth/image/compressedDepth') \
             if self.depth_pub is not None else None
         self.compression, self.depth_compression = device_settings.defaults()
+        self.encoders = [None if p is None else BackgroundEncoder(node, p, frame_id, encode) for
+                         p, encode in ((self.compressed_pub, compress_color),
+                                       (self.depth_compressed_pub, compress_depth))]
         self.info = camera_info(s.intrinsics, frame_id, s.distortion_model)
         self.image, self.depth_image, self.cloud = Image(), Image(), PointCloud2()
         for msg in (self.image, self.depth_image, self.cloud):
@@ -263,12 +266,10 @@ class CameraPublisher(DevicePublisher):
             if self._watched(self.depth_pub):
                 self.depth_image.header.stamp = stamp
                 self.depth_pub.publish(image_message(self.depth_image, r.depth, '32FC1'))
-            if self._watched(self.compressed_pub):
-                self.compressed_pub.publish(compressed_image(
-                    self.frame_id, stamp, compress_color(r.rgb, self.compression)))
+            if self._watched(self.compressed_pub):  # compressed in their own threads
+                self.encoders[0].submit(stamp, r.rgb, self.compression)
             if self._watched(self.depth_compressed_pub):
-                self.depth_compressed_pub.publish(compressed_image(
-                    self.frame_id, stamp, compress_depth(r.depth, self.depth_compression)))
+                self.encoders[1].submit(stamp, r.depth, self.depth_compression)
             if want_points:
                 self.cloud.header.stamp = stamp
                 rgb = r.rgb if s.color else None
@@ -299,10 +300,7 @@ class SensorPublishers:
     def __init__(self, node, overlay: Overlay | None = None):
         self.node = node
         self.sim = node.sim
-        seed = getattr(node, 'params', {}).get('noise_seed', -1)
-        if seed >= 0:  # the node's noise_seed over the devices file's seed
-            overlay = dataclasses.replace(overlay or Overlay(), seed=seed)
-        self.suite = SensorSuite(self.sim, overlay)
+        self.suite = SensorSuite(self.sim, device_settings.seeded(node, overlay))
         log = node.get_logger()
         for line in self.suite.warnings:
             log.warning(line)
