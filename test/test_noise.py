@@ -6,6 +6,7 @@ a run bit for bit whatever readings were taken in between, another seed does not
 from __future__ import annotations
 
 import math
+import zlib
 
 import numpy as np
 import pytest
@@ -135,6 +136,39 @@ def test_a_seed_repeats_the_readings_bit_for_bit_whichever_were_read():
     np.testing.assert_array_equal(gyro3, gyro[::3])
     other, _ = readings(inertial(noise, seed=8), 300)
     assert not np.any(other == acc)
+
+
+def test_streams_draw_by_sample_index_whatever_came_before():
+    a, b = NoiseStreams(5, 'laser'), NoiseStreams(5, 'laser')
+    first = a.at(7).standard_normal(4)
+    b.at(2).standard_normal(100)  # another history
+    np.testing.assert_array_equal(b.at(7).standard_normal(4), first)
+    again = a.at(7).standard_normal(4)  # a second draw at the same sample continues
+    assert not np.any(again == first)
+    np.testing.assert_array_equal(a.at(0).standard_normal(2),
+                                  np.random.default_rng([5, zlib.crc32(b'laser')])
+                                  .standard_normal(2))
+    assert not np.any(a.at(8).standard_normal(4) == first)
+    np.testing.assert_array_equal(a.normals(1500), b.normals(1500))  # second block
+    assert not np.array_equal(a.normals(1500), a.normals(476))  # 1500 - 1024: another block
+
+
+def test_a_scan_repeats_bit_for_bit_whichever_readings_were_taken():
+    noise = DeviceSettings(rate=10.0, noise={'distance': 0.01, 'dropout': 0.3})
+
+    def scans(every):
+        s = _range({'max_distance': 5.0, 'yaw_range': 0.4, 'yaw_step': 0.1}, noise)
+        out, t = [], 0.0
+        for i in range(30):
+            while not s.due(t):
+                t += 0.025
+            if i % every == 0:
+                out.append(s.read().ranges.copy())
+        return np.array(out)
+    every, third = scans(1), scans(3)
+    np.testing.assert_array_equal(third, every[::3])
+    assert np.isinf(every).any() and np.isfinite(every).any()
+    assert len({r.tobytes() for r in every}) == len(every)  # each sample its own draws
 
 
 def test_force_torque_noise_and_bias_per_axis():
