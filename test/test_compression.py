@@ -49,6 +49,13 @@ def test_jpeg_decodes_within_jpeg_error(quality, mean_error):
     assert len(data) < rgb.nbytes / 5
 
 
+def test_the_defaults_are_image_transports():
+    # compressed_image_transport: jpeg, quality 95, PNG level 3; compressed_depth_image_transport:
+    # depth_max 10 m, depth_quantization 100 m, PNG level 3
+    assert COLOR_DEFAULTS == {'format': 'jpeg', 'jpeg_quality': 95, 'png_level': 3}
+    assert DEPTH_DEFAULTS == {'depth_max': 10.0, 'depth_quantization': 100.0, 'png_level': 3}
+
+
 def test_a_lower_quality_is_smaller_and_an_unknown_format_is_refused():
     rgb = picture()
     sizes = [len(compress_color(rgb, dict(COLOR_DEFAULTS, jpeg_quality=q))[1]) for q in (95, 30)]
