@@ -30,7 +30,7 @@ class JointStateNoise:
 
     def __init__(self, node, overlay: Overlay | None = None):
         overlay = overlay or Overlay()
-        seed = node.params.get('noise_seed', -1)
+        seed = node.params['noise_seed']
         self._streams = NoiseStreams(overlay.seed if seed < 0 else seed,
                                      'joint_states' + node.get_namespace())
         self._sim = node.sim
