@@ -175,6 +175,11 @@ def test_joint_state_noise_has_its_deviation_and_repeats(node, tmp_path):
     first = noise.apply(q, v)
     again._sim.time = 0.37
     np.testing.assert_array_equal(np.concatenate(again.apply(q, v)), np.concatenate(first))
+    zero = JointStateNoise(joint_node(node, seed=0), Overlay(seed=5, joint_noise={
+        'position': 0.002}))  # noise_seed 0 is a seed: the file's 5 is not used
+    file_zero = JointStateNoise(joint_node(node, seed=-1), Overlay(seed=0, joint_noise={
+        'position': 0.002}))
+    np.testing.assert_array_equal(zero.apply(q, v)[0], file_zero.apply(q, v)[0])
     other = JointStateNoise(joint_node(node, seed=10), Overlay(joint_noise={'position': 0.002}))
     other._sim.time = 0.37
     assert not np.any(other.apply(q, v)[0] == first[0])
