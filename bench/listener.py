@@ -32,6 +32,9 @@ from pathlib import Path
 
 #: Topics a camera publishes (not subscribed to unless asked).
 CAMERA_SUFFIXES = ('/image_raw', '/camera_info', '/depth/image', '/depth/camera_info')
+#: Its compressed images: subscribed to only when named (``topics``), since a subscriber makes
+#: the bridge compress every frame.
+COMPRESSED_SUFFIXES = ('/image_raw/compressed', '/depth/image/compressedDepth')
 #: Published once, latched: not what the benchmarks count.
 SKIPPED = ('/robot_description', '/tf_static', '/parameter_events', '/rosout')
 GLOBAL = ('/tf', '/clock')
@@ -58,8 +61,8 @@ class Listener:
             return True
         if topic in GLOBAL:
             return bool(self.spaces)
-        if topic.endswith(SKIPPED) or '/_action/' in topic:  # action internals: not state
-            return False
+        if topic.endswith(SKIPPED) or '/_action/' in topic or topic.endswith(COMPRESSED_SUFFIXES):
+            return False  # action internals: not state; compressed images: only when named
         for space, cameras in self.spaces.items():
             if topic.startswith(space + '/'):
                 if isinstance(cameras, tuple) and cameras:

@@ -31,7 +31,8 @@ from pathlib import Path
 
 from figures import REPO, Figures, isolate_dds
 
-GROUPS = ('loading', 'throughput', 'scale', 'realtime', 'camera', 'latency', 'memory', 'tracks')
+GROUPS = ('loading', 'throughput', 'scale', 'realtime', 'camera', 'latency', 'memory', 'tracks',
+          'sensors')
 DEFAULT_JSON = REPO / 'bench' / 'results' / 'latest.json'
 
 
@@ -97,6 +98,9 @@ def _group(group, figures, quick, scratch, context, listener) -> None:
     elif group == 'memory':
         import memory
         memory.run(figures, listener, quick, scratch)
+    elif group == 'sensors':
+        import sensor_costs
+        sensor_costs.run(figures, listener, quick, scratch)
     elif group == 'tracks':
         from figures import have_corpus
         if have_corpus():  # the Tank is a real model

@@ -1,7 +1,8 @@
 """Device overlays: a YAML file that adds devices to a model and sets their rate and noise.
 
 Models without devices (Chrono, most OpenRAVE kinbodies) get sensors this way, and any
-model's devices get a publishing rate, Gaussian noise and an initial on/off state. The file is
+model's devices get a publishing rate, noise (white noise, biases, random walks, dropouts:
+``NOISE_KEYS``, docs/sensors.md) and an initial on/off state. The file is
 ours, so it speaks the neutral model's language: SI units, radians, device frames in the model
 convention (cameras and range sensors look along +x with +z up). Example::
 
@@ -9,7 +10,7 @@ convention (cameras and range sensors look along +x with +z up). Example::
     devices:
       base_imu:                      # a device of the model: settings only
         rate: 200.0                  # [Hz]
-        noise: {linear_acceleration: 0.05, angular_velocity: 0.002}
+        noise: {linear_acceleration: 0.05, angular_velocity_random_walk: 2.0e-5}
       chassis_lidar:                 # a new device: kind and link are required
         kind: range
         link: CHASSIS
@@ -35,18 +36,64 @@ from .formats.yamlsource import line_of, load_yaml
 from .model import Device, DeviceKind, Model, Pose, freeze
 
 __all__ = ['DeviceSettings', 'Overlay', 'load_overlay', 'apply_overlay', 'NOISE_KEYS',
-           'PARAM_TYPES']
+           'PARAM_TYPES', 'noise_value', 'JOINT_NOISE_KEYS']
 
-#: The Gaussian noise a device kind accepts: key -> unit (standard deviations).
+_IMU_ACC = {'linear_acceleration': 'm/s^2', 'linear_acceleration_bias': 'm/s^2',
+            'linear_acceleration_turn_on_bias': 'm/s^2',
+            'linear_acceleration_noise_density': 'm/s^2/sqrt(Hz)',
+            'linear_acceleration_random_walk': 'm/s^3/sqrt(Hz)'}
+_IMU_GYRO = {'angular_velocity': 'rad/s', 'angular_velocity_bias': 'rad/s',
+             'angular_velocity_turn_on_bias': 'rad/s',
+             'angular_velocity_noise_density': 'rad/s/sqrt(Hz)',
+             'angular_velocity_random_walk': 'rad/s^2/sqrt(Hz)'}
+_RANGE_NOISE = {'distance': 'm', 'distance_per_meter': 'm/m', 'resolution': 'm',
+                'dropout': 'probability'}
+
+#: The noise a device kind accepts: key -> unit (docs/sensors.md says what each one does).
+#: A key of a vector quantity takes one number for every axis or a list of three.
 NOISE_KEYS: dict[DeviceKind, dict[str, str]] = {
-    DeviceKind.ACCELEROMETER: {'linear_acceleration': 'm/s^2'},
-    DeviceKind.GYRO: {'angular_velocity': 'rad/s'},
-    DeviceKind.IMU: {'linear_acceleration': 'm/s^2', 'angular_velocity': 'rad/s',
-                     'orientation': 'rad'},
-    DeviceKind.FORCE: {'force': 'N', 'torque': 'N m'},
-    DeviceKind.RANGE: {'distance': 'm'},
-    DeviceKind.CAMERA: {'depth': 'm', 'color': '8-bit levels'},
+    DeviceKind.ACCELEROMETER: _IMU_ACC,
+    DeviceKind.GYRO: _IMU_GYRO,
+    DeviceKind.IMU: {**_IMU_ACC, **_IMU_GYRO, 'orientation': 'rad'},
+    DeviceKind.FORCE: {'force': 'N', 'force_bias': 'N', 'force_turn_on_bias': 'N',
+                       'torque': 'N m', 'torque_bias': 'N m', 'torque_turn_on_bias': 'N m'},
+    DeviceKind.RANGE: _RANGE_NOISE,
+    DeviceKind.CAMERA: {'color': '8-bit levels', 'depth': 'm', 'depth_per_meter': 'm/m',
+                        'depth_resolution': 'm', 'depth_dropout': 'probability'},
 }
+#: The Gaussian noise of joint_states (deviations, off by default).
+JOINT_NOISE_KEYS = {'position': 'rad or m', 'velocity': 'rad/s or m/s'}
+_PER_AXIS = ('linear_acceleration', 'angular_velocity', 'force', 'torque')
+
+
+def _signed(key: str) -> bool:
+    """A constant bias may be negative; deviations, densities, probabilities may not."""
+    return key.endswith('_bias') and not key.endswith('_turn_on_bias')
+
+
+def noise_value(key: str, value):
+    """A noise setting checked: a number >= 0 (a bias: any finite number; a probability:
+    0..1), or for a quantity of three axes also a list of three such numbers (a tuple).
+
+    Raises:
+        ValueError: why the value is not acceptable (``noise <key> ...``).
+    """
+    per_axis = key.startswith(_PER_AXIS)
+    values = value if per_axis and isinstance(value, (list, tuple)) else None
+    if values is not None and len(values) != 3:
+        raise ValueError(f'noise {key} must be a number or a list of 3 numbers, not {value!r}')
+    for v in values if values is not None else (value,):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise ValueError(f'noise {key} must be a finite number'
+                             f'{" or a list of 3" if per_axis else ""}, not {value!r}')
+        if v < 0 and not _signed(key):
+            raise ValueError(f'noise {key} is negative')
+        if key.endswith('dropout') and v > 1:
+            raise ValueError(f'noise {key} is a probability (0..1), not {v!r}')
+    if values is not None:
+        return tuple(float(v) for v in values)
+    return float(value)
+
 
 _VEC3, _NUM, _POS, _INT, _BOOL, _STR = 'vec3', 'number', 'positive', 'int', 'bool', 'str'
 _INERTIAL = {'max_acceleration': _VEC3, 'max_angular_velocity': _VEC3, 'orientation': _BOOL}
@@ -78,7 +125,7 @@ class DeviceSettings:
 
     Attributes:
         rate: readings per simulated second [Hz]; None: the device's own rate.
-        noise: standard deviation of Gaussian noise per quantity (``NOISE_KEYS``).
+        noise: noise setting -> value (``NOISE_KEYS``; a number, or three for the axes).
         on: initial state; None: the device's own ``on`` parameter (default on).
     """
 
@@ -97,6 +144,8 @@ class Overlay:
         settings: device name -> run-time settings.
         seed: seed of every device's noise generator.
         source: the file, for messages.
+        joint_noise: ``position`` [rad or m] and ``velocity`` [rad/s or m/s] -> deviation of
+            the Gaussian noise of ``joint_states`` (``JOINT_NOISE_KEYS``).
     """
 
     devices: tuple[Device, ...] = ()
@@ -104,6 +153,7 @@ class Overlay:
     settings: Mapping = field(default_factory=lambda: freeze({}))
     seed: int = 0
     source: str | None = None
+    joint_noise: Mapping = field(default_factory=lambda: freeze({}))
 
 
 def load_overlay(path: str | os.PathLike | None, model: Model) -> Overlay:
@@ -120,10 +170,11 @@ def load_overlay(path: str | os.PathLike | None, model: Model) -> Overlay:
         return Overlay(source=path)
     if not isinstance(data, dict):
         raise ModelError(path, line_of(data, 1), 'a device overlay is a mapping with "devices"')
-    unknown = set(data) - {'seed', 'devices'}
+    unknown = set(data) - {'seed', 'devices', 'joint_states'}
     if unknown:
         raise ModelError(path, line_of(data, 1), f'unknown key {sorted(unknown)[0]!r} '
-                         '(a device overlay has seed and devices)')
+                         '(a device overlay has seed, devices and joint_states)')
+    joint_noise = _joint_noise(path, data.get('joint_states'), line_of(data, 1))
     seed = data.get('seed', 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ModelError(path, line_of(data, 1),
@@ -155,7 +206,28 @@ def load_overlay(path: str | os.PathLike | None, model: Model) -> Overlay:
             overrides[name] = freeze(params)
         else:
             added.append(_new_device(path, line, name, kind, entry, params, model))
-    return Overlay(tuple(added), freeze(overrides), freeze(settings), seed, path)
+    return Overlay(tuple(added), freeze(overrides), freeze(settings), seed, path,
+                   freeze(joint_noise))
+
+
+def _joint_noise(path, entry, line) -> dict:
+    """``joint_states: {noise: {position: ..., velocity: ...}}`` checked."""
+    if entry is None:
+        return {}
+    noise = entry.get('noise') if isinstance(entry, dict) else None
+    if not isinstance(entry, dict) or set(entry) - {'noise'} or not isinstance(noise, dict):
+        raise ModelError(path, line_of(entry, line), 'joint_states must be a mapping with '
+                         'noise: {position: ..., velocity: ...}')
+    checked = {}
+    for key, value in noise.items():
+        if key not in JOINT_NOISE_KEYS:
+            raise ModelError(path, line_of(noise, line), f'joint_states has no noise {key!r} '
+                             f'(known: {", ".join(JOINT_NOISE_KEYS)})')
+        try:
+            checked[key] = noise_value(key, value)
+        except ValueError as err:
+            raise ModelError(path, line_of(noise, line), f'joint_states: {err}') from None
+    return checked
 
 
 def apply_overlay(model: Model, overlay: Overlay) -> Model:
@@ -217,16 +289,18 @@ def _settings(path, line, name, kind, entry) -> DeviceSettings:
         raise ModelError(path, line, f'{what}: on must be true or false, not {on!r}')
     noise = entry.get('noise') or {}
     if not isinstance(noise, dict):
-        raise ModelError(path, line, f'{what}: noise must be a mapping of standard deviations')
+        raise ModelError(path, line, f'{what}: noise must be a mapping of noise settings')
     allowed = NOISE_KEYS[kind]
+    checked = {}
     for key, value in noise.items():
         if key not in allowed:
             raise ModelError(path, line_of(noise, line), f'{what}: a {kind.value} has no noise '
                              f'{key!r} (known: {", ".join(allowed)})')
-        value = _typed(path, line_of(noise, line), f'{what}: noise {key}', _NUM, value)
-        if value < 0:
-            raise ModelError(path, line_of(noise, line), f'{what}: noise {key} is negative')
-        noise[key] = value
+        try:
+            checked[key] = noise_value(key, value)
+        except ValueError as err:
+            raise ModelError(path, line_of(noise, line), f'{what}: {err}') from None
+    noise = checked
     return DeviceSettings(rate, freeze(noise), on)
 
 

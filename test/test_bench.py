@@ -42,6 +42,13 @@ EXPECTED = (
                              'tank_kinect_depth_rate', 'tank_kinect_bridge_cpu',
                              'tank_kinect_max_rtf', 'tank_all_cameras_max_rtf')
      if HAVE_CORPUS] +
+    [f'sensors_{f}' for f in (
+        'imu_read', 'imu_noise_cost', 'scan_read', 'scan_noise_cost', 'camera_640x480_read',
+        'camera_640x480_noise_cost', 'compress_jpeg_640x480', 'compress_png_640x480',
+        'compress_depth_640x480', '640x480_raw_bytes_per_s', '640x480_compressed_bytes_per_s',
+        'hand_camera_raw_bytes_per_s', 'hand_camera_compressed_bytes_per_s')] +
+    [f'sensors_{k}_{f}' for k in ('raw', 'compressed')
+     for f in ('camera_rtf', 'image_rate', 'depth_rate', 'bridge_cpu')] +
     [f'memory_{m}_{f}' for m in (*REAL, 'chain30', 'sample_arm')
      for f in ('loaded', 'after_run', 'growth')] +
     ['machine_load_average_start', 'machine_load_average_end', 'bench_wall_time'])
@@ -76,6 +83,9 @@ def test_quick_run_prints_and_writes_every_figure(tmp_path):
         assert printed[f'throughput_{model}_messages_received'][0] > 0  # a subscriber heard
         assert 0.0 < printed[f'throughput_{model}_ratio'][0] < 1.5
     assert printed['realtime_camera_image_rate'][0] > 10.0  # Hz, of 30
+    assert printed['sensors_compressed_image_rate'][0] > 5.0  # Hz, of 30: compressed arrive
+    assert printed['sensors_640x480_compressed_bytes_per_s'][0] < \
+        printed['sensors_640x480_raw_bytes_per_s'][0] / 5
     assert printed['command_to_state_latency_samples'] == (20.0, 'count')
     if HAVE_CORPUS:
         assert printed['load_barrettwam_model_files'][0] == 3.0  # robot, arm and hand XML files

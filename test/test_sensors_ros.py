@@ -19,7 +19,8 @@ from geometry_msgs.msg import WrenchStamped
 from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
-from sensor_msgs.msg import CameraInfo, Image, Imu, LaserScan, PointCloud2, Range
+from sensor_msgs.msg import (CameraInfo, CompressedImage, Image, Imu, LaserScan, PointCloud2,
+                             Range)
 from tf2_msgs.msg import TFMessage
 
 from body_bridge.ros import qos
@@ -432,3 +433,121 @@ def test_a_colour_point_cloud_camera_publishes_image_info_and_coloured_points(ro
     finally:
         suite.close()
         node.destroy_node()
+
+
+def test_compressed_topics_decode_to_the_images_published_raw(ros, tmp_path):
+    from test_compression import cv2, decode_compressed_depth
+    from test_sensors_sim import camera_scene
+
+    from body_bridge.formats import load_model
+    from body_bridge.ros.sensors import CameraPublisher
+    from body_bridge.sim.sensors import SensorSuite
+    from body_bridge.sim.simulation import Simulation
+    sim = Simulation(load_model(camera_scene(tmp_path)))  # a red cube 2 m ahead, floor
+    suite = SensorSuite(sim)
+    node = ros.create_node('compressed_probe')
+    got = {}
+    topics = {'image_raw': Image, 'depth/image': Image, 'image_raw/compressed': CompressedImage,
+              'depth/image/compressedDepth': CompressedImage}
+    try:
+        cam = CameraPublisher(node, suite.samplers['cam'], 'z/hand_camera', 'cam_optical_frame')
+        cam.compression['format'] = 'png'
+        for topic, msg_type in topics.items():
+            node.create_subscription(msg_type, f'z/hand_camera/{topic}',
+                                     lambda m, t=topic: got.setdefault(t, m), DEEP)
+        pubs = (cam.image_pub, cam.depth_pub, cam.compressed_pub, cam.depth_compressed_pub)
+        deadline = time.monotonic() + 10.0
+        while any(p.get_subscription_count() == 0 for p in pubs) and \
+                time.monotonic() < deadline:
+            ros.spin_once(node, timeout_sec=0.05)
+        sim.step_period()
+        cam.tick()
+        while len(got) < 4 and time.monotonic() < deadline:
+            ros.spin_once(node, timeout_sec=0.05)
+        h, w = got['image_raw'].height, got['image_raw'].width
+        rgb = np.frombuffer(bytes(got['image_raw'].data), np.uint8).reshape(h, w, 3)
+        depth = np.frombuffer(bytes(got['depth/image'].data), np.float32).reshape(h, w)
+        png = got['image_raw/compressed']
+        assert png.format == 'rgb8; png compressed bgr8'
+        assert png.header == got['image_raw'].header
+        decoded = cv2.imdecode(np.frombuffer(bytes(png.data), np.uint8), cv2.IMREAD_COLOR)
+        np.testing.assert_array_equal(decoded[..., ::-1], rgb)  # PNG: exactly
+        packed = got['depth/image/compressedDepth']
+        meters = decode_compressed_depth(packed.format, bytes(packed.data))
+        near = np.isfinite(depth) & (depth < 10.0)
+        assert near.sum() > 1000
+        np.testing.assert_allclose(meters[near], depth[near],
+                                   atol=float(np.max(depth[near])) ** 2 / 10100.0 * 1.01)
+        assert np.isnan(meters[~near]).all()
+        cam.compression['format'] = 'jpeg'  # as devices.<camera>.compressed.format does
+        got.clear()
+        sim.step_period()
+        cam.tick()
+        while 'image_raw/compressed' not in got and time.monotonic() < deadline:
+            ros.spin_once(node, timeout_sec=0.05)
+        assert got['image_raw/compressed'].format == 'rgb8; jpeg compressed bgr8'
+    finally:
+        suite.close()
+        node.destroy_node()
+
+
+def _imu_run(bridge, probe, *args, seconds=3.0):
+    """base_imu messages of a bridge started with ``args``, by stamp, for ``seconds``."""
+    probe.messages.pop('base_imu', None)
+    proc = bridge(SAMPLE_ARM, *args)
+    probe.watch('base_imu', Imu, keep=True)
+    probe.spin_until(lambda: probe.stamps('base_imu') and
+                     probe.stamps('base_imu')[-1] > seconds, STARTUP + 30.0, 'base_imu', proc)
+    proc.stop()
+    return {round(t, 6): m for t, m in zip(probe.stamps('base_imu'),
+                                           probe.messages['base_imu'])}, proc
+
+
+def test_noise_repeats_with_its_seed_at_any_pace_and_changes_at_run_time(bridge, sensor_probe):
+    noise = ('-p', 'noise_seed:=5', '-p', 'devices.base_imu.noise.linear_acceleration:=0.5',
+             '-p', 'devices.base_imu.noise.angular_velocity_random_walk:=0.01')
+    paced, _ = _imu_run(bridge, sensor_probe, *noise)
+    fast, _ = _imu_run(bridge, sensor_probe, *noise, '-p', 'real_time_factor:=4.0')
+    common = sorted(set(paced) & set(fast))
+    assert len(common) > 50
+    for t in common:  # the same readings, bit for bit, at four times the pace
+        for field in ('linear_acceleration', 'angular_velocity'):
+            a, b = getattr(paced[t], field), getattr(fast[t], field)
+            assert (a.x, a.y, a.z) == (b.x, b.y, b.z), (t, field)
+    acc = np.array([[m.linear_acceleration.x, m.linear_acceleration.y,
+                     m.linear_acceleration.z] for m in paced.values()])
+    assert 0.3 < acc[:, 0].std() < 0.7  # noise of deviation 0.5 m/s^2
+    msg = paced[common[0]]
+    assert list(msg.linear_acceleration_covariance) == [0.25, 0, 0, 0, 0.25, 0, 0, 0, 0.25]
+    assert list(msg.angular_velocity_covariance) == [0.0] * 9  # a random walk is no white noise
+    assert msg.orientation_covariance[0] == -1.0  # REP-145: not reported
+    other, _ = _imu_run(bridge, sensor_probe, '-p', 'noise_seed:=6', *noise[2:])
+    common = sorted(set(other) & set(paced))
+    assert common and all(other[t].linear_acceleration.x != paced[t].linear_acceleration.x
+                          for t in common)
+
+    # at run time: a noise density per axis, and the covariance follows
+    proc = bridge(SAMPLE_ARM)
+    sensor_probe.messages.pop('base_imu', None)
+    sensor_probe.watch('base_imu', Imu, keep=True)
+    imu = lambda: sensor_probe.messages['base_imu']  # noqa: E731
+    sensor_probe.spin_until(lambda: len(imu()) > 5, STARTUP, 'base_imu', proc)
+    assert list(imu()[-1].angular_velocity_covariance) == [0.0] * 9  # noise off by default
+    client = sensor_probe.node.create_client(SetParameters, 'body_bridge/set_parameters')
+    sensor_probe.spin_until(client.service_is_ready, 20.0, 'the parameter service', proc)
+    density = ParameterValue(type=ParameterType.PARAMETER_DOUBLE_ARRAY,
+                             double_array_value=[0.001, 0.002, 0.003])
+    bad = ParameterValue(type=ParameterType.PARAMETER_DOUBLE, double_value=-1.0)
+    future = client.call_async(SetParameters.Request(parameters=[
+        Parameter(name='devices.base_imu.noise.angular_velocity_noise_density', value=density),
+        Parameter(name='devices.base_imu.noise.linear_acceleration', value=bad)]))
+    sensor_probe.spin_until(future.done, 20.0, 'set_parameters', proc)
+    results = future.result().results
+    assert [r.successful for r in results] == [True, False]
+    assert results[1].reason == 'devices.base_imu.noise.linear_acceleration is negative'
+    # the readings still queued were taken before the change: wait for the first after it
+    sensor_probe.spin_until(lambda: imu()[-1].angular_velocity_covariance[0] > 0.0, 30.0,
+                            'base_imu with noise', proc)
+    cov = imu()[-1].angular_velocity_covariance  # density^2 / dt at 100 Hz
+    np.testing.assert_allclose([cov[0], cov[4], cov[8]], np.array([1e-6, 4e-6, 9e-6]) * 100)
+    assert 'Traceback' not in proc.output()

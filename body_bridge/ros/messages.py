@@ -12,12 +12,12 @@ import sys
 
 import numpy as np
 from builtin_interfaces.msg import Time
-from sensor_msgs.msg import CameraInfo, Image, PointCloud2, PointField
+from sensor_msgs.msg import CameraInfo, CompressedImage, Image, PointCloud2, PointField
 
 from ..sim.render import Intrinsics
 
 __all__ = ['camera_info', 'image_message', 'cloud_fields', 'fill_cloud', 'camera_points',
-           'range_points', 'stamp_of', 'covariance']
+           'range_points', 'stamp_of', 'covariance', 'covariance_of', 'compressed_image']
 
 _BIG_ENDIAN = sys.byteorder == 'big'
 
@@ -34,6 +34,23 @@ def covariance(sigma: float | None) -> list[float]:
     var = float(sigma) ** 2
     return [var, 0.0, 0.0, 0.0, var, 0.0, 0.0, 0.0, var]
 
+
+def covariance_of(variances) -> list[float]:
+    """Row-major 3x3 covariance with ``variances`` (x, y, z) on the diagonal; -1 in element 0
+    when None (the quantity is not reported, REP-145)."""
+    if variances is None:
+        return [-1.0] + [0.0] * 8
+    vx, vy, vz = (float(v) for v in variances)
+    return [vx, 0.0, 0.0, 0.0, vy, 0.0, 0.0, 0.0, vz]
+
+
+def compressed_image(frame_id: str, stamp: Time,
+                     compressed: tuple[str, bytes]) -> CompressedImage:
+    """A CompressedImage of (format, data) from :mod:`.compression`."""
+    msg = CompressedImage()
+    msg.header.frame_id, msg.header.stamp = frame_id, stamp
+    msg.format, msg.data = compressed
+    return msg
 
 
 def camera_info(k: Intrinsics, frame_id: str, model: str = 'plumb_bob') -> CameraInfo:

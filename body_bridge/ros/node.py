@@ -248,6 +248,8 @@ class BridgeNode(Node):
         self.gripper_actions = GripperServers(self, self.grippers)
         from .sensors import SensorPublishers
         self.sensors = SensorPublishers(self, self.device_overlay)
+        from .joint_noise import JointStateNoise
+        self.joint_noise = JointStateNoise(self, self.device_overlay)
         # External controllers of the model (Chrono CONTROLLER motors, load controllers).
         from .chrono_controllers import attach as attach_controllers
         self._controller_subs = attach_controllers(self)
@@ -284,8 +286,7 @@ class BridgeNode(Node):
         self.publish_clock()
         msg = self._state_msg
         msg.set_stamp(sec, nanosec)
-        msg.set('position', sim.joint_positions())
-        msg.set('velocity', sim.joint_velocities())
+        self.joint_noise.fill(msg, sim.joint_positions(), sim.joint_velocities())
         msg.set('effort', sim.joint_efforts())
         self._state_pub.publish(msg.payload())
         if self._tf_msg is not None:

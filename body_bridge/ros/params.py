@@ -31,7 +31,7 @@ __all__ = ['PARAMETERS', 'SETTABLE', 'READ_ONLY', 'GROUPS', 'GROUP_READ_ONLY',
 
 _D, _B, _S = ParameterType.PARAMETER_DOUBLE, ParameterType.PARAMETER_BOOL, \
     ParameterType.PARAMETER_STRING
-_DA = ParameterType.PARAMETER_DOUBLE_ARRAY
+_DA, _I = ParameterType.PARAMETER_DOUBLE_ARRAY, ParameterType.PARAMETER_INTEGER
 
 #: Every fixed parameter the node declares: name -> (default, type, description).
 PARAMETERS = {
@@ -70,6 +70,8 @@ PARAMETERS = {
                       'the state before the diverging period).'),
     'devices_file': ('', _S, 'YAML file that adds devices to the model and sets their rate, '
                      'noise and on/off state (docs/sensors.md).'),
+    'noise_seed': (-1, _I, 'Seed of every device\'s noise (the same seed, the same readings); '
+                   '-1: the devices_file\'s seed (0 without one).'),
     'material_table': ('', _S, 'Choreonoid contact material table (friction and restitution '
                        'per pair of link materials, docs/materials.md); empty: '
                        'default/materials.yaml above the model file.'),
@@ -125,6 +127,7 @@ READ_ONLY = {
     'mesh_directory': 'robot_description is written once, at start',
     'on_divergence': 'the watchdog is set up at start',
     'devices_file': 'the devices are made at start (devices.<device>.on/rate are settable)',
+    'noise_seed': 'the noise generators are seeded at start (~/reset restarts them)',
     'material_table': 'read with the model (a new model loads it again)',
     'cmd_vel': 'the cmd_vel and odom topics are made at start',
     'drive_left_joints': 'the drive is found at start',
@@ -154,7 +157,8 @@ GROUP_READ_ONLY = {
 #: Parameters rclpy declares itself, or that the node declares later.
 _OTHERS = {'use_sim_time', 'robot_description', 'start_type_description_service'}
 
-_KINDS = {_D: 'a number', _B: 'true or false', _S: 'a string', _DA: 'a list of numbers'}
+_KINDS = {_D: 'a number', _B: 'true or false', _S: 'a string', _DA: 'a list of numbers',
+          _I: 'an integer'}
 
 #: String parameters with a fixed set of values; true/false mean on/off (YAML and ``-p x:=on``
 #: turn a bare on/off into a boolean).
@@ -168,6 +172,8 @@ def _coerce(name: str, value, ptype: int):
     if ptype == _D and number(value):
         return float(value)
     if ptype == _B and isinstance(value, bool):
+        return value
+    if ptype == _I and isinstance(value, int) and not isinstance(value, bool):
         return value
     if name in _SWITCHES:
         value = ('on' if value else 'off') if isinstance(value, bool) else value

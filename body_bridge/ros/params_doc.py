@@ -18,7 +18,8 @@ END = '<!-- end of parameters -->'
 
 _B, _S, _DA = (ParameterType.PARAMETER_BOOL, ParameterType.PARAMETER_STRING,
                ParameterType.PARAMETER_DOUBLE_ARRAY)
-_TYPES = {ParameterType.PARAMETER_DOUBLE: 'double', _B: 'bool', _S: 'string', _DA: 'double[]'}
+_TYPES = {ParameterType.PARAMETER_DOUBLE: 'double', _B: 'bool', _S: 'string', _DA: 'double[]',
+          ParameterType.PARAMETER_INTEGER: 'integer'}
 
 #: Parameters whose names the user chooses (groups), and the sensor switches the node
 #: declares per device: (names, type, default, meaning); what a change at run time does is in
@@ -32,9 +33,13 @@ GROUP_ROWS = {
     'controllers': ('`controllers.<name>.type`, `.joints`, `.interface_name`',
                     'string, string[], string', 'none',
                     'A controller group (see [Commands](commands-and-simulation.md#commands)).'),
-    'devices': ('`devices.<device>.on`, `devices.<device>.rate`', 'bool, double',
-                "the model's", 'Switch a device on or off, or change its rate [Hz], also at '
-                'run time (`/` in `<device>` becomes `.`).'),
+    'devices': ('`devices.<device>.on`, `devices.<device>.rate`, '
+                '`devices.<device>.noise.<key>`, `devices.<camera>.compressed.*`, '
+                '`devices.<camera>.compressedDepth.*`',
+                'bool, double, double or double[], ...', "the model's",
+                'Switch a device on or off, change its rate [Hz], its noise or its image '
+                'compression ([Sensors](sensors.md)), also at run time (`/` in `<device>` '
+                'becomes `.`).'),
 }
 
 
@@ -59,6 +64,8 @@ def _default(value, ptype: int) -> str:
         return f'`{value}`' if value else '`""`'
     if ptype == _DA:
         return '`[' + ', '.join(repr(float(v)) for v in value) + ']`'
+    if ptype == ParameterType.PARAMETER_INTEGER:
+        return f'`{value}`'
     return f'`{float(value)!r}`'
 
 

@@ -10,24 +10,26 @@ topic name cannot hold replaced by ``_``), all with the sensor-data QoS:
   scanning), ``<device>/points`` PointCloud2 x, y, z (yaw and pitch); REP-117 ranges.
 * camera: ``<device>/image_raw`` (rgb8) + ``<device>/camera_info``, ``<device>/depth/image``
   (32FC1, metres along the optical axis) + ``<device>/depth/camera_info``, ``<device>/points``
-  (organised PointCloud2 x, y, z [, rgb] in the optical frame; NaN where nothing was seen).
+  (organised PointCloud2 x, y, z [, rgb] in the optical frame; NaN where nothing was seen);
+  ``<device>/image_raw/compressed`` and ``<device>/depth/image/compressedDepth``
+  (CompressedImage as image_transport's plug-ins write them, see :mod:`.compression`).
 
 A device is read only when it is due and one of its topics has a subscriber, so a camera nobody
-watches costs nothing. Each device has two run-time parameters: ``devices.<device>.on`` (bool)
-and ``devices.<device>.rate`` [Hz].
+watches costs nothing. Each device has the run-time parameters ``devices.<device>.on`` (bool),
+``devices.<device>.rate`` [Hz] and those of :mod:`.device_settings` (noise, compression).
 """
 
 from __future__ import annotations
 
 import array
-import math
 import re
 import sys
 import threading
 
 from geometry_msgs.msg import WrenchStamped
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType, SetParametersResult
-from sensor_msgs.msg import CameraInfo, Image, Imu, LaserScan, PointCloud2, Range
+from sensor_msgs.msg import (CameraInfo, CompressedImage, Image, Imu, LaserScan, PointCloud2,
+                             Range)
 
 from .. import urdf as urdf_writer
 from ..device_overlay import Overlay
@@ -36,8 +38,10 @@ from ..model import DeviceKind
 from ..sim.render import RenderError
 from ..sim.sensors import (CameraSampler, DeviceSampler, ForceSampler, InertialSampler,
                            RangeSampler, SensorSuite)
-from . import qos, wire
-from .messages import (camera_info, camera_points, cloud_fields, covariance, fill_cloud,
+from . import device_settings, qos, wire
+from .compression import compress_color, compress_depth
+from .encoder import BackgroundEncoder
+from .messages import (camera_info, camera_points, cloud_fields, covariance_of, fill_cloud,
                        image_message, range_points, stamp_of)
 
 __all__ = ['SensorPublishers', 'DevicePublisher', 'ImuPublisher', 'WrenchPublisher',
@@ -88,13 +92,18 @@ class DevicePublisher:
 
 
 class ImuPublisher(DevicePublisher):
-    """sensor_msgs/Imu on ``<device>``; covariances fixed at start (noise variances, -1).
-    Serialized once, its numbers patched at every reading (see :mod:`.wire`)."""
+    """sensor_msgs/Imu on ``<device>``; covariances: the variances of the white noise on the
+    diagonal (REP-145: -1 for a quantity not reported), rebuilt when the noise or the rate
+    changes. Serialized once, its numbers patched at every reading (see :mod:`.wire`)."""
 
     def __init__(self, node, sampler: InertialSampler, topic, frame_id):
         super().__init__(node, sampler, topic, frame_id)
         self.pub = self._publisher(Imu, topic)
-        noise = sampler.noise
+        self._pack()
+
+    def _pack(self) -> None:
+        sampler, frame_id = self.sampler, self.frame_id
+        self._version = sampler.noise_version
         kind = sampler.device.kind
         self.reports = {'orientation': kind == DeviceKind.IMU and bool(
                             sampler.device.params.get('orientation')),
@@ -107,7 +116,7 @@ class ImuPublisher(DevicePublisher):
             wire.mark_stamp(marks, msg.header.stamp)
             for field, reported in self.reports.items():
                 setattr(msg, f'{field}_covariance',
-                        covariance(noise.get(field, 0.0) if reported else None))
+                        covariance_of(sampler.variance(field) if reported else None))
             if self.reports['orientation']:
                 o = msg.orientation
                 o.w, o.x, o.y, o.z = (marks.float64('orientation') for _ in range(4))
@@ -121,6 +130,8 @@ class ImuPublisher(DevicePublisher):
     def tick(self) -> None:
         if not self._watched(self.pub):
             return
+        if self.sampler.noise_version != self._version:
+            self._pack()
         r = self.sampler.read()
         msg = self.msg
         msg.set_stamp(*wire.stamp_parts(r.time))
@@ -217,6 +228,15 @@ class CameraPublisher(DevicePublisher):
         self.depth_info_pub = self._publisher(CameraInfo, f'{topic}/depth/camera_info') \
             if self.depth_pub is not None else None
         self.points_pub = self._publisher(PointCloud2, f'{topic}/points') if s.points else None
+        self.compressed_pub = self._publisher(CompressedImage, f'{topic}/image_raw/compressed') \
+            if s.color else None
+        self.depth_compressed_pub = self._publisher(
+            CompressedImage, f'{topic}/depth/image/compressedDepth') \
+            if self.depth_pub is not None else None
+        self.compression, self.depth_compression = device_settings.defaults()
+        self.encoders = [None if p is None else BackgroundEncoder(node, p, frame_id, encode) for
+                         p, encode in ((self.compressed_pub, compress_color),
+                                       (self.depth_compressed_pub, compress_depth))]
         self.info = camera_info(s.intrinsics, frame_id, s.distortion_model)
         self.image, self.depth_image, self.cloud = Image(), Image(), PointCloud2()
         for msg in (self.image, self.depth_image, self.cloud):
@@ -227,8 +247,10 @@ class CameraPublisher(DevicePublisher):
     def tick(self) -> None:
         s = self.sampler
         want_points = self._watched(self.points_pub)
-        want_rgb = self._watched(self.image_pub) or (want_points and s.color)
-        want_depth = self._watched(self.depth_pub) or want_points
+        want_rgb = self._watched(self.image_pub) or self._watched(self.compressed_pub) or \
+            (want_points and s.color)
+        want_depth = self._watched(self.depth_pub) or self._watched(self.depth_compressed_pub) \
+            or want_points
         stamp = None
         if (want_rgb or want_depth) and not self._failed:
             try:
@@ -244,6 +266,10 @@ class CameraPublisher(DevicePublisher):
             if self._watched(self.depth_pub):
                 self.depth_image.header.stamp = stamp
                 self.depth_pub.publish(image_message(self.depth_image, r.depth, '32FC1'))
+            if self._watched(self.compressed_pub):  # compressed in their own threads
+                self.encoders[0].submit(stamp, r.rgb, self.compression)
+            if self._watched(self.depth_compressed_pub):
+                self.encoders[1].submit(stamp, r.depth, self.depth_compression)
             if want_points:
                 self.cloud.header.stamp = stamp
                 rgb = r.rgb if s.color else None
@@ -274,7 +300,7 @@ class SensorPublishers:
     def __init__(self, node, overlay: Overlay | None = None):
         self.node = node
         self.sim = node.sim
-        self.suite = SensorSuite(self.sim, overlay)
+        self.suite = SensorSuite(self.sim, device_settings.seeded(node, overlay))
         log = node.get_logger()
         for line in self.suite.warnings:
             log.warning(line)
@@ -320,7 +346,7 @@ class SensorPublishers:
                 type=ParameterType.PARAMETER_DOUBLE, dynamic_typing=True,
                 description=f'Readings of device {name!r} per simulated second [Hz].'))
             for parameter, what in ((on, 'on'), (rate, 'rate')):
-                problem = _invalid(what, parameter.value)
+                problem = device_settings.invalid(what, parameter.value)
                 if problem:
                     raise ModelError(None, None, f'parameter {parameter.name} {problem}')
             s.enabled = on.value
@@ -328,6 +354,8 @@ class SensorPublishers:
                 s.set_rate(float(rate.value))
             params[f'{base}.on'] = (name, 'on')
             params[f'{base}.rate'] = (name, 'rate')
+            params.update({parameter: (name, what) for parameter, what in
+                           device_settings.declare(self.node, base, out).items()})
         return params
 
     def _on_set_parameters(self, parameters) -> SetParametersResult:
@@ -337,11 +365,12 @@ class SensorPublishers:
             if p.name not in self._params:
                 continue
             name, what = self._params[p.name]
-            problem = _invalid(what, p.value)
+            problem = device_settings.invalid(what, p.value)
             if problem:
                 return SetParametersResult(successful=False, reason=f'{p.name} {problem}')
-            value = p.value if what == 'on' else float(p.value)
-            changes.append((self.outputs[name].sampler, what, value))
+            value = p.value if what == 'on' else float(p.value) if what == 'rate' else \
+                device_settings.convert(what, p.value)
+            changes.append((self.outputs[name], what, value))
         with self._changes_lock:
             self._changes.extend(changes)
         return SetParametersResult(successful=True)
@@ -349,11 +378,13 @@ class SensorPublishers:
     def _apply_changes(self) -> None:
         with self._changes_lock:
             changes, self._changes = self._changes, []
-        for sampler, what, value in changes:
+        for output, what, value in changes:
             if what == 'on':
-                sampler.enabled = value
+                output.sampler.enabled = value
+            elif what == 'rate':
+                output.sampler.set_rate(value)
             else:
-                sampler.set_rate(value)
+                device_settings.apply(output, what, value)
         if changes:
             self._update_hooks()
 
@@ -385,13 +416,3 @@ class SensorPublishers:
                 if self.node.context.ok():
                     raise
                 return  # the node is shutting down: its publishers are gone
-
-
-def _invalid(what: str, value) -> str | None:
-    """Why a value of devices.<device>.on / .rate is not acceptable (None: it is)."""
-    if what == 'on':
-        return None if isinstance(value, bool) else f'must be true or false, not {value!r}'
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 \
-            or not math.isfinite(value):
-        return f'must be a positive rate [Hz], not {value!r}'
-    return None

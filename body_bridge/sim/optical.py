@@ -15,6 +15,7 @@ import numpy as np
 
 from ..urdf import OPTICAL
 from .fisheye import DUAL_MODEL, FisheyeLens, face_size
+from .noise import DistanceNoise
 from .render import Intrinsics
 from .samplers import DeviceRefused, DeviceSampler, ImageReading, RangeReading
 
@@ -110,6 +111,10 @@ class RangeSampler(DeviceSampler):
         n = len(self.directions)
         self._geom = np.empty(n, np.int32)
         self._dist = np.empty(n, np.float64)
+        self._noise_changed()
+
+    def _noise_changed(self) -> None:
+        self._distance_noise = DistanceNoise.of(self.noise, 'distance')
 
     def _native_rate(self) -> float | None:
         p = self.device.params
@@ -124,10 +129,14 @@ class RangeSampler(DeviceSampler):
         world = np.ascontiguousarray(self.directions @ rot.T).reshape(-1)
         mujoco.mj_multiRay(self.sim.mj, self.sim.data, origin, world, None, True, self._body,
                            self._geom, self._dist, None, len(self.directions), self.max_distance)
-        d = self._noisy('distance', self._dist)
+        noise = self._distance_noise
+        if noise.active or self.detection_rate < 1.0:
+            self._at_sample()
+        d = noise.deviate(self._dist, self.rng) if noise.active else self._dist
         ranges = np.where(self._geom < 0, np.inf, d)
         if self.detection_rate < 1.0:  # beams that see nothing, as Choreonoid's detection_rate
             ranges = np.where(self.rng.random(ranges.shape) < self.detection_rate, ranges, np.inf)
+        ranges = noise.drop(ranges, self.rng)
         ranges = np.where(ranges > self.max_distance, np.inf, ranges)
         ranges = np.where(ranges < self.min_distance, -np.inf, ranges)
         return RangeReading(self.sim.time, ranges.astype(np.float32).reshape(self.grid))
@@ -255,6 +264,10 @@ class CameraSampler(DeviceSampler):
             self.distortion_model = 'equidistant'
         self.intrinsics = self._fisheye.intrinsics if self._fisheye else camera_intrinsics(p)
         self._renderer = renderer
+        self._noise_changed()
+
+    def _noise_changed(self) -> None:
+        self._depth_noise = DistanceNoise.of(self.noise, 'depth')
 
     def _fisheye_lens(self, p, dual: bool = False) -> FisheyeLens:
         width = int(p.get('width', 640))
@@ -296,7 +309,11 @@ class CameraSampler(DeviceSampler):
         else:
             rgb, meters = renderer.render(pos, rot, self.intrinsics, color, depth)
         if rgb is not None and self.noise.get('color', 0.0) > 0.0:
-            rgb = np.clip(self._noisy('color', rgb.astype(np.float32)), 0, 255).astype(np.uint8)
-        if meters is not None and self.noise.get('depth', 0.0) > 0.0:
-            meters = self._noisy('depth', meters).astype(np.float32)
+            z = self._at_sample().standard_normal(rgb.shape, dtype=np.float32)
+            noisy = rgb + np.float32(self.noise['color']) * z
+            rgb = np.clip(np.rint(noisy), 0, 255).astype(np.uint8)  # rounded: mean unbiased
+        if meters is not None and self._depth_noise.active:
+            self._at_sample()
+            noise = self._depth_noise
+            meters = noise.drop(noise.deviate(meters, self.rng), self.rng).astype(np.float32)
         return ImageReading(self.sim.time, rgb, meters)

@@ -9,7 +9,6 @@ and rendered ones.
 from __future__ import annotations
 
 import math
-import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +16,7 @@ import numpy as np
 from ..device_overlay import DeviceSettings
 from ..model import Device, DeviceKind
 from .names import SITE_PREFIX
+from .noise import ROW, NoiseStreams, VectorNoise
 
 __all__ = ['SITE_PREFIX', 'SCHEDULE_TOLERANCE', 'DeviceRefused', 'DeviceSampler',
            'InertialSampler', 'ForceSampler', 'InertialReading', 'WrenchReading',
@@ -79,7 +79,11 @@ class DeviceSampler:
         device: the model's device.
         rate: readings per simulated second [Hz].
         enabled: whether it is read at all (switchable at run time).
-        noise: quantity -> standard deviation of its Gaussian noise (SI units).
+        noise: noise setting -> value (``device_overlay.NOISE_KEYS``, SI units); change it
+            with :meth:`set_noise`.
+        noise_version: counts the changes of the noise (and of the rate, which scales it).
+        sample_index: the index of the reading due last (0 before the first): noise draws
+            are tied to it, not to the order of reads.
         warnings: what was ignored or changed in the device's parameters, one line each.
     """
 
@@ -89,9 +93,13 @@ class DeviceSampler:
         self.device = device
         self.name = device.name
         self.noise = dict(settings.noise)
+        self.noise_version = 0
         self.warnings: list[str] = []
         self._seed = seed
-        self.rng = self._new_rng()
+        self.streams = NoiseStreams(seed, self.name)
+        self.rng = self.streams.rng
+        self.sample_index = self._count = 0
+        self._read_index = -1
         rate = settings.rate or self._native_rate() or default_rate
         self.period = 1.0 / rate
         self.rate = rate
@@ -109,8 +117,18 @@ class DeviceSampler:
     def _native_rate(self) -> float | None:
         return None
 
-    def _new_rng(self) -> np.random.Generator:
-        return np.random.default_rng([self._seed, zlib.crc32(self.name.encode())])
+    def set_noise(self, key: str, value) -> None:
+        """Change one noise setting (0: none) from the next reading on."""
+        self.noise[key] = value
+        self.noise_version += 1
+        self._noise_changed()
+
+    def _noise_changed(self) -> None:
+        """Rebuild the noise models from :attr:`noise` (subclasses)."""
+
+    def _at_sample(self) -> np.random.Generator:
+        """The noise generator positioned at the current sample."""
+        return self.streams.at(self.sample_index)
 
     def set_rate(self, rate: float) -> None:
         """Change the rate [Hz] from the next reading on."""
@@ -119,6 +137,7 @@ class DeviceSampler:
         self._next += 1.0 / rate - self.period
         self.period = 1.0 / rate
         self.rate = rate
+        self.noise_version += 1  # a noise density reads differently at another rate
 
     def due(self, time: float) -> bool:
         """Whether a reading is due at ``time`` [s]; if so the schedule moves on by a period."""
@@ -128,12 +147,17 @@ class DeviceSampler:
         if self._next <= time + SCHEDULE_TOLERANCE:
             # Far behind (a rate change, a pause): restart from now.
             self._next = time + self.period
+        self.sample_index = self._count
+        self._count += 1
         return True
 
     def restart(self) -> None:
         """Back to the start (after a reset of the simulation): schedule and noise."""
         self._next = 0.0
-        self.rng = self._new_rng()
+        self.streams = NoiseStreams(self._seed, self.name)
+        self.rng = self.streams.rng
+        self.sample_index = self._count = 0
+        self._read_index = -1
 
     def world_pose(self) -> tuple[np.ndarray, np.ndarray]:
         """The device frame in the world: origin [m] and rotation matrix."""
@@ -142,11 +166,17 @@ class DeviceSampler:
         pose = self.device.pose
         return data.xpos[self._body] + rot @ pose.pos, rot @ pose.rot
 
-    def _noisy(self, key: str, value: np.ndarray) -> np.ndarray:
-        sigma = self.noise.get(key, 0.0)
-        if sigma > 0.0:
-            value = value + self.rng.normal(0.0, sigma, value.shape)
-        return value
+    def _normals(self) -> np.ndarray:
+        """The standard normals of this sample's vector noise (``noise.ROW``); read again at
+        the same sample, fresh ones (from the positioned stream)."""
+        if self.sample_index != self._read_index:
+            self._read_index = self.sample_index
+            return self.streams.normals(self.sample_index)
+        return self._at_sample().standard_normal(ROW)
+
+    def _vector_noise(self, value: np.ndarray, model: VectorNoise,
+                      normals: np.ndarray) -> np.ndarray:
+        return model.apply(value, normals, self.streams, self.sample_index, self.period)
 
 
 def _limits(limits) -> np.ndarray | None:
@@ -190,6 +220,21 @@ class InertialSampler(DeviceSampler):
         site = sim.mj.site(base).id
         welded = sim.mj.body_weldid[sim.mj.site_bodyid[site]] == 0
         self._resting_site = site if welded and self._acc is not None else None
+        self._noise_changed()
+
+    def _noise_changed(self) -> None:
+        self._acc_noise = VectorNoise('linear_acceleration', self.noise)
+        self._gyro_noise = VectorNoise('angular_velocity', self.noise)
+        self._noise_on = self._acc_noise.active or self._gyro_noise.active or \
+            self.noise.get('orientation', 0.0) > 0.0
+
+    def variance(self, quantity: str) -> np.ndarray:
+        """Variance per axis of the white noise of one reading of ``quantity``
+        (``linear_acceleration``, ``angular_velocity``, ``orientation``) [SI units squared]."""
+        if quantity == 'orientation':
+            return np.full(3, float(self.noise.get('orientation', 0.0)) ** 2)
+        model = self._acc_noise if quantity == 'linear_acceleration' else self._gyro_noise
+        return model.white_sigma(self.period) ** 2
 
     def _acceleration(self) -> np.ndarray:
         """The accelerometer's proper acceleration in the device frame [m/s^2]."""
@@ -201,16 +246,31 @@ class InertialSampler(DeviceSampler):
     def read(self) -> InertialReading:
         values = self.sim.data.sensordata
         acc = gyro = quat = None
+        z = self._normals() if self._noise_on else None  # gyro, acceleration, orientation
         if self._acc is not None:
-            acc = _saturate(self._noisy('linear_acceleration', self._acceleration()),
-                            self._acc_limit)
+            acc = self._acceleration()
+            if self._acc_noise.active:
+                acc = self._vector_noise(acc, self._acc_noise, z[3:6])
+            acc = _saturate(acc, self._acc_limit)
         if self._gyro is not None:
-            gyro = _saturate(self._noisy('angular_velocity', values[self._gyro].copy()),
-                             self._gyro_limit)
+            gyro = values[self._gyro].copy()
+            if self._gyro_noise.active:
+                gyro = self._vector_noise(gyro, self._gyro_noise, z[0:3])
+            gyro = _saturate(gyro, self._gyro_limit)
         if self._quat is not None:
             quat = _perturb_quaternion(values[self._quat].copy(),
-                                       self.noise.get('orientation', 0.0), self.rng)
+                                       self.noise.get('orientation', 0.0), _Drawn(z))
         return InertialReading(self.sim.time, acc, gyro, quat)
+
+
+class _Drawn:
+    """The orientation's three standard normals of a sample, as a generator's ``normal``."""
+
+    def __init__(self, normals: np.ndarray | None):
+        self._z = normals
+
+    def normal(self, loc: float, scale: float, size: int) -> np.ndarray:
+        return loc + scale * self._z[6:6 + size]
 
 
 def _perturb_quaternion(q: np.ndarray, sigma: float, rng) -> np.ndarray:
@@ -247,11 +307,19 @@ class ForceSampler(DeviceSampler):
         self._torque = _sensor_slice(sim.mj, base + ':torque')
         self._force_limit = _limits(device.params.get('max_force'))
         self._torque_limit = _limits(device.params.get('max_torque'))
+        self._noise_changed()
+
+    def _noise_changed(self) -> None:
+        self._force_noise = VectorNoise('force', self.noise)
+        self._torque_noise = VectorNoise('torque', self.noise)
 
     def read(self) -> WrenchReading:
         values = self.sim.data.sensordata
         # 0 - x, not -x: no negative zeros in the messages.
-        force = _saturate(self._noisy('force', 0.0 - values[self._force]), self._force_limit)
-        torque = _saturate(self._noisy('torque', 0.0 - values[self._torque]),
-                           self._torque_limit)
-        return WrenchReading(self.sim.time, force, torque)
+        force, torque = 0.0 - values[self._force], 0.0 - values[self._torque]
+        if self._force_noise.active or self._torque_noise.active:
+            z = self._normals()
+            force = self._vector_noise(force, self._force_noise, z[0:3])
+            torque = self._vector_noise(torque, self._torque_noise, z[3:6])
+        return WrenchReading(self.sim.time, _saturate(force, self._force_limit),
+                             _saturate(torque, self._torque_limit))

@@ -1,0 +1,107 @@
+"""Compressed images (``ros/compression.py``): decoded by independent decoders (OpenCV,
+Pillow, and a compressedDepth decoder written here from compressed_depth_image_transport's
+layout), they give the raw image back within the codec's error."""
+
+from __future__ import annotations
+
+import io
+import struct
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from body_bridge.ros.compression import (COLOR_DEFAULTS, DEPTH_DEFAULTS, compress_color,
+                                         compress_depth, inverse_depth_code)
+
+cv2 = pytest.importorskip('cv2', reason='OpenCV (a test dependency) is not installed')
+
+
+def picture(h=120, w=160) -> np.ndarray:
+    """A rendered-looking rgb8 image: smooth shading, flat areas and sharp edges."""
+    v, u = np.mgrid[0:h, 0:w]
+    rgb = np.stack([(u * 255 // w), (v * 255 // h), np.full_like(u, 90)], axis=-1)
+    rgb[30:60, 40:90] = (200, 30, 30)  # a red box
+    return rgb.astype(np.uint8)
+
+
+def test_png_decodes_to_the_raw_image_exactly_with_its_format_string():
+    rgb = picture()
+    fmt, data = compress_color(rgb, dict(COLOR_DEFAULTS, format='png'))
+    assert fmt == 'rgb8; png compressed bgr8'  # as compressed_image_transport writes it
+    bgr = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    np.testing.assert_array_equal(bgr[..., ::-1], rgb)
+    np.testing.assert_array_equal(np.asarray(Image.open(io.BytesIO(data)).convert('RGB')), rgb)
+
+
+@pytest.mark.parametrize('quality, mean_error', [(95, 1.5), (50, 4.0)])
+def test_jpeg_decodes_within_jpeg_error(quality, mean_error):
+    rgb = picture()
+    fmt, data = compress_color(rgb, dict(COLOR_DEFAULTS, jpeg_quality=quality))
+    assert fmt == 'rgb8; jpeg compressed bgr8'
+    assert data[:2] == b'\xff\xd8'  # a JPEG file
+    decoded = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)[..., ::-1]
+    error = np.abs(decoded.astype(int) - rgb)
+    assert error.mean() < mean_error
+    # the red box is red (the channels are not swapped)
+    r, g, b = decoded[45, 65].astype(int)
+    assert r > 170 and g < 60 and b < 60
+    assert len(data) < rgb.nbytes / 5
+
+
+def test_the_defaults_are_image_transports():
+    # compressed_image_transport: jpeg, quality 95, PNG level 3; compressed_depth_image_transport:
+    # depth_max 10 m, depth_quantization 100 m, PNG level 3
+    assert COLOR_DEFAULTS == {'format': 'jpeg', 'jpeg_quality': 95, 'png_level': 3}
+    assert DEPTH_DEFAULTS == {'depth_max': 10.0, 'depth_quantization': 100.0, 'png_level': 3}
+
+
+def test_a_lower_quality_is_smaller_and_an_unknown_format_is_refused():
+    rgb = picture()
+    sizes = [len(compress_color(rgb, dict(COLOR_DEFAULTS, jpeg_quality=q))[1]) for q in (95, 30)]
+    assert sizes[1] < sizes[0]
+    with pytest.raises(ValueError, match="compressed format 'tiff' is not jpeg or png"):
+        compress_color(rgb, dict(COLOR_DEFAULTS, format='tiff'))
+
+
+def decode_compressed_depth(fmt: str, data: bytes) -> np.ndarray:
+    """compressed_depth_image_transport's decoding, written from its layout: a ConfigHeader
+    (int32 format, float32 depthParam[2]) then a 16-bit PNG of q; depth = A / (q - B), q = 0:
+    NaN."""
+    assert fmt == '32FC1; compressedDepth png'
+    kind, a, b = struct.unpack('=iff', data[:12])
+    assert kind == 0  # INV_DEPTH
+    q = cv2.imdecode(np.frombuffer(data[12:], np.uint8), cv2.IMREAD_UNCHANGED)
+    assert q.dtype == np.uint16
+    with np.errstate(divide='ignore'):
+        depth = np.float32(a) / (q.astype(np.float32) - np.float32(b))
+    return np.where(q == 0, np.nan, depth).astype(np.float32)
+
+
+def test_compressed_depth_decodes_to_the_depth_within_its_quantisation():
+    v, u = np.mgrid[0:60, 0:80]
+    depth = (0.3 + 0.1 * u + 0.02 * v).astype(np.float32)  # 0.3 .. 9.38 m
+    depth[0, :5] = (np.inf, -np.inf, np.nan, 10.0, 25.0)  # none, too close, none, at/over max
+    fmt, data = compress_depth(depth, DEPTH_DEFAULTS)
+    decoded = decode_compressed_depth(fmt, data)
+    a = 100.0 * 101.0  # depth_quantization z0 = 100: A = z0 (z0 + 1)
+    ok = np.isfinite(depth) & (depth > 0) & (depth < 10.0)
+    step = depth[ok].astype(float) ** 2 / a  # one code step [m] at each depth
+    error = decoded[ok] - depth[ok]
+    # q is truncated: the decoded depth is never nearer, and less than a step farther
+    assert np.all(error >= -1e-5 * depth[ok]) and np.all(error <= step * 1.01 + 1e-6)
+    assert np.isnan(decoded[0, [0, 2, 3, 4]]).all()  # no reading, at or beyond depth_max
+    assert np.isnan(decoded[0, 1])  # too close (-inf) codes 0 too
+
+
+def test_compressed_depth_settings_change_the_code():
+    depth = np.full((4, 4), 2.0, np.float32)
+    q, a, b = inverse_depth_code(depth, 10.0, 100.0)
+    assert (a, b) == (10100.0, pytest.approx(1.0 - 1010.0))
+    assert q[0, 0] == int(np.float32(10100.0) / np.float32(2.0) + np.float32(b))
+    fine, a2, _ = inverse_depth_code(depth, 10.0, 200.0)
+    assert a2 == 200.0 * 201.0 and fine[0, 0] > q[0, 0]
+    far, _, _ = inverse_depth_code(depth, 1.5, 100.0)
+    assert far[0, 0] == 0  # beyond depth_max
+    _, data = compress_depth(depth, dict(DEPTH_DEFAULTS, depth_max=5.0))
+    assert struct.unpack('=iff', data[:12])[2] == pytest.approx(1.0 - 10100.0 / 5.0)
