@@ -126,10 +126,12 @@ def run_models(args: list[str], models: list[str] | None = None) -> int:
     rclpy.init(args=args)
     specs = list(models) if models is not None else remove_ros_args(args)[1:]
     previous = None
+    from .live_outlets import LiveOutlets
+    outlets = LiveOutlets()  # record:=DIR, foxglove_port:=PORT
     try:
         while True:
             try:
-                reload = _session(specs, args)
+                reload = _session(specs, args, outlets)
             except BodyBridgeError as err:
                 print(err, file=sys.stderr)
                 if previous is None:
@@ -142,11 +144,12 @@ def run_models(args: list[str], models: list[str] | None = None) -> int:
     except (KeyboardInterrupt, ExternalShutdownException):
         return 0
     finally:
+        outlets.stop()
         if rclpy.ok():
             rclpy.shutdown()
 
 
-def _session(specs: list[str], args: list[str]) -> list[str] | None:
+def _session(specs: list[str], args: list[str], outlets) -> list[str] | None:
     """Start the nodes of ``specs`` and spin them until shutdown (None) or a reload (the
     model specs to restart with).
 
@@ -164,6 +167,7 @@ def _session(specs: list[str], args: list[str]) -> list[str] | None:
             if simulating:
                 runner = SimulationRunner(simulating)
                 runner.start()
+        outlets.start(nodes)
         reporter = announce(nodes, runner or nodes[0].runner)
         executor = SingleThreadedExecutor()
         for node in nodes:
@@ -180,6 +184,7 @@ def _session(specs: list[str], args: list[str]) -> list[str] | None:
                 return _reloaded(specs, nodes, asked)
         return None
     finally:
+        outlets.stop_server()
         if executor is not None:
             executor.shutdown(timeout_sec=1.0)
         if reporter is not None:

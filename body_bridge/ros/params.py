@@ -32,6 +32,7 @@ __all__ = ['PARAMETERS', 'SETTABLE', 'READ_ONLY', 'GROUPS', 'GROUP_READ_ONLY',
 _D, _B, _S = ParameterType.PARAMETER_DOUBLE, ParameterType.PARAMETER_BOOL, \
     ParameterType.PARAMETER_STRING
 _DA = ParameterType.PARAMETER_DOUBLE_ARRAY
+_I = ParameterType.PARAMETER_INTEGER
 
 #: Every fixed parameter the node declares: name -> (default, type, description).
 PARAMETERS = {
@@ -89,6 +90,10 @@ PARAMETERS = {
     'odom_frame': ('odom', _S, 'frame_id of odom.'),
     'odom_tf': (False, _B, 'Publish the root link\'s TF from odom_frame (REP-105) rather than '
                 'from fixed_frame, with a static identity fixed_frame -> odom_frame.'),
+    'record': ('', _S, 'Record what the bridge publishes into a new rosbag2 bag (MCAP) in this '
+               'directory; empty: no recording (docs/recording-and-foxglove.md).'),
+    'foxglove_port': (0, _I, 'Serve the Foxglove WebSocket protocol on 127.0.0.1 at this port '
+                      '(8765 is the app\'s default); 0: no server.'),
 }
 
 #: What a parameter set while the node runs does (``ros2 param set``); the others are
@@ -127,6 +132,8 @@ READ_ONLY = {
     'cmd_vel_timeout': 'the drive is set up at start',
     'odom_frame': 'the odom topic and frames are made at start',
     'odom_tf': 'the static fixed_frame -> odom transform is published once, latched',
+    'record': 'the recording starts with the bridge and ends with it',
+    'foxglove_port': 'the server starts with the bridge',
 }
 #: String parameters that also take a list of strings (joined by commas).
 _LISTS = ('drive_left_joints', 'drive_right_joints')
@@ -145,7 +152,8 @@ GROUP_READ_ONLY = {
 #: Parameters rclpy declares itself, or that the node declares later.
 _OTHERS = {'use_sim_time', 'robot_description', 'start_type_description_service'}
 
-_KINDS = {_D: 'a number', _B: 'true or false', _S: 'a string', _DA: 'a list of numbers'}
+_KINDS = {_D: 'a number', _B: 'true or false', _S: 'a string', _DA: 'a list of numbers',
+          _I: 'an integer'}
 
 #: String parameters with a fixed set of values; true/false mean on/off (YAML and ``-p x:=on``
 #: turn a bare on/off into a boolean).
@@ -166,6 +174,8 @@ def _coerce(name: str, value, ptype: int):
             raise ParameterError(name, f'{value!r} is not one of {", ".join(_SWITCHES[name])}')
         return value
     if ptype == _S and isinstance(value, str):
+        return value
+    if ptype == _I and isinstance(value, int) and not isinstance(value, bool):
         return value
     if name in _LISTS and isinstance(value, (list, tuple)) and \
             all(isinstance(x, str) for x in value):
