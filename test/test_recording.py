@@ -42,16 +42,18 @@ def read_bag(path: Path) -> dict:
 def test_a_definition_holds_every_type_it_uses_once():
     from body_bridge.ros.msgdefs import DELIMITER, definition, dependencies
     deps = dependencies('tf2_msgs/msg/TFMessage')
-    assert deps == ['geometry_msgs/msg/TransformStamped', 'std_msgs/msg/Header',
-                    'builtin_interfaces/msg/Time', 'geometry_msgs/msg/Transform',
-                    'geometry_msgs/msg/Vector3', 'geometry_msgs/msg/Quaternion']
+    # named as the fields name them, as rosbag2 writes them
+    assert deps == ['geometry_msgs/TransformStamped', 'std_msgs/Header',
+                    'builtin_interfaces/Time', 'geometry_msgs/Transform',
+                    'geometry_msgs/Vector3', 'geometry_msgs/Quaternion']
     text = definition('tf2_msgs/msg/TFMessage')
     assert text.startswith('geometry_msgs/TransformStamped[] transforms')
     for dep in deps:
         assert text.count(f'{DELIMITER}\nMSG: {dep}\n') == 1
     # constants and bounded arrays are not types
-    assert dependencies('sensor_msgs/msg/Range') == ['std_msgs/msg/Header',
-                                                     'builtin_interfaces/msg/Time']
+    assert dependencies('sensor_msgs/msg/Range') == ['std_msgs/Header', 'builtin_interfaces/Time']
+    # a type of the same package, named without its package
+    assert 'sensor_msgs/PointField' in dependencies('sensor_msgs/msg/PointCloud2')
 
 
 def test_a_missing_type_is_one_clear_error():
@@ -411,3 +413,26 @@ def test_record_refuses_bad_input_in_one_line(tmp_path):
     assert 'Traceback' not in done.stderr
     done = _record(tmp_path, 'sample_arm', '-o', str(tmp_path / 'b3'), '--duration', '-1')
     assert done.returncode == 2 and '--duration must be a positive' in done.stderr
+
+
+def test_the_running_bridge_records_by_parameter(bridge, tmp_path):
+    import re
+    import time
+    proc = bridge('sample_arm', '-p', f'record:={tmp_path / "live"}',
+                  '-p', 'real_time_factor:=2.0')
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:  # the status line says how far the run got
+        times = [float(t) for t in re.findall(r'sim time ([\d.]+) s', proc.output())]
+        if times and times[-1] >= 2.0:
+            break
+        time.sleep(0.5)
+    assert proc.stop() == 0, proc.output()
+    topics = read_bag(tmp_path / 'live')
+    assert topics['/robot_description'][2][0].durability.name == 'TRANSIENT_LOCAL'
+    assert len(topics['/robot_description'][1]) == 1
+    states = topics['/joint_states'][1]
+    assert len(states) > 100, len(states)
+    periods = {b - a for (a, _), (b, _) in zip(states, states[1:])}
+    assert periods == {10_000_000}  # every control period, none dropped
+    assert topics['/hand_camera/image_raw'][1]  # recording watches every device
+    assert 'messages dropped' not in proc.output()

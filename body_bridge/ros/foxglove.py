@@ -34,6 +34,7 @@ from rclpy.parameter import Parameter as RosParameter
 from rclpy.serialization import deserialize_message, serialize_message
 
 from .msgdefs import DefinitionError, definition, service_definitions
+from .outlets import INFRASTRUCTURE as _INFRASTRUCTURE
 from .outlets import OUTLETS, type_name
 
 __all__ = ['FoxgloveServer', 'MAX_MESSAGE']
@@ -41,7 +42,6 @@ __all__ = ['FoxgloveServer', 'MAX_MESSAGE']
 #: The largest message a client may publish [bytes].
 MAX_MESSAGE = 1 << 20
 _MESH = re.compile(r'<mesh\s[^>]*filename="([^"]+)"')
-_INFRASTRUCTURE = ('rcl_interfaces', 'type_description_interfaces', 'lifecycle_msgs')
 
 
 def _schema(type_name_: str, text: str) -> foxglove.Schema:
@@ -101,6 +101,8 @@ class FoxgloveServer:
             channel.topic, message_encoding='cdr', schema=schema, context=self._context)
 
     def subscribers(self, channel) -> int:
+        if channel.topic == '/clock':
+            return 1  # the server's time comes from it, watched or not
         return len(self._watching.get(channel.topic, ()))
 
     def write(self, channel, data: bytes, time_ns: int) -> None:

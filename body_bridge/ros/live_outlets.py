@@ -8,12 +8,31 @@ parameters and services) and is restarted with them.
 
 from __future__ import annotations
 
-import math
-
 from ..errors import ParameterError
-from .record import start_recording, stop_recording
+from .outlets import OUTLETS
+from .recorder import Recorder
 
-__all__ = ['LiveOutlets']
+__all__ = ['LiveOutlets', 'start_recording', 'stop_recording']
+
+
+def start_recording(nodes, directory: str, topics=()) -> Recorder:
+    """Record what ``nodes`` (and nodes made later) publish into a new bag at ``directory``.
+
+    Raises:
+        BagError: the bag's directory cannot be made.
+    """
+    log = nodes[0].get_logger()
+    recorder = Recorder(directory, topics, warn=log.warning)
+    OUTLETS.attach(recorder)
+    log.info(f'recording into {recorder.bag.directory}')
+    return recorder
+
+
+def stop_recording(recorder: Recorder | None) -> None:
+    """Detach a recorder and finish its bag (None: nothing to do)."""
+    if recorder is not None:
+        OUTLETS.detach(recorder)
+        recorder.close()
 
 
 class LiveOutlets:
@@ -38,7 +57,7 @@ class LiveOutlets:
             self.recorder = start_recording(nodes, params['record'])
         port = params['foxglove_port']
         if port:
-            if not 0 < port < 65536 or not math.isfinite(port):
+            if not 0 < port < 65536:
                 raise ParameterError('foxglove_port', f'must be a TCP port (1..65535), not '
                                      f'{port}')
             from .foxglove import FoxgloveServer

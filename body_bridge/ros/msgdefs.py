@@ -2,7 +2,9 @@
 
 A complete definition is the type's ``.msg`` text, followed by the text of every message type
 its fields use, recursively, each once and after a two-line delimiter: 80 ``=`` and
-``MSG: pkg/msg/Type`` (rosbag2's ``docs/message_definition_encoding.md``). The ``.msg`` files
+``MSG: <type>`` (rosbag2's ``docs/message_definition_encoding.md``), the type named as the
+field names it (``std_msgs/Header``; a type of the same package, which the field names
+without one, gets its package), as rosbag2's recorder writes it and Foxglove's parser expects. The ``.msg`` files
 are those the installed interface packages ship in ``<prefix>/share/<pkg>/msg/``, the same
 files rosbag2 reads; the prefix is the one the package's Python module is installed under
 (``<prefix>/lib/pythonX.Y/site-packages/<pkg>``: a ROS installation, a workspace, or the wheel
@@ -35,7 +37,8 @@ class DefinitionError(LookupError):
 def _text(type_name: str) -> str:
     """The text of ``pkg/msg/Type`` (a ``.msg`` file), or of the request or response part of
     ``pkg/srv/Type_Request`` / ``_Response`` (of the ``.srv`` file)."""
-    package, kind, name = type_name.split('/')
+    parts = type_name.split('/')
+    package, kind, name = (parts[0], 'msg', parts[1]) if len(parts) == 2 else parts
     if kind == 'srv':
         base, _, part = name.rpartition('_')
         lines = _file(package, 'srv', base).splitlines(keepends=True)
@@ -64,7 +67,8 @@ def _file(package: str, kind: str, name: str) -> str:
 
 
 def _field_types(type_name: str) -> list[str]:
-    """The message types (``pkg/msg/Type``) of a type's fields, in order, each once."""
+    """The message types of a type's fields as the fields name them (``pkg/Type``, or
+    ``pkg/msg/Type`` where a field says so), in order, each once."""
     package = type_name.split('/')[0]
     out = []
     for line in _text(type_name).splitlines():
@@ -74,21 +78,27 @@ def _field_types(type_name: str) -> list[str]:
         base = _BOUND.sub('', words[0])
         if base in _PRIMITIVES or '=' in words[1] or (len(words) > 2 and words[2] == '='):
             continue  # a primitive field, or a constant
-        parts = base.split('/')
-        full = (f'{package}/msg/{parts[0]}' if len(parts) == 1 else
-                f'{parts[0]}/msg/{parts[1]}' if len(parts) == 2 else base)
+        full = base if '/' in base else f'{package}/{base}'
         if full not in out:
             out.append(full)
     return out
 
 
+def _canonical(name: str) -> str:
+    parts = name.split('/')
+    return f'{parts[0]}/msg/{parts[1]}' if len(parts) == 2 else name
+
+
 def dependencies(type_name: str) -> list[str]:
-    """Every message type a type uses, recursively, depth first, each once."""
+    """Every message type a type uses, recursively, depth first, each once (a type named
+    both ``pkg/Type`` and ``pkg/msg/Type`` once, as it was named first)."""
     seen: list[str] = []
+    known: set[str] = set()
 
     def visit(name: str) -> None:
         for dep in _field_types(name):
-            if dep not in seen:
+            if _canonical(dep) not in known:
+                known.add(_canonical(dep))
                 seen.append(dep)
                 visit(dep)
     visit(type_name)

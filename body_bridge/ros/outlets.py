@@ -37,7 +37,10 @@ from collections.abc import Callable
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from rclpy.serialization import serialize_message
 
-__all__ = ['Channel', 'Outlets', 'OUTLETS', 'type_name']
+__all__ = ['Channel', 'Outlets', 'OUTLETS', 'type_name', 'INFRASTRUCTURE']
+
+#: Interface packages of ROS's own infrastructure: their topics are not outlets' business.
+INFRASTRUCTURE = ('rcl_interfaces', 'type_description_interfaces', 'lifecycle_msgs')
 
 
 def type_name(msg_type) -> str:
@@ -119,8 +122,11 @@ class Outlets:
             self._route(channel)
         return channel
 
-    def wrap(self, node, publisher) -> Channel:
-        """A node's new publisher as a channel stamped with the node's simulated time."""
+    def wrap(self, node, publisher):
+        """A node's new publisher as a channel stamped with the node's simulated time; ROS's
+        own infrastructure (``/parameter_events``) stays a plain publisher."""
+        if publisher.msg_type.__module__.split('.')[0] in INFRASTRUCTURE:
+            return publisher
         return self.channel(publisher, publisher.qos_profile, lambda: _sim_time(node), node)
 
     def _route(self, channel: Channel) -> None:

@@ -7,7 +7,7 @@ The bridge nodes are made as ``sim`` makes them and stepped by this command (one
 period at a time, as fast as it can unless ``--real-time-factor`` paces it); a
 :class:`~.recorder.Recorder` attached to the outlets keeps every topic (or those named), in
 simulated time. The nodes publish on DDS as well, so the run can be watched while it records.
-The running bridge records the same way with its ``record`` parameter (:func:`start_recording`).
+The running bridge records the same way with its ``record`` parameter (:mod:`.live_outlets`).
 """
 
 from __future__ import annotations
@@ -18,35 +18,16 @@ import time
 
 from ..errors import BodyBridgeError
 from .command_file import Commands, read_commands
+from .live_outlets import stop_recording
 from .outlets import OUTLETS
 from .recorder import Recorder
 
-__all__ = ['record', 'start_recording', 'bag_size']
+__all__ = ['record', 'bag_size']
 
 
 def bag_size(directory: str) -> int:
     """Bytes of the files of a bag directory."""
     return sum(os.path.getsize(os.path.join(directory, name)) for name in os.listdir(directory))
-
-
-def start_recording(nodes, directory: str, topics=()) -> Recorder:
-    """Record what ``nodes`` (and nodes made later) publish into a new bag at ``directory``.
-
-    Raises:
-        BagError: the bag's directory cannot be made.
-    """
-    log = nodes[0].get_logger()
-    recorder = Recorder(directory, topics, warn=log.warning)
-    OUTLETS.attach(recorder)
-    log.info(f'recording into {recorder.bag.directory}')
-    return recorder
-
-
-def stop_recording(recorder: Recorder | None) -> None:
-    """Detach a recorder and finish its bag (None: nothing to do)."""
-    if recorder is not None:
-        OUTLETS.detach(recorder)
-        recorder.close()
 
 
 def _nodes(models: list[str], ros_args: list[str], rtf: float) -> list:
