@@ -18,7 +18,8 @@ END = '<!-- end of parameters -->'
 
 _B, _S, _DA = (ParameterType.PARAMETER_BOOL, ParameterType.PARAMETER_STRING,
                ParameterType.PARAMETER_DOUBLE_ARRAY)
-_TYPES = {ParameterType.PARAMETER_DOUBLE: 'double', _B: 'bool', _S: 'string', _DA: 'double[]'}
+_TYPES = {ParameterType.PARAMETER_DOUBLE: 'double', _B: 'bool', _S: 'string', _DA: 'double[]',
+          ParameterType.PARAMETER_INTEGER: 'integer'}
 
 #: Parameters whose names the user chooses (groups), and the sensor switches the node
 #: declares per device: (names, type, default, meaning); what a change at run time does is in
@@ -59,6 +60,8 @@ def _default(value, ptype: int) -> str:
         return f'`{value}`' if value else '`""`'
     if ptype == _DA:
         return '`[' + ', '.join(repr(float(v)) for v in value) + ']`'
+    if ptype == ParameterType.PARAMETER_INTEGER:
+        return f'`{int(value)}`'
     return f'`{float(value)!r}`'
 
 

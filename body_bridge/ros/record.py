@@ -105,9 +105,9 @@ def record(models: list[str], output: str, duration: float = 10.0, topics=(),
         recorder = Recorder(output, topics, warn=lambda text: print(text, file=sys.stderr))
         OUTLETS.attach(recorder)
         nodes = _nodes(models, ros_args or [], real_time_factor)
-        started = time.monotonic()
+        started, cpu = time.monotonic(), time.process_time()
         _run(nodes, commands, duration, real_time_factor)
-        wall = time.monotonic() - started
+        wall, cpu = time.monotonic() - started, time.process_time() - cpu
     except BodyBridgeError as err:
         print(err, file=sys.stderr)
         return 2
@@ -119,6 +119,7 @@ def record(models: list[str], output: str, duration: float = 10.0, topics=(),
             rclpy.shutdown()
     bag = recorder.bag
     print(f'{bag.directory}: {len(bag.topics)} topics, {bag.message_count} messages, '
-          f'{duration:g} s simulated in {wall:.1f} s, {bag_size(bag.directory) / 1e6:.1f} MB'
+          f'{duration:g} s simulated in {wall:.1f} s (CPU {cpu:.1f} s), '
+          f'{bag_size(bag.directory) / 1e6:.1f} MB'
           + (f', {recorder.dropped} dropped' if recorder.dropped else ''))
     return 0
