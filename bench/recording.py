@@ -12,7 +12,9 @@
 * ``live``: the bridge at real-time factor 1 (the sample arm), once recording (``record:=DIR``,
   so every device is computed and written) and once not, alternately: the command-to-state
   latency from another process (``bench/latency.py``) and the real-time factor of its status
-  lines.
+  lines. The hand camera is off on both sides: rendering costs the same for any consumer (a
+  DDS subscriber, the bag, Foxglove; ``realtime`` and ``throughput`` measure it), and with it
+  on, a side that records renders and one that does not, does not.
 """
 
 from __future__ import annotations
@@ -116,7 +118,8 @@ def _live(samples: int, bag: Path | None) -> tuple[list[float], list[float]]:
     args = latency._arguments(['--samples', str(samples)])
     with tempfile.TemporaryFile('w+') as log:
         cmd = [sys.executable, '-m', 'body_bridge', 'sim', args.model, '--ros-args',
-               '-r', '__ns:=/latency_bench', '-p', 'real_time_factor:=1.0']
+               '-r', '__ns:=/latency_bench', '-p', 'real_time_factor:=1.0',
+               '-p', 'devices.hand_camera.on:=false']
         if bag is not None:
             cmd += ['-p', f'record:={bag}']
         bridge = subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
@@ -134,8 +137,8 @@ def _live(samples: int, bag: Path | None) -> tuple[list[float], list[float]]:
     return ms, factors
 
 
-def live(figures: Figures, quick: bool, scratch: Path) -> None:
-    samples, rounds = (30, 1) if quick else (300, 2)
+def live(figures: Figures, quick: bool, scratch: Path, samples: int | None = None) -> None:
+    samples, rounds = (30, 1) if quick else (samples or 300, 2)
     results = {'off': ([], []), 'on': ([], [])}
     for k in range(rounds):
         for side in (('off', 'on') if k % 2 == 0 else ('on', 'off')):
@@ -162,6 +165,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--quick', action='store_true', help='briefly')
     parser.add_argument('--only', choices=('record', 'live'))
+    parser.add_argument('--samples', type=int, help='commands timed per live run (300)')
     args = parser.parse_args(argv)
     isolate_dds()
     figures = Figures()
@@ -169,7 +173,7 @@ def main(argv=None) -> int:
         if args.only != 'live':
             record(figures, args.quick, Path(scratch))
         if args.only != 'record':
-            live(figures, args.quick, Path(scratch))
+            live(figures, args.quick, Path(scratch), args.samples)
     return 0
 
 

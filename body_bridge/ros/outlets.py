@@ -56,16 +56,13 @@ class Channel:
     are reachable on the channel as well.
 
     Args:
-        outlets: the sinks' registry.
         publisher: the rclpy publisher (DDS).
         qos: the publisher's QoS profile.
         clock: the simulated time now [s] (the stamp sinks record).
         owner: the node the publisher belongs to (its channels go when it goes).
     """
 
-    def __init__(self, outlets: Outlets, publisher, qos: QoSProfile,
-                 clock: Callable[[], float], owner=None):
-        self.outlets = outlets
+    def __init__(self, publisher, qos: QoSProfile, clock: Callable[[], float], owner=None):
         #: The rclpy publisher.
         self.raw = publisher
         self.topic: str = publisher.topic_name
@@ -116,7 +113,7 @@ class Outlets:
     def channel(self, publisher, qos: QoSProfile, clock: Callable[[], float],
                 owner=None) -> Channel:
         """Wrap a new publisher; the sinks that want it are told of it."""
-        channel = Channel(self, publisher, qos, clock, owner)
+        channel = Channel(publisher, qos, clock, owner)
         with self._lock:
             self.channels.append(channel)
             self._route(channel)
