@@ -199,7 +199,7 @@ class FoxgloveServer:
         out = []
         for node in self.nodes:
             fqn = node.get_fully_qualified_name()
-            for name, param in sorted(node._parameters.items()):
+            for name, param in sorted(node.get_parameters_by_prefix('').items()):
                 full = f'{fqn}.{name}'
                 if param_names and full not in param_names:
                     continue

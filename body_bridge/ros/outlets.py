@@ -84,9 +84,6 @@ class Channel:
         """DDS subscribers plus the sinks' consumers of this channel."""
         return self.raw.get_subscription_count() + sum(s.subscribers(self) for s in self.sinks)
 
-    def watched(self) -> bool:
-        return self.get_subscription_count() > 0
-
     def publish(self, msg) -> None:
         """Publish a message (object or serialized bytes) on DDS and to the sinks."""
         sinks = [sink for sink in self.sinks if sink.subscribers(self)] if self.sinks else ()
