@@ -228,6 +228,29 @@ def test_sinks_get_what_they_want_and_latched_messages_when_late():
     assert 'new' not in picky.channels and idle.channels[-1] == '/new' and later.sinks == (idle,)
 
 
+def test_a_node_publisher_is_a_channel_on_simulated_time_unless_infrastructure():
+    import types
+
+    from rcl_interfaces.msg import ParameterEvent
+    from std_msgs.msg import String
+
+    from body_bridge.ros import qos
+    from body_bridge.ros.outlets import Outlets
+    outlets = Outlets()
+    node = types.SimpleNamespace()  # no simulation yet: time 0
+    raw = FakePublisher('/parameter_events', ParameterEvent, qos.JOINT_STATES)
+    assert outlets.wrap(node, raw) is raw and outlets.channels == []
+    channel = outlets.wrap(node, FakePublisher('/js', String, qos.JOINT_STATES))
+    assert outlets.channels == [channel] and channel.owner is node
+    assert channel.clock() == 0.0
+    node.sim = types.SimpleNamespace(time=2.5)
+    assert channel.clock() == 2.5
+    sink = ListSink()
+    outlets.attach(sink)
+    channel.publish(String(data='x'))
+    assert sink.written[-1][2] == 2_500_000_000
+
+
 # --- the recorder -------------------------------------------------------------------------------
 
 
