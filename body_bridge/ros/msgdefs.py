@@ -4,9 +4,9 @@ A complete definition is the type's ``.msg`` text, followed by the text of every
 its fields use, recursively, each once and after a two-line delimiter: 80 ``=`` and
 ``MSG: <type>`` (rosbag2's ``docs/message_definition_encoding.md``), the type named as the
 field names it (``std_msgs/Header``; a type of the same package, which the field names
-without one, gets its package), as rosbag2's recorder writes it and Foxglove's parser expects. The ``.msg`` files
-are those the installed interface packages ship in ``<prefix>/share/<pkg>/msg/``, the same
-files rosbag2 reads; the prefix is the one the package's Python module is installed under
+without one, gets its package), as rosbag2's recorder writes it and Foxglove's parser
+expects. The ``.msg`` files are those the installed interface packages ship in
+``<prefix>/share/<pkg>/msg/``, the same files rosbag2 reads; the prefix is the one the package's Python module is installed under
 (``<prefix>/lib/pythonX.Y/site-packages/<pkg>``: a ROS installation, a workspace, or the wheel
 environment, which sets no ament index path).
 """
