@@ -89,6 +89,10 @@ def test_record_refuses_bad_input_in_one_line(tmp_path):
     assert 'Traceback' not in done.stderr
     done = _record(tmp_path, 'sample_arm', '-o', str(tmp_path / 'b3'), '--duration', '-1')
     assert done.returncode == 2 and '--duration must be a positive' in done.stderr
+    (tmp_path / 'broken.body').write_text('format: ChoreonoidBody\nlinks: [\n')
+    done = _record(tmp_path, str(tmp_path / 'broken.body'), '-o', str(tmp_path / 'b4'))
+    assert done.returncode == 2 and 'broken.body' in done.stderr and 'Traceback' not in done.stderr
+    assert not (tmp_path / 'b4').exists() and not (tmp_path / 'b2').exists()
 
 
 def test_the_running_bridge_records_by_parameter(bridge, tmp_path):

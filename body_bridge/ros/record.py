@@ -102,9 +102,10 @@ def record(models: list[str], output: str, duration: float = 10.0, topics=(),
     recorder, nodes = None, []
     try:
         commands = read_commands(commands_file) if commands_file else None
+        nodes = _nodes(models, ros_args or [], real_time_factor)  # a bad model: no bag
+        # Attached after the nodes: it is told of their channels and given the latched ones.
         recorder = Recorder(output, topics, warn=lambda text: print(text, file=sys.stderr))
         OUTLETS.attach(recorder)
-        nodes = _nodes(models, ros_args or [], real_time_factor)
         started, cpu = time.monotonic(), time.process_time()
         _run(nodes, commands, duration, real_time_factor)
         wall, cpu = time.monotonic() - started, time.process_time() - cpu
