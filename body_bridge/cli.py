@@ -1,6 +1,9 @@
 """``python -m body_bridge``: the bridge and the tools around it.
 
-    python -m body_bridge sim [--quiet] [NAME=]MODEL [[NAME=]MODEL ...] [--ros-args ...]
+    python -m body_bridge sim [--quiet] [--foxglove [PORT]] [--record DIR]
+                              [NAME=]MODEL [[NAME=]MODEL ...] [--ros-args ...]
+    python -m body_bridge record MODEL [MODEL ...] -o BAG [--duration S] [--topics T ...]
+                                 [--commands FILE] [--real-time-factor F] [--ros-args ...]
     python -m body_bridge info MODEL [--json]
     python -m body_bridge check MODEL [MODEL ...]
     python -m body_bridge convert MODEL [-o OUT.urdf] [--mjcf OUT.xml] [--mesh-dir DIR]
@@ -220,7 +223,16 @@ def _sim(args, ros_args: list[str]) -> int:
     from .ros.launcher import run
     if args.quiet:
         ros_args = [*(ros_args or ['--ros-args']), '--log-level', 'warn']
+    for name, value in (('foxglove_port', args.foxglove), ('record', args.record)):
+        if value is not None:  # before the user's own --ros-args -p, which win
+            ros_args = ['--ros-args', '-p', f'{name}:={value}', *ros_args]
     return run(['body_bridge', *ros_args], models=args.models)
+
+
+def _record(args, ros_args: list[str]) -> int:
+    from .ros.record import record
+    return record(args.models, args.output, args.duration, args.topics or (), args.commands,
+                  args.real_time_factor, ros_args)
 
 
 def _program() -> str:
@@ -243,6 +255,22 @@ def _parser() -> argparse.ArgumentParser:
                    help='model file or bundled model name, optionally with its namespace')
     p.add_argument('-q', '--quiet', action='store_true',
                    help='no topic table and no status lines: warnings and errors only')
+    p.add_argument('--foxglove', type=int, nargs='?', const=8765, metavar='PORT',
+                   help='serve the Foxglove WebSocket protocol on 127.0.0.1 (default port 8765)')
+    p.add_argument('--record', metavar='DIR', help='record what the bridge publishes into a '
+                   'new rosbag2 bag (MCAP) in DIR')
+    p = sub.add_parser('record', help='run models headless for a simulated duration and '
+                       'record what they publish as a rosbag2 bag (MCAP)')
+    p.add_argument('models', nargs='+', metavar='[NAME=]MODEL')
+    p.add_argument('-o', '--output', required=True, help='the new bag directory')
+    p.add_argument('--duration', type=float, default=10.0,
+                   help='simulated time to record [s] (default 10)')
+    p.add_argument('--topics', nargs='+', metavar='TOPIC',
+                   help='record only these topics (shell patterns allowed; default: all)')
+    p.add_argument('--commands', metavar='FILE', help='a joint trajectory and/or cmd_vel '
+                   'profile to follow (YAML or CSV, docs/recording-and-foxglove.md)')
+    p.add_argument('--real-time-factor', type=float, default=0.0,
+                   help='pace the run (default 0: as fast as it can)')
     p = sub.add_parser('info', help='print the model as a tree: links, joints with limits, '
                        'devices with their topics')
     p.add_argument('model', help='model file, or the name of a bundled model')
@@ -303,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = _parser()
     ros_args = []
-    if argv and argv[0] == 'sim' and '--ros-args' in argv:
+    if argv and argv[0] in ('sim', 'record') and '--ros-args' in argv:
         cut = argv.index('--ros-args')
         argv, ros_args = argv[:cut], argv[cut:]
     args, rest = parser.parse_known_args(argv)
@@ -312,6 +340,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == 'sim':
             return _sim(args, ros_args)
+        if args.command == 'record':
+            return _record(args, ros_args)
         check_outputs(args.command, args)
         return _COMMANDS[args.command](args)
     except BodyBridgeError as err:

@@ -17,6 +17,9 @@ Arguments (``ros2 launch body_bridge sim.launch.py --show-args`` lists them):
   where nobody publishes ``/clock``).
 * ``real_time_factor``, ``simulate``: the node parameters of those names. Empty (the default),
   the parameter file decides; a value given overrides the file's ``/**`` section.
+* ``record``: record what the bridge publishes into a new rosbag2 bag (MCAP) in this directory;
+  ``foxglove``: serve the Foxglove WebSocket protocol at this port
+  (docs/recording-and-foxglove.md). Empty (the default): neither.
 * ``rviz``: start rviz2 in the same namespace with ``rviz_config`` (default: the package's
   ``config/body_bridge.rviz``, made for the sample arm; ``python -m body_bridge rviz MODEL``
   writes one for any model). When rviz2 is not installed the launch stops before it starts
@@ -96,6 +99,10 @@ def _nodes(context):
         overrides['real_time_factor'] = _number('real_time_factor', value('real_time_factor'))
     if simulate:
         overrides['simulate'] = _flag(simulate)
+    if value('record').strip():
+        overrides['record'] = value('record').strip()
+    if value('foxglove').strip():
+        overrides['foxglove_port'] = int(_number('foxglove', value('foxglove')))
     nodes = [Node(
         package='body_bridge',
         executable='bridge',
@@ -139,6 +146,12 @@ def generate_launch_description():
                               description='true: run the physics; false: robot_description and '
                               'TF from an external joint_states only. Empty: as params_file '
                               'says'),
+        DeclareLaunchArgument('record', default_value='',
+                              description='Record what the bridge publishes into a new rosbag2 '
+                              'bag (MCAP) in this directory. Empty: no recording'),
+        DeclareLaunchArgument('foxglove', default_value='',
+                              description='Serve the Foxglove WebSocket protocol on 127.0.0.1 '
+                              'at this port (the Foxglove app connects to 8765). Empty: no server'),
         DeclareLaunchArgument('rviz', default_value='false',
                               description='Start rviz2 with rviz_config'),
         DeclareLaunchArgument('rviz_config',

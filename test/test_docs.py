@@ -148,7 +148,7 @@ def test_the_readme_links_every_docs_page():
 
 def test_every_command_is_documented():
     text = (DOCS / 'command-line.md').read_text()
-    for command in ('sim', 'info', 'check', 'convert', 'snapshot', 'rviz', 'params'):
+    for command in ('sim', 'record', 'info', 'check', 'convert', 'snapshot', 'rviz', 'params'):
         assert f'python -m body_bridge {command}' in text
         assert f'- `{command}`' in text
 

@@ -123,7 +123,8 @@ def test_imports_only_launch_apis():
 def test_arguments_and_defaults_match_the_node(launch):
     args = launch.arguments
     assert set(args) == {'model', 'namespace', 'params_file', 'use_sim_time', 'real_time_factor',
-                         'simulate', 'rviz', 'rviz_config', 'log_level'}
+                         'simulate', 'rviz', 'rviz_config', 'log_level', 'record', 'foxglove'}
+    assert args['record'] == '' and args['foxglove'] == ''
     assert args['model'] == PARAMETERS['model'][0]
     # empty: the parameter file decides (its value is the node's default)
     assert args['real_time_factor'] == '' and args['simulate'] == ''
@@ -165,6 +166,12 @@ def test_arguments_reach_the_nodes(launch):
     assert (rk['package'], rk['executable'], rk['namespace']) == ('rviz2', 'rviz2', 'lab')
     assert rk['arguments'] == ['-d', launch.arguments['rviz_config']]
     assert rk['parameters'] == [{'use_sim_time': False}]
+
+
+def test_record_and_foxglove_reach_the_node(launch):
+    [bridge] = launch.nodes(record='/tmp/run1', foxglove='8765')
+    assert bridge.kwargs['parameters'][1] == {'use_sim_time': True, 'record': '/tmp/run1',
+                                              'foxglove_port': 8765}
 
 
 def test_rviz_runs_on_simulated_time_by_default(launch):

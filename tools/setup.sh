@@ -35,7 +35,9 @@ digest() {
                "$root/tools/tf2_msgs/package.xml" "$root/tools/tf2_msgs/msg/TFMessage.msg"
                "$root/tools/constraints-humble.txt" "$root/setup.py" "$root/setup.cfg"
                "$root/tools/setup.sh" "$root/tools/build_interface.sh"
-               "$root"/tools/control_msgs/*/* "$root"/tools/control_msgs/*.*)
+               "$root"/tools/control_msgs/*/* "$root"/tools/control_msgs/*.*
+               "$root/tools/foxglove_client/package.json"
+               "$root/tools/foxglove_client/package-lock.json")
   [ -n "$build_requirements" ] && files+=("$root/tools/$build_requirements")
   cat "${files[@]}" | sha256sum | cut -d' ' -f1
 }
@@ -110,6 +112,16 @@ fi
 if [ -n "$build_requirements" ] && { ! "$py" -c 'import control_msgs.action' >/dev/null 2>&1 ||
                                      [ -n "${FORCE:-}" ]; }; then
   bash "$root/tools/build_interface.sh" "$venv" "$root/tools/control_msgs" control_msgs.action
+fi
+
+# 3c. Tests only: Foxglove's own WebSocket client (npm @foxglove/ws-protocol and the CDR
+#     decoder), for test/test_foxglove.py, from the npm registry into a git-ignored folder.
+if command -v npm >/dev/null 2>&1; then
+  say "installing the Foxglove test client (npm, tools/foxglove_client)"
+  npm ci --prefix "$root/tools/foxglove_client" --no-audit --no-fund --silent >&2 ||
+    say "warning: npm ci failed: test/test_foxglove.py will be skipped"
+else
+  say "npm is missing: test/test_foxglove.py will be skipped (install Node.js 20 and npm)"
 fi
 
 # 4. body_bridge itself, editable.

@@ -92,7 +92,8 @@ def _publisher_rates(node) -> dict[int, str]:
     sensors = getattr(node, 'sensors', None)
     for out in (sensors.outputs.values() if sensors is not None else ()):
         for pub in out.publishers:
-            rates[id(pub)] = _hz(out.sampler.rate) + ('' if out.sampler.enabled else ', off')
+            raw = getattr(pub, 'raw', pub)  # a channel of the outlets: its rclpy publisher
+            rates[id(raw)] = _hz(out.sampler.rate) + ('' if out.sampler.enabled else ', off')
     return rates
 
 

@@ -142,13 +142,15 @@ def _run(args: list[str], models: list[str] | None) -> int:
     from .stopping import init_options
     from .transport import use_bundled_fastdds_profile
     use_bundled_fastdds_profile()  # camera images need a large shared-memory segment
+    from .live_outlets import LiveOutlets
+    outlets = LiveOutlets()  # record:=DIR, foxglove_port:=PORT
     try:
         rclpy.init(args=args, **init_options())
         specs = list(models) if models is not None else remove_ros_args(args)[1:]
         previous = None
         while True:
             try:
-                reload = _session(specs, args)
+                reload = _session(specs, args, outlets)
             except BodyBridgeError as err:
                 if requested():
                     raise  # the signal interrupted the start: no model error to report
@@ -165,11 +167,12 @@ def _run(args: list[str], models: list[str] | None) -> int:
     finally:
         from .runner import stop_all
         stop_all()  # a runner whose node was being made when a signal came
+        outlets.stop()
         if rclpy.ok():
             rclpy.shutdown()
 
 
-def _session(specs: list[str], args: list[str]) -> list[str] | None:
+def _session(specs: list[str], args: list[str], outlets) -> list[str] | None:
     """Start the nodes of ``specs`` and spin them until shutdown (None) or a reload (the
     model specs to restart with).
 
@@ -189,6 +192,7 @@ def _session(specs: list[str], args: list[str]) -> list[str] | None:
             if simulating:
                 runner = SimulationRunner(simulating)
                 runner.start()
+        outlets.start(nodes)
         reporter = announce(nodes, runner or nodes[0].runner)
         executor = SingleThreadedExecutor()
         for node in nodes:
@@ -205,6 +209,7 @@ def _session(specs: list[str], args: list[str]) -> list[str] | None:
                 return _reloaded(specs, nodes, asked)
         return None
     finally:
+        outlets.stop_server()
         if executor is not None:
             executor.shutdown(timeout_sec=1.0)
         if reporter is not None:

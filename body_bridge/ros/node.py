@@ -33,6 +33,7 @@ from ..paths import cache_dir, resolve_model
 from . import params as P
 from . import qos, wire
 from .commands import CommandTopics, read_controllers
+from .outlets import OUTLETS
 from .params import PARAMETERS
 from .settable import on_set_parameters
 
@@ -48,8 +49,7 @@ def problem_of(text: str) -> str:
 
 
 def _stamp(seconds: float) -> Time:
-    sec = math.floor(seconds)
-    return Time(sec=int(sec), nanosec=min(int(round((seconds - sec) * 1e9)), 999_999_999))
+    return Time(**dict(zip(('sec', 'nanosec'), wire.stamp_parts(seconds))))
 
 
 def _transform(parent: str, child: str, pose: Pose, stamp: Time) -> TransformStamped:
@@ -114,8 +114,7 @@ class BridgeNode(Node):
         self._static_pub.publish(TFMessage(transforms=self._static_transforms()))
         self._tf_pub = self.create_publisher(TFMessage, '/tf', qos.TF)
 
-        self.sim = None
-        self.runner = None
+        self.sim = self.runner = None
         self._owns_runner = False
         if not p['simulate']:
             self._state_sub = self.create_subscription(
@@ -191,6 +190,10 @@ class BridgeNode(Node):
             default_velocity_limit=p['default_velocity_limit'],
             on_divergence=p['on_divergence'],
             track_lateral_friction=p['track_lateral_friction'])
+
+    def create_publisher(self, *args, **kwargs):
+        """A publisher as a channel of the process's outlets (DDS, bag, Foxglove)."""
+        return OUTLETS.wrap(self, super().create_publisher(*args, **kwargs))
 
     # --- frames -------------------------------------------------------------------------
 
@@ -414,6 +417,7 @@ class BridgeNode(Node):
             self._tf_pub.publish(out)
 
     def destroy_node(self):
+        OUTLETS.forget(self)
         # rclpy destroys at shutdown also a node whose start failed: not all is set
         runner = getattr(self, 'runner', None)
         if getattr(self, '_owns_runner', False) and runner is not None:

@@ -98,6 +98,10 @@ PARAMETERS = {
     'odom_frame': ('odom', _S, 'frame_id of odom.'),
     'odom_tf': (False, _B, 'Publish the root link\'s TF from odom_frame (REP-105) rather than '
                 'from fixed_frame, with a static identity fixed_frame -> odom_frame.'),
+    'record': ('', _S, 'Record what the bridge publishes into a new rosbag2 bag (MCAP) in this '
+               'directory; empty: no recording (docs/recording-and-foxglove.md).'),
+    'foxglove_port': (0, _I, 'Serve the Foxglove WebSocket protocol on 127.0.0.1 at this port '
+                      '(8765 is the app\'s default); 0: no server.'),
 }
 
 #: What a parameter set while the node runs does (``ros2 param set``); the others are
@@ -139,6 +143,8 @@ READ_ONLY = {
     'passive_joints': 'the servos are set up at start',
     'odom_frame': 'the odom topic and frames are made at start',
     'odom_tf': 'the static fixed_frame -> odom transform is published once, latched',
+    'record': 'the recording starts with the bridge and ends with it',
+    'foxglove_port': 'the server starts with the bridge',
 }
 #: String parameters that also take a list of strings (joined by commas).
 _LISTS = ('drive_left_joints', 'drive_right_joints', 'passive_joints')
@@ -181,6 +187,8 @@ def _coerce(name: str, value, ptype: int):
             raise ParameterError(name, f'{value!r} is not one of {", ".join(_SWITCHES[name])}')
         return value
     if ptype == _S and isinstance(value, str):
+        return value
+    if ptype == _I and isinstance(value, int) and not isinstance(value, bool):
         return value
     if name in _LISTS and isinstance(value, (list, tuple)) and \
             all(isinstance(x, str) for x in value):

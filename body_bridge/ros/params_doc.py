@@ -65,7 +65,7 @@ def _default(value, ptype: int) -> str:
     if ptype == _DA:
         return '`[' + ', '.join(repr(float(v)) for v in value) + ']`'
     if ptype == ParameterType.PARAMETER_INTEGER:
-        return f'`{value}`'
+        return f'`{int(value)}`'
     return f'`{float(value)!r}`'
 
 

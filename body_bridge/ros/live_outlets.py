@@ -1,0 +1,76 @@
+"""The outlets a running bridge's parameters ask for: ``record`` (a bag) and ``foxglove_port``.
+
+The launcher starts them once its nodes exist and stops them when it ends. The recording lasts
+as long as the process: a reload (new nodes) goes on recording into the same bag, its new
+channels joining the outlets as they are made. The Foxglove server serves one set of nodes (their
+parameters and services) and is restarted with them.
+"""
+
+from __future__ import annotations
+
+from ..errors import ParameterError
+from .outlets import OUTLETS
+from .recorder import Recorder
+
+__all__ = ['LiveOutlets', 'start_recording', 'stop_recording']
+
+
+def start_recording(nodes, directory: str, topics=()) -> Recorder:
+    """Record what ``nodes`` (and nodes made later) publish into a new bag at ``directory``.
+
+    Raises:
+        BagError: the bag's directory cannot be made.
+    """
+    log = nodes[0].get_logger()
+    recorder = Recorder(directory, topics, warn=log.warning)
+    OUTLETS.attach(recorder)
+    log.info(f'recording into {recorder.bag.directory}')
+    return recorder
+
+
+def stop_recording(recorder: Recorder | None) -> None:
+    """Detach a recorder and finish its bag (None: nothing to do)."""
+    if recorder is not None:
+        OUTLETS.detach(recorder)
+        recorder.close()
+
+
+class LiveOutlets:
+    """The recorder and the Foxglove server of a running bridge process."""
+
+    def __init__(self):
+        self.recorder = None
+        self.foxglove = None
+
+    def start(self, nodes: list) -> None:
+        """Start what the first node's parameters ask for (a recording only once).
+
+        Raises:
+            ParameterError: a ``foxglove_port`` out of range, or a ``record`` directory that
+                cannot be made.
+            BagError: the bag's directory exists or cannot be created.
+        """
+        if not nodes:
+            return
+        params = nodes[0].params
+        if params['record'] and self.recorder is None:
+            self.recorder = start_recording(nodes, params['record'])
+        port = params['foxglove_port']
+        if port:
+            if not 0 < port < 65536:
+                raise ParameterError('foxglove_port', f'must be a TCP port (1..65535), not '
+                                     f'{port}')
+            from .foxglove import FoxgloveServer
+            self.foxglove = FoxgloveServer(nodes, port)
+
+    def stop_server(self) -> None:
+        """Stop the Foxglove server (the session's nodes go)."""
+        if self.foxglove is not None:
+            self.foxglove.stop()
+            self.foxglove = None
+
+    def stop(self) -> None:
+        """Stop everything; the bag is finished."""
+        self.stop_server()
+        stop_recording(self.recorder)
+        self.recorder = None

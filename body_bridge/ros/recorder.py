@@ -1,0 +1,123 @@
+"""Recording what the bridge publishes: a sink of the outlets that writes a bag in its thread.
+
+The publishing thread (the simulation's) only appends the message's bytes to a queue and
+returns; a thread of the recorder writes them (:class:`~.bag.BagWriter`). The queue is bounded
+in bytes: a message that would overflow it is dropped, counted (:attr:`Recorder.dropped`) and
+warned about, so that a slow disk never slows the control loop. A topic is registered in the
+bag as soon as its channel exists, so a topic without messages is listed too.
+"""
+
+from __future__ import annotations
+
+import collections
+import fnmatch
+import threading
+from collections.abc import Callable
+
+from .bag import BagError, BagWriter
+
+__all__ = ['Recorder']
+
+
+class Recorder:
+    """A sink that records the channels it wants into a bag.
+
+    Args:
+        directory: the new bag's directory.
+        topics: topic names or shell patterns (``/camera/*``) to record; empty: all.
+        max_queue: bytes waiting to be written beyond which messages are dropped.
+        warn: called with a one-line warning (messages dropped, a topic left out).
+
+    Raises:
+        BagError: the bag's directory cannot be made.
+    """
+
+    def __init__(self, directory: str, topics: list[str] | tuple = (),
+                 max_queue: int = 256 << 20, warn: Callable[[str], None] | None = None):
+        self.bag = BagWriter(directory)
+        self.patterns = [t if t.startswith('/') else '/' + t for t in topics]
+        self.max_queue = max_queue
+        self.warn = warn or (lambda text: None)
+        #: Messages dropped because the queue was full.
+        self.dropped = 0
+        self._reported = 0
+        self._queue: collections.deque = collections.deque()
+        self._queued = 0  # bytes in the queue
+        self._lock = threading.Lock()  # guards _queued
+        self._refused: set[str] = set()  # topics whose type cannot be recorded
+        self._wake = threading.Event()
+        self._running = True
+        self._thread = threading.Thread(target=self._loop, name='body_bridge_recorder',
+                                        daemon=True)
+        self._thread.start()
+
+    # --- the sink (any thread) ---------------------------------------------------------------
+
+    def wants(self, channel) -> bool:
+        if not self._running or channel.topic in self._refused:
+            return False
+        return (not self.patterns or any(
+            fnmatch.fnmatchcase(channel.topic, p) for p in self.patterns))
+
+    def subscribers(self, channel) -> int:
+        return 1
+
+    def add_channel(self, channel) -> None:
+        self._queue.append((channel, None, 0))  # never dropped
+        self._wake.set()
+
+    def write(self, channel, data: bytes, time_ns: int) -> None:
+        size = len(data)
+        with self._lock:
+            if self._queued + size > self.max_queue:
+                self.dropped += 1
+                return
+            self._queued += size
+        self._queue.append((channel, bytes(data), time_ns))
+        self._wake.set()
+
+    # --- the writing thread ------------------------------------------------------------------
+
+    def _loop(self) -> None:
+        while True:
+            self._wake.wait(0.5)
+            self._wake.clear()
+            self._drain()
+            if self.dropped != self._reported:
+                self.warn(f'recording {self.bag.directory}: {self.dropped - self._reported} '
+                          'messages dropped (the disk does not keep up)')
+                self._reported = self.dropped
+            if not self._running and not self._queue:
+                return
+
+    def _drain(self) -> None:
+        queue, bag = self._queue, self.bag
+        while queue:
+            channel, data, stamp = queue.popleft()
+            if data is not None:
+                with self._lock:
+                    self._queued -= len(data)
+            if channel.topic in self._refused:
+                continue
+            try:
+                key = bag.add_topic(channel.topic, channel.type, channel.qos)
+            except BagError as err:
+                self.warn(f'recording: {err}; the topic is not recorded')
+                self._refused.add(channel.topic)
+                continue
+            if data is not None:
+                bag.write(key, data, stamp)
+
+    def close(self, timeout: float = 60.0) -> None:
+        """Stop taking messages, write those queued, finish the bag."""
+        if not self._running:
+            return
+        self._running = False
+        self._wake.set()
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            self.warn(f'recording {self.bag.directory}: the writer did not finish in '
+                      f'{timeout:g} s; {len(self._queue)} messages are not written')
+        else:
+            self._drain()  # anything queued after the thread's last look
+        self.bag.close()

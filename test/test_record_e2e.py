@@ -1,0 +1,116 @@
+"""``python -m body_bridge record`` and the running bridge's ``record`` parameter, end to end: the
+bags are read back with ``rosbags`` (test/test_recording.py's ``read_bag``)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.ros
+pytest.importorskip('rosbags', reason='rosbags (tools/requirements.txt) is missing')
+
+from bag_reading import read_bag  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+
+def _record(tmp_path, *args, timeout=240):
+    env_cache = {'XDG_CACHE_HOME': str(tmp_path / 'cache')}
+    return subprocess.run([sys.executable, '-m', 'body_bridge', 'record', *args],
+                          cwd=REPO, env={**os.environ, **env_cache}, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_record_keeps_every_topic_in_simulated_time(tmp_path):
+    (tmp_path / 'moves.csv').write_text('time,shoulder_yaw,elbow_pitch\n'
+                                        '0.5,0.4,0.6\n1.0,0.4,0.6\n')
+    done = _record(tmp_path, 'sample_arm', '-o', str(tmp_path / 'bag'), '--duration', '1.5',
+                   '--commands', str(tmp_path / 'moves.csv'))
+    assert done.returncode == 0, done.stderr
+    assert 'messages' in done.stdout and 'MB' in done.stdout
+    topics = read_bag(tmp_path / 'bag')
+    expected = {
+        '/robot_description': 'std_msgs/msg/String', '/tf_static': 'tf2_msgs/msg/TFMessage',
+        '/tf': 'tf2_msgs/msg/TFMessage', '/clock': 'rosgraph_msgs/msg/Clock',
+        '/joint_states': 'sensor_msgs/msg/JointState', '/base_imu': 'sensor_msgs/msg/Imu',
+        '/forearm_accel': 'sensor_msgs/msg/Imu', '/forearm_gyro': 'sensor_msgs/msg/Imu',
+        '/wrist_force': 'geometry_msgs/msg/WrenchStamped',
+        '/base_scan/scan': 'sensor_msgs/msg/LaserScan',
+        '/hand_camera/image_raw': 'sensor_msgs/msg/Image',
+        '/hand_camera/camera_info': 'sensor_msgs/msg/CameraInfo',
+    }
+    for topic, kind in expected.items():
+        assert topics[topic][0] == kind, topic
+        assert topics[topic][1], f'{topic}: no messages'
+    # one per control period (100 Hz) from t = 0 to 1.5 s
+    assert len(topics['/joint_states'][1]) == 151
+    assert len(topics['/robot_description'][1]) == 1 and len(topics['/tf_static'][1]) == 1
+    for topic in ('/robot_description', '/tf_static'):
+        assert topics[topic][2][0].durability.name == 'TRANSIENT_LOCAL', topic
+    assert topics['/joint_states'][2][0].durability.name == 'VOLATILE'
+    for topic, (_, messages, _) in topics.items():
+        times = [t for t, _ in messages]
+        assert times == sorted(times), topic
+        assert times[-1] <= 1_500_000_000, topic
+        header = getattr(messages[-1][1], 'header', None)
+        if header is not None:  # stamped in simulated time, as the bag's time
+            assert header.stamp.sec * 1_000_000_000 + header.stamp.nanosec == times[-1], topic
+    last = topics['/joint_states'][1][-1][1]
+    position = dict(zip(last.name, last.position))
+    assert position['shoulder_yaw'] == pytest.approx(0.4, abs=0.05)
+    assert position['elbow_pitch'] == pytest.approx(0.6, abs=0.05)
+    assert topics['/clock'][1][-1][1].clock.sec == 1
+    images = topics['/hand_camera/image_raw'][1]
+    assert images[0][1].encoding == 'rgb8' and len(images[0][1].data) == \
+        images[0][1].height * images[0][1].step
+
+
+def test_record_only_the_topics_asked_for(tmp_path):
+    done = _record(tmp_path, 'sample_arm', '-o', str(tmp_path / 'bag'), '--duration', '0.2',
+                   '--topics', '/joint_states', 'tf*')
+    assert done.returncode == 0, done.stderr
+    assert set(read_bag(tmp_path / 'bag')) == {'/joint_states', '/tf', '/tf_static'}
+
+
+def test_record_refuses_bad_input_in_one_line(tmp_path):
+    (tmp_path / 'taken').mkdir()
+    done = _record(tmp_path, 'sample_arm', '-o', str(tmp_path / 'taken'), '--duration', '0.1')
+    assert done.returncode == 2 and 'taken: already exists' in done.stderr
+    assert 'Traceback' not in done.stderr
+    (tmp_path / 'bad.csv').write_text('time,a\n1,x\n')
+    done = _record(tmp_path, 'sample_arm', '-o', str(tmp_path / 'b2'), '--commands',
+                   str(tmp_path / 'bad.csv'))
+    assert done.returncode == 2 and 'bad.csv: line 2: a value is not a number' in done.stderr
+    assert 'Traceback' not in done.stderr
+    done = _record(tmp_path, 'sample_arm', '-o', str(tmp_path / 'b3'), '--duration', '-1')
+    assert done.returncode == 2 and '--duration must be a positive' in done.stderr
+    (tmp_path / 'broken.body').write_text('format: ChoreonoidBody\nlinks: [\n')
+    done = _record(tmp_path, str(tmp_path / 'broken.body'), '-o', str(tmp_path / 'b4'))
+    assert done.returncode == 2 and 'broken.body' in done.stderr and 'Traceback' not in done.stderr
+    assert not (tmp_path / 'b4').exists() and not (tmp_path / 'b2').exists()
+
+
+def test_the_running_bridge_records_by_parameter(bridge, tmp_path):
+    proc = bridge('sample_arm', '-p', f'record:={tmp_path / "live"}',
+                  '-p', 'real_time_factor:=2.0')
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:  # the status line says how far the run got
+        times = [float(t) for t in re.findall(r'sim time ([\d.]+) s', proc.output())]
+        if times and times[-1] >= 2.0:
+            break
+        time.sleep(0.5)
+    assert proc.stop() == 0, Path(proc.log).read_text()
+    topics = read_bag(tmp_path / 'live')
+    assert topics['/robot_description'][2][0].durability.name == 'TRANSIENT_LOCAL'
+    assert len(topics['/robot_description'][1]) == 1
+    states = topics['/joint_states'][1]
+    assert len(states) > 100, len(states)
+    periods = {b - a for (a, _), (b, _) in zip(states, states[1:])}
+    assert periods == {10_000_000}  # every control period, none dropped
+    assert topics['/hand_camera/image_raw'][1]  # recording watches every device
+    assert 'messages dropped' not in Path(proc.log).read_text()

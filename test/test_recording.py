@@ -1,0 +1,345 @@
+"""Recording: the outlets, the ros2msg definitions, the MCAP bag, the recorder, commands files.
+
+Bags are read back with readers independent of the writer: ``rosbags`` (its own rosbag2 and
+MCAP implementation and CDR decoder, with types built from the definitions in the bag) and
+``mcap-ros2-support`` (decoders generated from the schemas).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.ros
+
+rosbags = pytest.importorskip('rosbags', reason='rosbags (tools/requirements.txt) is missing')
+pytest.importorskip('mcap_ros2', reason='mcap-ros2-support (tools/requirements.txt) is missing')
+
+from bag_reading import read_bag  # noqa: E402
+from mcap.reader import make_reader  # noqa: E402
+from mcap_ros2.decoder import DecoderFactory  # noqa: E402
+
+
+# --- message definitions ------------------------------------------------------------------------
+
+
+def test_a_definition_holds_every_type_it_uses_once():
+    from body_bridge.ros.msgdefs import DELIMITER, definition, dependencies
+    deps = dependencies('tf2_msgs/msg/TFMessage')
+    # named as the fields name them, as rosbag2 writes them
+    assert deps == ['geometry_msgs/TransformStamped', 'std_msgs/Header',
+                    'builtin_interfaces/Time', 'geometry_msgs/Transform',
+                    'geometry_msgs/Vector3', 'geometry_msgs/Quaternion']
+    text = definition('tf2_msgs/msg/TFMessage')
+    assert text.startswith('geometry_msgs/TransformStamped[] transforms')
+    for dep in deps:
+        assert text.count(f'{DELIMITER}\nMSG: {dep}\n') == 1
+    # constants and bounded arrays are not types
+    assert dependencies('sensor_msgs/msg/Range') == ['std_msgs/Header', 'builtin_interfaces/Time']
+    # a type of the same package, named without its package
+    assert 'sensor_msgs/PointField' in dependencies('sensor_msgs/msg/PointCloud2')
+
+
+def test_a_missing_type_is_one_clear_error():
+    from body_bridge.ros.msgdefs import DefinitionError, definition
+    with pytest.raises(DefinitionError, match=r'^nope_msgs/msg/X: package nope_msgs is not'):
+        definition('nope_msgs/msg/X')
+    with pytest.raises(DefinitionError, match=r'^std_msgs/msg/Nope: .*Nope.msg cannot be read'):
+        definition('std_msgs/msg/Nope')
+
+
+def test_service_definitions_split_request_and_response():
+    from body_bridge.ros.msgdefs import service_definitions
+    request, response = service_definitions('std_srvs/srv/SetBool')
+    assert request.split('#')[0].split() == ['bool', 'data']
+    assert [line.split()[:2] for line in response.splitlines() if line.strip()] == \
+        [['bool', 'success'], ['string', 'message']]
+    request, response = service_definitions('std_srvs/srv/Trigger')
+    assert request.strip() == '' and 'bool success' in response
+
+
+# --- the bag writer -----------------------------------------------------------------------------
+
+
+def test_a_bag_reads_back_with_rosbags_and_mcap_ros2(tmp_path):
+    from rclpy.serialization import serialize_message
+    from sensor_msgs.msg import Imu
+    from std_msgs.msg import String
+
+    from body_bridge.ros import qos
+    from body_bridge.ros.bag import BagWriter
+    bag = BagWriter(str(tmp_path / 'run'))
+    latched = bag.add_topic('/robot_description', 'std_msgs/msg/String', qos.LATCHED)
+    imu = bag.add_topic('/imu', 'sensor_msgs/msg/Imu', qos.SENSOR)
+    assert bag.add_topic('/imu', 'sensor_msgs/msg/Imu', qos.SENSOR) == imu
+    bag.write(latched, serialize_message(String(data='<robot name="r"/>')), 0)
+    for i in range(5):
+        msg = Imu()
+        msg.header.frame_id = 'imu_link'
+        msg.header.stamp.sec, msg.header.stamp.nanosec = 0, (i + 1) * 10_000_000
+        msg.linear_acceleration.z = 9.81 + i
+        bag.write(imu, serialize_message(msg), (i + 1) * 10_000_000)
+    bag.close()
+    assert sorted(p.name for p in (tmp_path / 'run').iterdir()) == ['metadata.yaml',
+                                                                   'run_0.mcap']
+    topics = read_bag(tmp_path / 'run')
+    assert set(topics) == {'/robot_description', '/imu'}
+    kind, messages, profiles = topics['/imu']
+    assert kind == 'sensor_msgs/msg/Imu'
+    assert [m.linear_acceleration.z for _, m in messages] == [9.81, 10.81, 11.81, 12.81, 13.81]
+    assert [t for t, _ in messages] == [10_000_000 * (i + 1) for i in range(5)]
+    assert messages[0][1].header.frame_id == 'imu_link'
+    assert profiles[0].durability.name == 'VOLATILE'
+    assert profiles[0].reliability.name == 'BEST_EFFORT'
+    kind, messages, profiles = topics['/robot_description']
+    assert messages[0][1].data == '<robot name="r"/>'
+    assert profiles[0].durability.name == 'TRANSIENT_LOCAL' and profiles[0].depth == 1
+    with open(tmp_path / 'run' / 'run_0.mcap', 'rb') as f:
+        reader = make_reader(f, decoder_factories=[DecoderFactory()])
+        summary = reader.get_summary()
+        assert summary.statistics.message_count == 6
+        assert {s.encoding for s in summary.schemas.values()} == {'ros2msg'}
+        assert {c.message_encoding for c in summary.channels.values()} == {'cdr'}
+        decoded = [(c.topic, m) for _, c, _, m in reader.iter_decoded_messages()]
+    assert decoded[-1][0] == '/imu' and decoded[-1][1].linear_acceleration.z == 13.81
+    assert decoded[0][1].data == '<robot name="r"/>'
+
+
+def test_a_bag_goes_into_a_new_directory(tmp_path):
+    from body_bridge.ros.bag import BagError, BagWriter
+    (tmp_path / 'old').mkdir()
+    with pytest.raises(BagError, match=r'old: already exists'):
+        BagWriter(str(tmp_path / 'old'))
+
+
+def test_the_metadata_counts_what_was_written(tmp_path):
+    import yaml
+    from rclpy.serialization import serialize_message
+    from std_msgs.msg import String
+
+    from body_bridge.ros import qos
+    from body_bridge.ros.bag import BagWriter
+    bag = BagWriter(str(tmp_path / 'b'), distro='kilted')
+    key = bag.add_topic('/a', 'std_msgs/msg/String', qos.JOINT_STATES)
+    bag.add_topic('/empty', 'std_msgs/msg/String', qos.JOINT_STATES)
+    for t in (2_000, 5_000, 9_000):
+        bag.write(key, serialize_message(String(data='x')), t)
+    bag.close()
+    info = yaml.safe_load((tmp_path / 'b' / 'metadata.yaml').read_text())
+    info = info['rosbag2_bagfile_information']
+    assert info['version'] == 9 and info['storage_identifier'] == 'mcap'
+    assert info['message_count'] == 3
+    assert info['starting_time'] == {'nanoseconds_since_epoch': 2_000}
+    assert info['duration'] == {'nanoseconds': 7_000}
+    counts = {t['topic_metadata']['name']: t['message_count']
+              for t in info['topics_with_message_count']}
+    assert counts == {'/a': 3, '/empty': 0}
+    assert info['files'][0]['message_count'] == 3 and info['ros_distro'] == 'kilted'
+
+
+# --- outlets ------------------------------------------------------------------------------------
+
+
+class FakePublisher:
+    def __init__(self, topic, msg_type, qos, subscribers=0):
+        self.topic_name, self.msg_type, self.qos_profile = topic, msg_type, qos
+        self.sent, self.subscribers = [], subscribers
+
+    def publish(self, msg):
+        self.sent.append(msg)
+
+    def get_subscription_count(self):
+        return self.subscribers
+
+
+class ListSink:
+    def __init__(self, topics=None, consumers=1):
+        self.topics, self.consumers = topics, consumers
+        self.channels, self.written = [], []
+
+    def wants(self, channel):
+        return self.topics is None or channel.topic in self.topics
+
+    def subscribers(self, channel):
+        return self.consumers
+
+    def add_channel(self, channel):
+        self.channels.append(channel.topic)
+
+    def write(self, channel, data, time_ns):
+        self.written.append((channel.topic, data, time_ns))
+
+
+def test_a_channel_hands_the_same_bytes_to_dds_and_the_sinks():
+    from rclpy.serialization import deserialize_message
+    from std_msgs.msg import String
+
+    from body_bridge.ros import qos
+    from body_bridge.ros.outlets import Outlets
+    outlets = Outlets()
+    now = [1.5]
+    dds = FakePublisher('/chatter', String, qos.JOINT_STATES)
+    channel = outlets.channel(dds, qos.JOINT_STATES, lambda: now[0])
+    assert channel.type == 'std_msgs/msg/String' and channel.topic_name == '/chatter'
+    channel.publish(String(data='a'))  # no sink: the message object goes to DDS as it is
+    assert dds.sent == [String(data='a')] and channel.get_subscription_count() == 0
+    sink = ListSink()
+    outlets.attach(sink)
+    assert sink.channels == ['/chatter'] and channel.get_subscription_count() == 1
+    channel.publish(String(data='b'))
+    assert isinstance(dds.sent[-1], bytes) and sink.written == [('/chatter', dds.sent[-1],
+                                                                 1_500_000_000)]
+    assert deserialize_message(dds.sent[-1], String).data == 'b'
+    channel.publish(b'raw')  # already serialized (wire.py): passed on untouched
+    assert dds.sent[-1] == b'raw' and sink.written[-1][1] == b'raw'
+    outlets.detach(sink)
+    channel.publish(String(data='c'))
+    assert len(sink.written) == 2 and dds.sent[-1] == String(data='c')
+
+
+def test_sinks_get_what_they_want_and_latched_messages_when_late():
+    from std_msgs.msg import String
+
+    from body_bridge.ros import qos
+    from body_bridge.ros.outlets import Outlets
+    outlets = Outlets()
+    owner = object()
+    latched = outlets.channel(FakePublisher('/robot_description', String, qos.LATCHED),
+                              qos.LATCHED, lambda: 0.0, owner)
+    other = outlets.channel(FakePublisher('/other', String, qos.JOINT_STATES),
+                            qos.JOINT_STATES, lambda: 2.0, owner)
+    latched.publish(String(data='urdf'))
+    picky = ListSink(topics={'/robot_description'})
+    outlets.attach(picky)
+    assert picky.channels == ['/robot_description'] and len(picky.written) == 1
+    assert picky.written[0][0] == '/robot_description' and picky.written[0][2] == 0
+    other.publish(String(data='x'))
+    assert len(picky.written) == 1 and other.get_subscription_count() == 0
+    idle = ListSink(consumers=0)  # wants everything, consumes nothing now
+    outlets.attach(idle)
+    assert other.get_subscription_count() == 0
+    other.publish(String(data='y'))
+    assert idle.written == [('/robot_description', picky.written[0][1], 0)]
+    idle.consumers = 2
+    assert other.get_subscription_count() == 2
+    outlets.forget(owner)
+    assert outlets.channels == []
+    later = outlets.channel(FakePublisher('/new', String, qos.JOINT_STATES),
+                            qos.JOINT_STATES, lambda: 0.0)
+    assert 'new' not in picky.channels and idle.channels[-1] == '/new' and later.sinks == (idle,)
+
+
+def test_a_node_publisher_is_a_channel_on_simulated_time_unless_infrastructure():
+    import types
+
+    from rcl_interfaces.msg import ParameterEvent
+    from std_msgs.msg import String
+
+    from body_bridge.ros import qos
+    from body_bridge.ros.outlets import Outlets
+    outlets = Outlets()
+    node = types.SimpleNamespace()  # no simulation yet: time 0
+    raw = FakePublisher('/parameter_events', ParameterEvent, qos.JOINT_STATES)
+    assert outlets.wrap(node, raw) is raw and outlets.channels == []
+    channel = outlets.wrap(node, FakePublisher('/js', String, qos.JOINT_STATES))
+    assert outlets.channels == [channel] and channel.owner is node
+    assert channel.clock() == 0.0
+    node.sim = types.SimpleNamespace(time=2.5)
+    assert channel.clock() == 2.5
+    sink = ListSink()
+    outlets.attach(sink)
+    channel.publish(String(data='x'))
+    assert sink.written[-1][2] == 2_500_000_000
+
+
+# --- the recorder -------------------------------------------------------------------------------
+
+
+def test_the_recorder_drops_and_counts_what_its_queue_cannot_hold(tmp_path):
+    from rclpy.serialization import serialize_message
+    from std_msgs.msg import String
+
+    from body_bridge.ros import qos
+    from body_bridge.ros.outlets import Outlets
+    from body_bridge.ros.recorder import Recorder
+    warnings = []
+    recorder = Recorder(str(tmp_path / 'r'), topics=['keep*'], max_queue=100,
+                        warn=warnings.append)
+    outlets = Outlets()
+    keep = outlets.channel(FakePublisher('/keep', String, qos.JOINT_STATES), qos.JOINT_STATES,
+                           lambda: 1.0)
+    skip = outlets.channel(FakePublisher('/skip', String, qos.JOINT_STATES), qos.JOINT_STATES,
+                           lambda: 1.0)
+    outlets.attach(recorder)
+    assert keep.sinks == (recorder,) and skip.sinks == ()
+    recorder._running = False  # hold the writer: nothing leaves the queue while we fill it
+    recorder._thread.join()
+    big = serialize_message(String(data='x' * 60))
+    for _ in range(3):
+        recorder.write(keep, big, 1_000)
+    assert recorder.dropped == 2
+    recorder._running = True
+    recorder.close()
+    assert recorder.bag.message_count == 1 and recorder.bag.closed
+    assert read_bag(tmp_path / 'r')['/keep'][1][0][1].data == 'x' * 60
+
+
+def test_the_recorder_warns_about_drops_from_its_thread(tmp_path):
+    from body_bridge.ros import qos
+    from body_bridge.ros.outlets import Outlets
+    from body_bridge.ros.recorder import Recorder
+    from std_msgs.msg import String
+    warnings = []
+    recorder = Recorder(str(tmp_path / 'r'), max_queue=10, warn=warnings.append)
+    channel = Outlets().channel(FakePublisher('/a', String, qos.JOINT_STATES),
+                                qos.JOINT_STATES, lambda: 0.0)
+    recorder.write(channel, b'x' * 11, 0)
+    recorder.close()
+    assert recorder.dropped == 1
+    assert any('1 messages dropped' in w for w in warnings), warnings
+
+
+# --- the commands file --------------------------------------------------------------------------
+
+
+def test_commands_from_yaml_and_csv(tmp_path):
+    from body_bridge.ros.command_file import read_commands
+    (tmp_path / 'c.yaml').write_text(
+        'trajectory:\n  joints: [a, b]\n  points:\n'
+        '    - {time: 1.0, positions: [0.5, -0.3]}\n'
+        '    - {time: 2.0, positions: [0.0, 0.8]}\n'
+        'cmd_vel:\n  - {time: 0.0, linear: 0.3}\n  - {time: 4.0, angular: 0.5}\n')
+    commands = read_commands(str(tmp_path / 'c.yaml'))
+    assert commands.trajectory.names == ('a', 'b')
+    assert commands.trajectory.positions.tolist() == [[0.5, -0.3], [0.0, 0.8]]
+    assert commands.twist_at(-1.0) is None
+    assert commands.twist_at(0.0).linear == 0.3 and commands.twist_at(3.99).angular == 0.0
+    assert commands.twist_at(4.0).angular == 0.5 and commands.twist_at(4.0).linear == 0.0
+    (tmp_path / 'c.csv').write_text('time,a,b\n1.0,0.5,-0.3\n\n2.0,0.0,0.8\n')
+    csv_commands = read_commands(str(tmp_path / 'c.csv'))
+    assert csv_commands.trajectory.names == ('a', 'b')
+    assert csv_commands.trajectory.positions.tolist() == commands.trajectory.positions.tolist()
+    assert csv_commands.trajectory.times.tolist() == [1.0, 2.0]
+    assert csv_commands.twists == ()
+
+
+@pytest.mark.parametrize('name, text, message', [
+    ('a.yaml', 'trajectory: {joints: [a], points: [{time: 1, positions: [1, 2]}]}\n',
+     r'a.yaml: point 0 has 2 positions for 1 joints'),
+    ('b.yaml', 'cmd_vel: [{time: 1}, {time: 1}]\n', r'b.yaml: cmd_vel: times must increase'),
+    ('c.yaml', 'cmd_vel: [{time: .nan}]\n', r'c.yaml: cmd_vel: a value is NaN'),
+    ('d.yaml', 'drive: 1\n', r'd.yaml: expected a mapping with trajectory and/or cmd_vel'),
+    ('e.yaml', 'trajectory: {joints: [a]}\n', r"e.yaml: missing key 'points'"),
+    ('f.yaml', 'trajectory: [1\n', r'f.yaml:\d+: not YAML'),
+    ('g.csv', 'time,a\n1,x\n', r'g.csv: line 2: a value is not a number'),
+    ('h.csv', 'when,a\n1,2\n', r'h.csv: the header must be'),
+    ('i.csv', 'time,a\n2,1\n1,1\n', r'i.csv: time_from_start is not strictly increasing'),
+    ('j.csv', 'time,a\n1,2,3\n', r'j.csv: line 2: 3 values for 2 columns'),
+    ('k.csv', '', r'k.csv: empty'),
+])
+def test_a_bad_commands_file_is_one_line(tmp_path, name, text, message):
+    from body_bridge.errors import ModelError
+    from body_bridge.ros.command_file import read_commands
+    (tmp_path / name).write_text(text)
+    with pytest.raises(ModelError, match=message) as err:
+        read_commands(str(tmp_path / name))
+    assert '\n' not in str(err.value)
