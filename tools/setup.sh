@@ -35,7 +35,8 @@ digest() {
                "$root/tools/tf2_msgs/package.xml" "$root/tools/tf2_msgs/msg/TFMessage.msg"
                "$root/tools/constraints-humble.txt" "$root/setup.py" "$root/setup.cfg"
                "$root/tools/setup.sh" "$root/tools/build_interface.sh"
-               "$root"/tools/control_msgs/*/* "$root"/tools/control_msgs/*.*)
+               "$root"/tools/control_msgs/*/* "$root"/tools/control_msgs/*.*
+               "$root"/tools/simulation_interfaces/*/* "$root"/tools/simulation_interfaces/*.*)
   [ -n "$build_requirements" ] && files+=("$root/tools/$build_requirements")
   cat "${files[@]}" | sha256sum | cut -d' ' -f1
 }
@@ -110,6 +111,13 @@ fi
 if [ -n "$build_requirements" ] && { ! "$py" -c 'import control_msgs.action' >/dev/null 2>&1 ||
                                      [ -n "${FORCE:-}" ]; }; then
   bash "$root/tools/build_interface.sh" "$venv" "$root/tools/control_msgs" control_msgs.action
+fi
+
+# 3c. simulation_interfaces 2.1.0 (the standard simulator API the world serves), the same way.
+if [ -n "$build_requirements" ] && { ! "$py" -c 'import simulation_interfaces.action' \
+                                       >/dev/null 2>&1 || [ -n "${FORCE:-}" ]; }; then
+  bash "$root/tools/build_interface.sh" "$venv" "$root/tools/simulation_interfaces" \
+    simulation_interfaces.action
 fi
 
 # 4. body_bridge itself, editable.
