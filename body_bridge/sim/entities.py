@@ -47,15 +47,20 @@ def _root(sim) -> int:
 
 
 def entity_state(sim) -> BodyState:
-    """The state of ``sim``'s model (its root link) now."""
+    """The state of ``sim``'s model (its root link) now (the world's derived quantities are
+    computed again for it: call with the world locked)."""
     mj, data, body = sim.mj, sim.data, _root(sim)
     velocity, acceleration = np.zeros(6), np.zeros(6)
     if body:
+        mujoco.mj_forward(mj, data)  # a period ends with the link velocities of its last step
         mujoco.mj_objectVelocity(mj, data, mujoco.mjtObj.mjOBJ_BODY, body, velocity, 0)
         mujoco.mj_rnePostConstraint(mj, data)
         mujoco.mj_objectAcceleration(mj, data, mujoco.mjtObj.mjOBJ_BODY, body, acceleration, 0)
+    # MuJoCo's accelerations are proper ones (what an accelerometer reads); the state's is
+    # the coordinate acceleration: gravity added back.
+    linear_acc = acceleration[3:] + mj.opt.gravity if body else np.zeros(3)
     return BodyState(data.xpos[body].copy(), data.xquat[body].copy(), velocity[3:].copy(),
-                     velocity[:3].copy(), acceleration[3:].copy(), acceleration[:3].copy())
+                     velocity[:3].copy(), linear_acc, acceleration[:3].copy())
 
 
 def _free_joint(sim) -> int | None:
