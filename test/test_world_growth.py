@@ -170,6 +170,8 @@ def _joints(order, extra=()):
         body.add_geom(size=[0.1, 0, 0], mass=1.0)
         if name == 'free':
             body.add_freejoint(name='free')
+        elif name == 'ball':
+            body.add_joint(name='ball', type=mujoco.mjtJoint.mjJNT_BALL)
         else:
             body.add_joint(name=name, axis=[0, 1, 0])
     for name in extra:
@@ -181,21 +183,35 @@ def _joints(order, extra=()):
 
 
 def test_carry_state_matches_elements_by_name_not_index():
-    old_mj, old = _joints(['a', 'free', 'b'])
+    old_mj, old = _joints(['a', 'free', 'ball', 'b'], extra=['s'])  # s: a slider
     old.qpos[:] = np.arange(old_mj.nq) * 0.1 + 0.05
     old.qvel[:] = np.arange(old_mj.nv) * -0.2 - 0.1
+    old.qacc_warmstart[:] = np.arange(old_mj.nv) * 0.3 + 0.2
     old.xfrc_applied[old_mj.body('body_b').id] = [1, 2, 3, 4, 5, 6]
     old.time = 3.25
-    new_mj, new = _joints(['b', 'free', 'a'], extra=['c'])
-    assert carry_state(old_mj, old, new_mj, new) == 3
-    assert new.time == 3.25
-    for name in ('a', 'b', 'free'):
-        i, j = old_mj.joint(name), new_mj.joint(name)
-        nq, nv = (7, 6) if name == 'free' else (1, 1)
-        np.testing.assert_array_equal(new.qpos[j.qposadr[0]:j.qposadr[0] + nq],
-                                      old.qpos[i.qposadr[0]:i.qposadr[0] + nq])
-        np.testing.assert_array_equal(new.qvel[j.dofadr[0]:j.dofadr[0] + nv],
-                                      old.qvel[i.dofadr[0]:i.dofadr[0] + nv])
-    assert new.qpos[new_mj.joint('c').qposadr[0]] == 0.0  # new: its initial value
-    assert list(new.xfrc_applied[new_mj.body('body_b').id]) == [1, 2, 3, 4, 5, 6]
-    assert not new.xfrc_applied[new_mj.body('body_a').id].any()
+    # Another order, each multi-dof joint followed by a joint of its own (nothing spills).
+    for order in (['b', 'a', 'ball', 'free'], ['b', 'free', 'a', 'ball']):
+        new_mj, new = _joints(order, extra=['s', 'c'])
+        assert carry_state(old_mj, old, new_mj, new) == 5
+        assert new.time == 3.25
+        for name in ('a', 'b', 'free', 'ball', 's'):
+            i, j = old_mj.joint(name), new_mj.joint(name)
+            nq, nv = {'free': (7, 6), 'ball': (4, 3)}.get(name, (1, 1))
+            np.testing.assert_array_equal(new.qpos[j.qposadr[0]:j.qposadr[0] + nq],
+                                          old.qpos[i.qposadr[0]:i.qposadr[0] + nq])
+            for field in ('qvel', 'qacc_warmstart'):
+                np.testing.assert_array_equal(
+                    getattr(new, field)[j.dofadr[0]:j.dofadr[0] + nv],
+                    getattr(old, field)[i.dofadr[0]:i.dofadr[0] + nv])
+        c = new_mj.joint('c')
+        assert new.qpos[c.qposadr[0]] == 0.0 and new.qvel[c.dofadr[0]] == 0.0  # its own
+        assert list(new.xfrc_applied[new_mj.body('body_b').id]) == [1, 2, 3, 4, 5, 6]
+        assert not new.xfrc_applied[new_mj.body('body_a').id].any()
+
+
+def test_carry_state_leaves_a_joint_that_changed_type_at_its_initial_value():
+    old_mj, old = _joints(['a'])
+    old.qpos[:] = 0.7
+    new_mj, new = _joints([], extra=['a'])  # 'a' is a slider now
+    assert carry_state(old_mj, old, new_mj, new) == 0
+    assert new.qpos[0] == 0.0
