@@ -30,9 +30,13 @@ def test_the_scenario_runs_with_the_standard_services_only(bridge):
     out = run.stdout
     for line in ('pause: ok', 'spawn crate (crate.body) at (0.35, 0.15, 0.1): ok',
                  'spawn can (can.kinbody.xml) at (0.35, -0.1, 0.11): ok',
-                 'simulate 200 steps (200 feedback messages): ok', 'delete crate: ok',
+                 'delete crate: ok',
                  'delete can: ok', 'scenario done'):
         assert line in out, out
+    # Feedback comes after each step; a client that reads slowly may miss some (the
+    # feedback topic keeps the last 10), never all.
+    count = re.search(r'simulate 200 steps \((\d+) feedback messages\): ok', out)
+    assert count and 0 < int(count.group(1)) <= 200, out
     rested, teleported, dropped = [tuple(map(float, m)) for m in STATE.findall(out)]
     assert rested == pytest.approx((0.35, 0.15, 0.05), abs=1e-3)  # half its 0.1 m on the floor
     assert teleported == pytest.approx((0.45, 0.0, 0.30), abs=1e-6)

@@ -146,9 +146,12 @@ def test_simulate_steps_gives_feedback_and_can_be_canceled(user):
     user.spin_until(answer.done, 30.0, 'the result')
     assert answer.result().status == 4  # SUCCEEDED
     assert answer.result().result.result.result == Result.RESULT_OK
-    user.spin_until(lambda: len(feedback) == 20, 5.0, 'every feedback')
-    assert [(f.completed_steps, f.remaining_steps) for f in feedback] == \
-        [(k, 20 - k) for k in range(1, 21)]
+    user.spin_until(lambda: feedback and feedback[-1].completed_steps == 20, 5.0,
+                    'the last feedback')
+    # One after each step, in order (a slow client may miss some: the topic keeps 10).
+    done = [f.completed_steps for f in feedback]
+    assert done == sorted(set(done)) and len(done) >= 10, done
+    assert all(f.remaining_steps == 20 - f.completed_steps for f in feedback)
     # A long run, canceled on its way.
     feedback.clear()
     future = action.send_goal_async(SimulateSteps.Goal(steps=10 ** 7),
