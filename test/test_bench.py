@@ -41,6 +41,9 @@ EXPECTED = (
                              'tank_kinect_rtf', 'tank_kinect_image_rate',
                              'tank_kinect_depth_rate', 'tank_kinect_bridge_cpu',
                              'tank_kinect_max_rtf') if HAVE_CORPUS] +
+    [f'world_{f}' for f in ('spawn_sr1_ms', 'spawn_sr1_add_ms', 'delete_sr1_ms')
+     if HAVE_CORPUS] +
+    ['world_period_after_ratio', 'world_edit_check_ns'] +
     [f'memory_{m}_{f}' for m in (*REAL, 'chain30', 'sample_arm')
      for f in ('loaded', 'after_run', 'growth')] +
     ['machine_load_average_start', 'machine_load_average_end', 'bench_wall_time'])
