@@ -215,3 +215,28 @@ def test_carry_state_leaves_a_joint_that_changed_type_at_its_initial_value():
     new_mj, new = _joints([], extra=['a'])  # 'a' is a slider now
     assert carry_state(old_mj, old, new_mj, new) == 0
     assert new.qpos[0] == 0.0
+
+
+def test_a_spawned_arm_camera_sees_a_box_spawned_in_front_of_it():
+    from body_bridge.sim.sensors import SensorSuite
+    floor = Simulation(load_model(OWN / 'floor.body'), SimOptions())
+    arm = spawn(floor.world, SAMPLE_ARM, 'arm/', Pose((0.0, 0.0, 0.0)))
+    suite = SensorSuite(arm)
+    camera = suite.samplers['hand_camera']
+    try:
+        reading = camera.read(depth=True)
+        before = reading.rgb.copy(), reading.depth.copy()
+        origin, axes = camera.optical_pose()
+        # The box's centre 0.5 m along the optical axis (+z of the optical frame).
+        spawn(floor.world, OWN / 'box.body', 'box/', Pose(tuple(origin + 0.5 * axes[:, 2])))
+        after = camera.read(depth=True)
+    finally:
+        suite.close()
+    h, w = after.depth.shape
+    centre = after.depth[h // 2, w // 2]
+    # The nearest face of the box (0.2 m deep at most along any axis) is 0.4 to 0.5 m away.
+    assert 0.25 < centre < 0.5, centre
+    assert before[1][h // 2, w // 2] > centre + 0.05
+    r, g, b = (int(v) for v in after.rgb[h // 2, w // 2])
+    assert r > b + 40 and g > b + 20, (r, g, b)  # the box's yellow (0.9, 0.7, 0.1)
+    assert not np.array_equal(before[0][h // 2, w // 2], after.rgb[h // 2, w // 2])
