@@ -191,7 +191,7 @@ def test_carry_state_matches_elements_by_name_not_index():
     old.time = 3.25
     # Another order, each multi-dof joint followed by a joint of its own (nothing spills).
     for order in (['b', 'a', 'ball', 'free'], ['b', 'free', 'a', 'ball']):
-        new_mj, new = _joints(order, extra=['s', 'c'])
+        new_mj, new = _joints(order, extra=['c', 's'])  # a spill would land on c
         assert carry_state(old_mj, old, new_mj, new) == 5
         assert new.time == 3.25
         for name in ('a', 'b', 'free', 'ball', 's'):
