@@ -11,6 +11,7 @@ node in the process's executor.
 from __future__ import annotations
 
 import threading
+import time
 
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
@@ -38,7 +39,8 @@ class WorldApi:
         from .spawn import SpawnServices, spawn_formats
         self.node = Node('sim', namespace=namespace, context=context,
                          use_global_arguments=False)
-        self.control = WorldControl(runner, executor.add_node, executor.remove_node,
+        self._main = executor
+        self.control = WorldControl(runner, executor.add_node, self._retire,
                                     namespace, EntityCategory.CATEGORY_ROBOT)
         self.time = TimeServices(self.node, self.control, spawn_formats())
         self.entities = EntityServices(self.node, self.control)
@@ -55,6 +57,18 @@ class WorldApi:
         except Exception:  # noqa: BLE001 - the context went down while it waited: stop quietly
             if self.node.context.ok():
                 raise
+
+    def _retire(self, node) -> None:
+        """Take a deleted model's node out of the process's executor, then destroy it once
+        the executor has begun waiting without it (two turns of it: a node destroyed while
+        the executor waits on its entities would end the process)."""
+        self._main.remove_node(node)
+        for _ in range(2):
+            turn = self._main.create_task(lambda: None)
+            end = time.monotonic() + 2.0
+            while not turn.done() and time.monotonic() < end:
+                time.sleep(0.005)
+        node.destroy_node()
 
     def _make_node(self, path: str, namespace: str, frame_prefix: str):
         from .. import node as bridge

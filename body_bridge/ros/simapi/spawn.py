@@ -35,6 +35,8 @@ def format_of_text(text: str) -> str | None:
     recognised)."""
     head = text.lstrip()[:4000]
     if head.startswith('<'):
+        if '<robot' in head and '<link' in head:  # URDF (OpenRAVE has no <link>)
+            return '.urdf'
         lowered = head.lower()
         for tag, ext in (('<robot', '.robot.xml'), ('<kinbody', '.kinbody.xml'),
                          ('<environment', '.env.xml'), ('<collada', '.dae')):

@@ -55,15 +55,16 @@ class WorldControl:
 
     Args:
         runner: the world's SimulationRunner.
-        add_node, remove_node: put a new node into the process's executor, take one out.
+        add_node, retire_node: put a new node into the process's executor; take one out
+            of it and destroy it (safely: the executor may be waiting on its entities).
         namespace: the process namespace, under which spawned models get theirs.
         robot_category: the category number of a robot (EntityCategory.CATEGORY_ROBOT).
     """
 
-    def __init__(self, runner, add_node, remove_node, namespace: str = '/',
+    def __init__(self, runner, add_node, retire_node, namespace: str = '/',
                  robot_category: int = 1):
         self.runner = runner
-        self._add_node, self._remove_node = add_node, remove_node
+        self._add_node, self._retire_node = add_node, retire_node
         self.namespace = namespace.rstrip('/')
         self.lock = threading.Lock()
         self.entities: dict[str, Entity] = {}
@@ -169,8 +170,7 @@ class WorldControl:
         self.runner.call(leave)
         with self.lock:
             del self.entities[name]
-        self._remove_node(entity.node)
-        entity.node.destroy_node()
+        self._retire_node(entity.node)
 
     def delete_spawned(self) -> list[str]:
         """Every spawned entity deleted; their names."""
