@@ -32,7 +32,7 @@ from pathlib import Path
 from figures import REPO, Figures, isolate_dds
 
 GROUPS = ('loading', 'throughput', 'scale', 'realtime', 'camera', 'latency', 'memory', 'tracks',
-          'sensors')
+          'sensors', 'world')
 DEFAULT_JSON = REPO / 'bench' / 'results' / 'latest.json'
 
 
@@ -106,6 +106,9 @@ def _group(group, figures, quick, scratch, context, listener) -> None:
         if have_corpus():  # the Tank is a real model
             import tracks
             tracks.run(figures, context, listener, quick, scratch)
+    elif group == 'world':
+        import world
+        world.run(figures, quick)
 
 
 def main(argv=None) -> int:

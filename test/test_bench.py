@@ -49,6 +49,9 @@ EXPECTED = (
         'hand_camera_raw_bytes_per_s', 'hand_camera_compressed_bytes_per_s')] +
     [f'sensors_{k}_{f}' for k in ('raw', 'compressed')
      for f in ('camera_rtf', 'image_rate', 'depth_rate', 'bridge_cpu')] +
+    [f'world_{f}' for f in ('spawn_sr1_ms', 'spawn_sr1_add_ms', 'delete_sr1_ms')
+     if HAVE_CORPUS] +
+    ['world_period_after_ratio', 'world_edit_check_ns'] +
     [f'memory_{m}_{f}' for m in (*REAL, 'chain30', 'sample_arm')
      for f in ('loaded', 'after_run', 'growth')] +
     ['machine_load_average_start', 'machine_load_average_end', 'bench_wall_time'])

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build a ROS 2 interface package from its definitions into a venv of ROS 2 wheels, with the
 # rosidl toolchain those wheels carry (tools/requirements-build.txt). tools/setup.sh calls it
-# for the interfaces a ROS installation has but PyPI does not (control_msgs).
+# for the interfaces a ROS installation has but PyPI does not (control_msgs,
+# simulation_interfaces).
 #
 #   bash tools/build_interface.sh VENV SOURCE_DIR CHECK_MODULE
 #

@@ -36,6 +36,7 @@ digest() {
                "$root/tools/constraints-humble.txt" "$root/setup.py" "$root/setup.cfg"
                "$root/tools/setup.sh" "$root/tools/build_interface.sh"
                "$root"/tools/control_msgs/*/* "$root"/tools/control_msgs/*.*
+               "$root"/tools/simulation_interfaces/*/* "$root"/tools/simulation_interfaces/*.*
                "$root/tools/foxglove_client/package.json"
                "$root/tools/foxglove_client/package-lock.json")
   [ -n "$build_requirements" ] && files+=("$root/tools/$build_requirements")
@@ -114,7 +115,14 @@ if [ -n "$build_requirements" ] && { ! "$py" -c 'import control_msgs.action' >/d
   bash "$root/tools/build_interface.sh" "$venv" "$root/tools/control_msgs" control_msgs.action
 fi
 
-# 3c. Tests only: Foxglove's own WebSocket client (npm @foxglove/ws-protocol and the CDR
+# 3c. simulation_interfaces 2.1.0 (the standard simulator API the world serves), the same way.
+if [ -n "$build_requirements" ] && { ! "$py" -c 'import simulation_interfaces.action' \
+                                       >/dev/null 2>&1 || [ -n "${FORCE:-}" ]; }; then
+  bash "$root/tools/build_interface.sh" "$venv" "$root/tools/simulation_interfaces" \
+    simulation_interfaces.action
+fi
+
+# 3d. Tests only: Foxglove's own WebSocket client (npm @foxglove/ws-protocol and the CDR
 #     decoder), for test/test_foxglove.py, from the npm registry into a git-ignored folder.
 if command -v npm >/dev/null 2>&1; then
   say "installing the Foxglove test client (npm, tools/foxglove_client)"

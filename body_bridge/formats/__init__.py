@@ -10,7 +10,7 @@ from ..errors import ModelError
 from ..fileaccess import file_problem
 from ..model import Model
 from ..textures import check_textures
-from . import choreonoid, chrono, openrave
+from . import choreonoid, chrono, openrave, urdf
 from .checks import check_model
 from .repeats import fold_repeats
 
@@ -22,6 +22,7 @@ LOADERS.update({ext: openrave.load for ext in openrave.EXTENSIONS})
 LOADERS[openrave.XML_EXTENSION] = openrave.load_xml  # OpenRAVE when its root element says so
 LOADERS.update({ext: openrave.load_collada for ext in ('.zae', '.dae')})  # OpenRAVE COLLADA
 LOADERS.update({ext: chrono.load for ext in chrono.EXTENSIONS})  # recognised by content
+LOADERS.update({ext: urdf.load for ext in urdf.EXTENSIONS})  # what ROS users already have
 
 
 def load_model(path: str | os.PathLike, material_table: str | None = None) -> Model:

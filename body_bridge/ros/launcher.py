@@ -184,7 +184,7 @@ def _session(specs: list[str], args: list[str], outlets) -> list[str] | None:
     from .console import announce
     from .runner import SimulationRunner
     nodes: list = []
-    runner = reporter = executor = None
+    runner = reporter = executor = world_api = None
     try:
         create_nodes(specs, args, nodes)
         if len(specs) > 1:
@@ -197,6 +197,8 @@ def _session(specs: list[str], args: list[str], outlets) -> list[str] | None:
         executor = SingleThreadedExecutor()
         for node in nodes:
             executor.add_node(node)
+        from .simapi import serve_world  # the world's simulator API (simulation_interfaces)
+        world_api = serve_world(runner or nodes[0].runner, executor, split_ros_args(args)[0])
         while rclpy.ok():
             executor.spin_once(timeout_sec=0.1)
             # Hand the interpreter to the simulation thread if it waits: a flood of messages
@@ -216,6 +218,8 @@ def _session(specs: list[str], args: list[str], outlets) -> list[str] | None:
             reporter.stop()
         if runner is not None:
             runner.stop()
+        if world_api is not None:
+            world_api.stop()
         for node in nodes:
             node.destroy_node()
 

@@ -4,7 +4,9 @@ One runner owns one physics world (one model per node). Each control period it s
 world under its lock, then lets every node publish (joint_states, /tf, sensor topics; the
 first node also /clock). Pausing stops the stepping (only /clock is published again, ten
 times a second, for nodes that join late); ``step_once`` advances one period while paused;
-``reset`` puts the whole world back to its initial state.
+``reset`` puts the whole world back to its initial state. ``call`` runs a change of the
+world (a model spawned or deleted) on the stepping thread between two periods, so that no
+period sees half of it.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ class SimulationRunner:
         self._wake = threading.Event()
         self._running = False
         self._thread: threading.Thread | None = None
+        self._edits: list[_Edit] = []
         for index, (node, sim) in enumerate(zip(self.nodes, sims)):
             node.attach_simulation(sim, self, publishes_clock=(index == 0))
         labels = [f'{node.model.name} in {node.get_namespace()}' for node in self.nodes]
@@ -125,14 +128,17 @@ class SimulationRunner:
         while self._running:
             rtf = self.real_time_factor
             if self._paused:
-                self._wake.wait(0.1)
+                if not self._edits:
+                    self._wake.wait(0.1)
                 self._wake.clear()
                 if self._paused:
                     with self.lock:  # late joiners learn the (held) time
+                        self._run_edits()
                         self.nodes[0].publish_clock()
                 wall_next = time.monotonic()
                 continue
             with self.lock:
+                self._run_edits()
                 if self._paused:
                     continue
                 self._step()
@@ -173,8 +179,73 @@ class SimulationRunner:
             self._step()
         return True
 
+    def call(self, work, timeout: float = 30.0):
+        """``work()`` run on the stepping thread between two control periods, the world
+        locked; its result (its exception is raised here). Without a running stepping thread
+        (or on it) it runs at once under the lock.
+
+        Raises:
+            TimeoutError: not done within ``timeout`` [s] (it is then not done at all).
+        """
+        if self._thread is None or threading.current_thread() is self._thread:
+            with self.lock:
+                return work()
+        edit = _Edit(work)
+        self._edits.append(edit)
+        self._wake.set()
+        if not edit.done.wait(timeout) and edit.withdraw():
+            raise TimeoutError(f'the simulation did not take the change within {timeout:g} s')
+        edit.done.wait()
+        if edit.error is not None:
+            raise edit.error
+        return edit.value
+
+    def _run_edits(self) -> None:
+        while self._edits:
+            self._edits.pop(0).run()
+
+    def add_node(self, node, sim) -> None:
+        """A node of a model that joined the world (stepping thread): it publishes with the
+        others from now on."""
+        node.attach_simulation(sim, self, publishes_clock=False)
+        self.nodes.append(node)
+
+    def remove_node(self, node) -> None:
+        """A node of a model that left the world stops publishing (stepping thread)."""
+        self.nodes.remove(node)
+
     def reset(self) -> None:
         """The world back to its initial state (time 0, commands cleared); state published."""
         with self.lock:
             self.world.reset()
             self._publish()
+
+
+class _Edit:
+    """A change of the world waiting for the stepping thread."""
+
+    def __init__(self, work):
+        self.work = work
+        self.done = threading.Event()
+        self.value = self.error = None
+        self._state = threading.Lock()
+        self._taken = False
+
+    def withdraw(self) -> bool:
+        """Cancel it if it has not started; whether it was cancelled."""
+        with self._state:
+            if self._taken:
+                return False
+            self._taken = True
+            return True
+
+    def run(self) -> None:
+        with self._state:
+            if self._taken:
+                return
+            self._taken = True
+        try:
+            self.value = self.work()
+        except Exception as err:  # noqa: BLE001 - handed to the caller, which reports it
+            self.error = err
+        self.done.set()

@@ -3,7 +3,9 @@
 :class:`Binding` is the set-up half of :class:`~body_bridge.sim.simulation.Simulation`: it
 indexes the model's joints, actuators and frames in the compiled MuJoCo model, places the
 initial configuration, and derives servo gains from the inertia each joint drives
-(``kp = I w^2``, ``kv = 2 zeta I w``; units N m/rad and N m s/rad, or N/m and N s/m).
+(``kp = I w^2``, ``kv = 2 zeta I w``; units N m/rad and N m s/rad, or N/m and N s/m). When a
+model joins or leaves the world, ``rebind`` finds every model's elements again in the newly
+compiled MuJoCo model and keeps its servos' state.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ import numpy as np
 from ..fparser import mimic_order
 from ..formula import FormulaError
 from ..model import JointType
-from .mimic import formula_of
+from .forces_runtime import install_forces
+from .mimic import MimicHook, formula_of
 from .names import ACTUATOR_PREFIX, POSITION, VELOCITY
 from .servo import (coupling_map, grounded_inertia, model_dofs, passive_dofs, servo_gains,
                     servo_terms, tuning_inertia)
+from .tracks import TrackDrive
 
 __all__ = ['Binding', 'RETUNE_DISTANCE']
 
@@ -121,6 +125,58 @@ class Binding:
                 shape.extend(range(adr, adr + (4 if kind == mujoco.mjtJoint.mjJNT_BALL else 1)))
         self._shape_q = np.array(shape, dtype=int)
         self._tuned_q: np.ndarray | None = None
+
+    # --- (re)binding to the world's MuJoCo model ------------------------------------------
+
+    def _install_mimic(self) -> None:
+        """The hook of the mimic formulas MuJoCo cannot hold as they are (sim/mimic.py)."""
+        mimic = MimicHook(self.model, self.mj, self.prefix)
+        self._own_hooks = (mimic,) if mimic else ()
+        self.step_hooks[:0] = self._own_hooks
+
+    def _install_tracks(self) -> None:
+        #: The surfaces of the model's tracks, moved at each contact (sim/tracks.py).
+        self.tracks = TrackDrive(self.mj, self.model, self.prefix,
+                                 self.options.track_lateral_friction)
+        if self.tracks:
+            self.world.contact_hooks.append(self.tracks)
+
+    def rebind(self) -> None:
+        """Find this model again after its world was compiled anew (a model joined or left:
+        :meth:`World.add`, :meth:`World.remove`), which carried the MuJoCo state across.
+
+        Command modes, targets, trajectories being followed and effort limits stay as they
+        were; the servos are retuned in the new model. The mimic, track and force hooks are
+        made again for the new model (a motor's time function restarts from its state at
+        reset only if the world is reset).
+        """
+        old_mj, rows = self.mj, np.arange(len(self.actuated))
+        limited = old_mj.actuator_forcelimited[self._act].astype(bool)
+        limits = np.where(limited, old_mj.actuator_forcerange[self._act, 1], np.inf)
+        mode = self._mode.copy()
+        world = self.world
+        self.index = world.sims.index(self)
+        self.prefix = world.prefixes[self.index]
+        self.spec, self.mj, self.data = world.spec, world.mj, world.data
+        self._index_joints()
+        self._index_frames()
+        for hook in self._own_hooks:
+            self.step_hooks.remove(hook)
+        self._install_mimic()
+        if self.forces is not None:
+            for hooks, hook in ((self.step_hooks, self.forces.before_step),
+                                (self.reset_hooks, self.forces.on_reset),
+                                (self.command_hooks, self.forces.on_command)):
+                hooks.remove(hook)
+        if not self.kinematic:
+            self.forces = install_forces(self)
+        self._install_tracks()
+        self._tune_servos()
+        self._mode = mode
+        self._write_gains(rows)
+        self._force_limits(rows, limits)
+        for hook in self.rebind_hooks:
+            hook()
 
     def _index_frames(self) -> None:
         """Moving frames: (parent body, child body) for every joint that moves, and the root."""

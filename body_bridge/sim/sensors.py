@@ -150,6 +150,11 @@ class SensorSuite:
         self._scene_key = None
         self._epoch = 0
         self._last_time = -math.inf
+        self._overlay = overlay
+        self._retired: list[OffscreenRenderer] = []
+        hooks = getattr(sim, 'rebind_hooks', None)
+        if hooks is not None:
+            hooks.append(self.rebind)
         default_rate = 1.0 / sim.period
         for device in sim.model.devices:
             settings = overlay.settings.get(device.name, DeviceSettings())
@@ -194,8 +199,28 @@ class SensorSuite:
         self._last_time = time
         return [s for s in self.samplers.values() if s.due(time)]
 
+    def rebind(self) -> None:
+        """Find every device again after the world was compiled anew (a model joined or
+        left); schedules, rates, noise and on/off states carry on. The renderer is made again
+        for the new world (the old one is closed by the thread that renders)."""
+        overlay = self._overlay
+        for sampler in self.samplers.values():
+            kept = {key: getattr(sampler, key)
+                    for key in ('enabled', 'period', 'rate', '_next', 'rng', 'noise')}
+            fresh = self._make(sampler.device, overlay.settings.get(sampler.name,
+                                                                    DeviceSettings()),
+                               overlay.seed, 1.0 / sampler.period)
+            sampler.__dict__.update(fresh.__dict__)
+            sampler.__dict__.update(kept)
+        if self._renderer is not None:
+            self._retired.append(self._renderer)
+            self._renderer = None
+        self._scene_key = None
+
     def _scene(self) -> OffscreenRenderer:
         """The renderer, its scene updated to the current state (once per instant)."""
+        while self._retired:
+            self._retired.pop().close()
         if self._render_error is not None:
             raise RenderError(self._render_error)
         if self._renderer is None:
@@ -215,6 +240,8 @@ class SensorSuite:
 
     def close(self) -> None:
         """Free the renderer (from the thread that rendered)."""
+        while self._retired:
+            self._retired.pop().close()
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None

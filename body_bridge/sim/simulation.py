@@ -46,8 +46,6 @@ from .commanding import Commanding
 from .forces_runtime import install_forces
 from .names import EFFORT, POSITION, VELOCITY, CommandRejected, Mode
 from .options import SimOptions
-from .mimic import MimicHook
-from .tracks import TrackDrive
 from .watchdog import RECENT_COMMANDS
 from .trajectory import TrajectoryRun
 from .world import World, is_world_rooted
@@ -93,13 +91,15 @@ class Simulation(Binding, Commanding):
         self.notes: list[str] = []
         self.recent_commands: deque = deque(maxlen=RECENT_COMMANDS)
         self._index_joints()
-        mimic = MimicHook(model, self.mj, self.prefix)  # formulas MuJoCo cannot hold as they are
-        if mimic:
-            self.step_hooks.append(mimic)
         # Springs, motors and loads of the model (sim/forces.py): called after every reset,
         # and with (mode, names) of every accepted command (a command releases a motor).
         self.reset_hooks: list = []
         self.command_hooks: list = []
+        #: Called after the world was compiled anew and this model found again in it (a
+        #: model joined or left the world: ``rebind``); the device samplers register here.
+        self.rebind_hooks: list = []
+        self._own_hooks: tuple = ()
+        self._install_mimic()
         self._index_frames()
         self._lock = threading.Lock()
         self._pending: list[tuple] = []
@@ -112,11 +112,7 @@ class Simulation(Binding, Commanding):
         self._mode = np.full(len(self.actuated), -1)
         self._rate = np.zeros(len(self.actuated))
         self.forces = None if self.kinematic else install_forces(self)
-        #: The surfaces of the model's tracks, moved at each contact (sim/tracks.py).
-        self.tracks = TrackDrive(self.mj, model, self.prefix,
-                                 options.track_lateral_friction)
-        if self.tracks:
-            self.world.contact_hooks.append(self.tracks)
+        self._install_tracks()
         self.reset_state()
         mujoco.mj_forward(self.mj, self.data)
 

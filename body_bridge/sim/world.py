@@ -23,6 +23,7 @@ import mujoco
 from ..errors import ModelError, ParameterError
 from ..model import JointType, Model, Pose
 from .build import build_spec
+from .carry import carry_state
 from .contacts import add_material_pairs
 from .names import WORLD
 from .options import SimOptions
@@ -43,6 +44,7 @@ class Member(Protocol):
     def before_step(self, k: int) -> None: ...
     def end_period(self) -> None: ...
     def reset_state(self) -> None: ...
+    def rebind(self) -> None: ...
 
 
 #: Models that can share a world (one collision bit each; bit 30 is the ground plane's).
@@ -64,6 +66,48 @@ def _check_placement(model: Model, options) -> None:
 def _place(target, pose: Pose) -> None:
     target.pos = [float(x) for x in pose.pos]
     target.quat = [float(x) for x in pose.quat()]
+
+
+def _compose(entries, prefixes) -> tuple[mujoco.MjSpec, list[str]]:
+    """The MjSpec of several models, and the world's load-time notes (contact pairs left out).
+
+    Raises:
+        ModelError: MuJoCo refuses an element of a model (named after that model's file).
+    """
+    first_model, first = entries[0]
+    model = first_model
+    try:
+        spec = build_spec(first_model, replace(first.build, contact_bit=0,
+                                               kinematic=first.kinematic))
+        if not is_world_rooted(first_model):
+            root = spec.body(first_model.root)
+            _place(root, first.initial_pose @ first_model.link(first_model.root).pose)
+        add_servos(spec, first_model)
+        timestep = spec.option.timestep
+        for index, ((model, options), prefix) in enumerate(zip(entries, prefixes)):
+            if index == 0:
+                continue
+            child = build_spec(model, replace(options.build, ground_plane=False,
+                                              contact_bit=index, timestep=timestep,
+                                              kinematic=options.kinematic))
+            add_servos(child, model)
+            frame = spec.worldbody.add_frame()
+            _place(frame, options.initial_pose)
+            spec.attach(child, prefix=prefix, frame=frame)
+        model = first_model
+        spec.option.timestep = timestep
+        notes = add_material_pairs(
+            spec, [(m, p, o.build.self_collision or bool(m.self_collision))
+                   for (m, o), p in zip(entries, prefixes)],
+            ground=first.build.ground_plane not in (False, 'off'))
+        if any(has_tracks(m) for m, _ in entries):
+            # Tracks skid when they turn: the friction cone must be round (a pyramid's
+            # edges would make the turning rate depend on the heading).
+            spec.option.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
+    except ValueError as err:  # MuJoCo refuses an element (a name twice, a bad size)
+        raise ModelError(model.source, None,
+                         f'the integrator cannot build the model: {err}') from err
+    return spec, notes
 
 
 class World:
@@ -94,56 +138,34 @@ class World:
         self.prefixes = list(prefixes)
         for model, options in entries:
             _check_placement(model, options)
-        first_model, first = entries[0]
-        try:
-            self.spec = build_spec(first_model, replace(first.build, contact_bit=0,
-                                                        kinematic=first.kinematic))
-            if not is_world_rooted(first_model):
-                root = self.spec.body(first_model.root)
-                _place(root, first.initial_pose @ first_model.link(first_model.root).pose)
-            add_servos(self.spec, first_model)
-            timestep = self.spec.option.timestep
-            for index, ((model, options), prefix) in enumerate(zip(entries, prefixes)):
-                if index == 0:
-                    continue
-                child = build_spec(model, replace(options.build, ground_plane=False,
-                                                  contact_bit=index, timestep=timestep,
-                                                  kinematic=options.kinematic))
-                add_servos(child, model)
-                frame = self.spec.worldbody.add_frame()
-                _place(frame, options.initial_pose)
-                self.spec.attach(child, prefix=prefix, frame=frame)
-            self.spec.option.timestep = timestep
-            #: Load-time notes of the world (contact pairs left out), one line each.
-            self.notes = add_material_pairs(
-                self.spec, [(m, p, o.build.self_collision or bool(m.self_collision))
-                            for (m, o), p in zip(entries, prefixes)],
-                ground=first.build.ground_plane not in (False, 'off'))
-            if any(has_tracks(model) for model, _ in entries):
-                # Tracks skid when they turn: the friction cone must be round (a pyramid's
-                # edges would make the turning rate depend on the heading).
-                self.spec.option.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
-        except ValueError as err:  # MuJoCo refuses an element (a name twice, a bad size)
-            raise ModelError(first_model.source, None,
-                             f'the integrator cannot build the model: {err}') from err
+        self._compile()
+        dt = self.mj.opt.timestep
+        first = entries[0][1]
+        self.substeps = max(1, int(round(first.control_period / dt)))
+        self.period = self.substeps * dt
+        #: Set when a divergence paused the world (on_divergence: pause); the runner pauses.
+        self.halted = False
+        self.sims: list[Member] = []
+        #: Called as hook(mj, data) between mj_step1 and mj_step2 of every physics step,
+        #: once the contacts are known, each after every hook's align(mj, data) -> bool
+        #: (tracks: sim/tracks.py). Empty: mj_step as it is.
+        self.contact_hooks: list = []
+
+    def _compile(self) -> None:
+        """The MjSpec of ``entries`` built and compiled, with fresh data and watchdog."""
+        #: notes: load-time notes of the world (contact pairs left out), one line each.
+        self.spec, self.notes = _compose(self.entries, self.prefixes)
+        first_model, first = self.entries[0]
         try:
             self.mj = self.spec.compile()
         except ValueError as err:
             raise ModelError(first_model.source, None,
                              f'the integrator cannot compile the model: {err}') from err
         self.data = mujoco.MjData(self.mj)
+        count = self.watchdog.count if hasattr(self, 'watchdog') else 0
         #: Detects a diverging integrator after every period (sim/watchdog.py).
         self.watchdog = Watchdog(self.mj, self.data, first.on_divergence)
-        #: Set when a divergence paused the world (on_divergence: pause); the runner pauses.
-        self.halted = False
-        dt = self.mj.opt.timestep
-        self.substeps = max(1, int(round(first.control_period / dt)))
-        self.period = self.substeps * dt
-        self.sims: list[Member] = []
-        #: Called as hook(mj, data) between mj_step1 and mj_step2 of every physics step,
-        #: once the contacts are known, each after every hook's align(mj, data) -> bool
-        #: (tracks: sim/tracks.py). Empty: mj_step as it is.
-        self.contact_hooks: list = []
+        self.watchdog.count = count
 
     def bind(self, sim: Member) -> int:
         """Register the Simulation of the next model; return its index."""
@@ -152,6 +174,67 @@ class World:
             raise ValueError('Simulations must be bound in the order of the world\'s models')
         self.sims.append(sim)
         return index
+
+    # --- a world that changes while it runs (stepping thread, between periods) ------------
+
+    def add(self, model: Model, options: SimOptions, prefix: str) -> int:
+        """One more model in the running world; return its index.
+
+        The world is compiled again; every model already in it keeps its state (time, joint
+        positions and velocities, servo activations: :func:`~body_bridge.sim.carry.carry_state`)
+        and its Simulation is bound to the new MuJoCo model. The caller then creates the new
+        model's Simulation (``Simulation(model, options, world=world)``). The new model's
+        world-wide options (time step, control period) are those of the world.
+
+        Raises:
+            ModelError: too many models, or the model cannot be built (the world is unchanged).
+            ValueError: the prefix is empty or taken.
+        """
+        if not prefix or prefix in self.prefixes:
+            raise ValueError(f'the prefix {prefix!r} is empty or taken')
+        if len(self.entries) >= MAX_MODELS:
+            raise ModelError(model.source, None, f'the world holds {MAX_MODELS} models '
+                             'already; no more can share it')
+        _check_placement(model, options)
+        self._rebuild(self.entries + [(model, options)], self.prefixes + [prefix])
+        return len(self.entries) - 1
+
+    def remove(self, prefix: str) -> Member | None:
+        """Take the model with this prefix out of the running world; return its Simulation
+        (now detached, not to be stepped again). The others keep their state.
+
+        Raises:
+            ValueError: no model has this prefix, or it is the first model's (''), which
+                holds the world's settings and cannot leave.
+        """
+        if not prefix or prefix not in self.prefixes:
+            raise ValueError(f'no model of the world has the prefix {prefix!r}'
+                             if prefix else 'the first model of a world cannot be removed')
+        index = self.prefixes.index(prefix)
+        gone = self.sims[index] if index < len(self.sims) else None
+        self._rebuild([e for i, e in enumerate(self.entries) if i != index],
+                      [p for i, p in enumerate(self.prefixes) if i != index], drop=index)
+        return gone
+
+    def _rebuild(self, entries, prefixes, drop: int | None = None) -> None:
+        """Compile ``entries``, carry the state over, rebind the Simulations that stay."""
+        old = (self.entries, self.prefixes, self.spec, self.notes, self.mj, self.data,
+               self.watchdog)
+        self.entries, self.prefixes = list(entries), list(prefixes)
+        try:
+            self._compile()
+        except ModelError:
+            (self.entries, self.prefixes, self.spec, self.notes, self.mj, self.data,
+             self.watchdog) = old
+            raise
+        carry_state(old[4], old[5], self.mj, self.data)
+        if drop is not None and drop < len(self.sims):
+            del self.sims[drop]
+        self.contact_hooks.clear()
+        for sim in self.sims:
+            sim.rebind()
+        mujoco.mj_forward(self.mj, self.data)
+        self.watchdog.save()
 
     @property
     def time(self) -> float:

@@ -1,0 +1,92 @@
+"""A whole model's state as the simulator API sees it (sim/entities.py), against analytic
+cases: a falling box, a teleported box, a moved fixed arm, bounds of a turned box."""
+
+import math
+
+import numpy as np
+import pytest
+
+from body_bridge.formats import load_model
+from body_bridge.model import Pose
+from body_bridge.sim.entities import (StateRefused, entity_bounds, entity_state,
+                                      set_entity_state)
+from body_bridge.sim.simulation import Simulation, SimOptions
+
+from conftest import REPO, SAMPLE_ARM
+
+BOX = REPO / 'test' / 'data' / 'choreonoid' / 'box.body'  # 0.2 x 0.4 x 0.2 m, free
+
+
+def box_at(pose: Pose) -> Simulation:
+    return Simulation(load_model(BOX), SimOptions(initial_pose=pose))
+
+
+def test_a_falling_box_reports_pose_velocity_and_gravity():
+    box = box_at(Pose((0.3, -0.2, 2.0)))
+    s = entity_state(box)
+    assert s.pos == pytest.approx([0.3, -0.2, 2.0])
+    assert s.quat == pytest.approx([1, 0, 0, 0])
+    box.step_period()
+    s = entity_state(box)
+    t = box.time
+    assert s.linear == pytest.approx([0, 0, -9.81 * t], abs=1e-3)
+    assert s.pos[2] == pytest.approx(2.0 - 0.5 * 9.81 * t * t, abs=1e-3)
+    assert s.linear_acc == pytest.approx([0, 0, -9.81], abs=1e-6)
+    assert s.angular == pytest.approx([0, 0, 0]) and s.angular_acc == pytest.approx([0, 0, 0])
+
+
+def test_a_teleported_box_is_there_with_the_velocity_given_in_world_axes():
+    box = box_at(Pose((0.0, 0.0, 1.0)))
+    turned = Pose.from_axis_angle((0, 0, 1), math.pi / 2, pos=(1.0, 2.0, 3.0))
+    set_entity_state(box, turned, linear=(0.5, 0.0, 0.0), angular=(0.0, 0.0, 2.0))
+    s = entity_state(box)
+    assert s.pos == pytest.approx([1.0, 2.0, 3.0])
+    assert s.quat == pytest.approx(turned.quat())
+    assert s.linear == pytest.approx([0.5, 0.0, 0.0])
+    assert s.angular == pytest.approx([0.0, 0.0, 2.0])
+    # An angular velocity about world x on a box turned about z: the body's -y... in world x.
+    set_entity_state(box, None, angular=(1.5, 0.0, 0.0))
+    s = entity_state(box)
+    assert s.pos == pytest.approx([1.0, 2.0, 3.0]) and s.angular == pytest.approx([1.5, 0, 0])
+    assert s.linear == pytest.approx([0.5, 0.0, 0.0])  # not given: unchanged
+    # The motion goes on from there.
+    box.step_period()
+    assert entity_state(box).pos[0] == pytest.approx(1.0 + 0.5 * box.period, abs=1e-6)
+
+
+def test_a_fixed_arm_is_moved_where_it_stands_and_cannot_be_given_a_velocity():
+    arm = Simulation(load_model(SAMPLE_ARM))
+    root = arm.model.root
+    before = arm.body_pose(root)[0].copy()
+    with pytest.raises(StateRefused, match='fixed in the world: it cannot be given a velocity'):
+        set_entity_state(arm, None, linear=(1.0, 0, 0))
+    set_entity_state(arm, None, linear=(0.0, 0, 0))  # zero: nothing to refuse
+    assert arm.body_pose(root)[0] == pytest.approx(before)
+    target = Pose.from_axis_angle((0, 0, 1), 0.5, pos=(0.4, -0.1, 0.0))
+    set_entity_state(arm, target)
+    pos, quat = arm.body_pose(root)
+    assert pos == pytest.approx([0.4, -0.1, 0.0]) and quat == pytest.approx(target.quat())
+    # Where the world would put it again when it is rebuilt.
+    placed = arm.world.entries[0][1].initial_pose @ arm.model.link(root).pose
+    assert placed.pos == pytest.approx([0.4, -0.1, 0.0])
+    assert placed.quat() == pytest.approx(target.quat())
+    for _ in range(20):
+        arm.step_period()
+    assert arm.body_pose(root)[0] == pytest.approx([0.4, -0.1, 0.0])
+
+
+def test_bounds_in_the_root_frame_and_in_the_world():
+    box = box_at(Pose.from_axis_angle((0, 0, 1), math.pi / 2, pos=(1.0, 0.0, 0.5)))
+    lower, upper = entity_bounds(box)
+    assert lower == pytest.approx([-0.1, -0.2, -0.1], abs=1e-9)
+    assert upper == pytest.approx([0.1, 0.2, 0.1], abs=1e-9)
+    lower, upper = entity_bounds(box, local=False)  # turned: x and y swap
+    assert lower == pytest.approx([0.8, -0.1, 0.4], abs=1e-9)
+    assert upper == pytest.approx([1.2, 0.1, 0.6], abs=1e-9)
+
+
+def test_bounds_of_the_arm_leave_out_the_ground_plane():
+    arm = Simulation(load_model(SAMPLE_ARM))
+    lower, upper = entity_bounds(arm)
+    assert np.all(np.isfinite(lower)) and np.all(upper - lower < 3.0)
+    assert np.all(upper > lower)

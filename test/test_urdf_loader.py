@@ -1,0 +1,118 @@
+"""URDF files as models (formats/urdf.py): what ROS users already have, spawned like the rest."""
+
+import numpy as np
+import pytest
+
+from body_bridge.errors import ModelError
+from body_bridge.formats import load_model
+from body_bridge.model import JointType, Pose
+from body_bridge.sim.simulation import Simulation, SimOptions
+from body_bridge.urdf import to_urdf
+
+from conftest import SAMPLE_ARM
+
+TWO = """<?xml version="1.0"?>
+<robot name="two">
+  <material name="blue"><color rgba="0 0 1 1"/></material>
+  <link name="base">
+    <inertial><origin xyz="0 0 0.05"/><mass value="2"/>
+      <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.03"/></inertial>
+    <visual><geometry><box size="0.2 0.3 0.1"/></geometry><material name="blue"/></visual>
+    <collision><geometry><box size="0.2 0.3 0.1"/></geometry></collision>
+  </link>
+  <link name="arm">
+    <inertial><origin xyz="0 0 0.1" rpy="0 0 1.5707963267948966"/><mass value="1"/>
+      <inertia ixx="0.001" ixy="0" ixz="0" iyy="0.002" iyz="0" izz="0.003"/></inertial>
+    <visual><origin xyz="0 0 0.1"/>
+      <geometry><cylinder radius="0.02" length="0.2"/></geometry></visual>
+    <collision><origin xyz="0 0 0.1"/><geometry><sphere radius="0.03"/></geometry></collision>
+  </link>
+  <joint name="hinge" type="revolute">
+    <parent link="base"/><child link="arm"/><origin xyz="0 0 0.1" rpy="0 0 0.5"/>
+    <axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="5" velocity="2"/>
+    <dynamics damping="0.1" friction="0.02"/>
+  </joint>
+</robot>
+"""
+
+
+def write(tmp_path, text, name='robot.urdf'):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_links_joints_inertia_and_shapes_are_read(tmp_path):
+    m = load_model(write(tmp_path, TWO))
+    assert (m.name, m.root, m.root_joint) == ('two', 'base', JointType.FREE)
+    arm, base = m.link('arm'), m.link('base')
+    expected = Pose.from_rpy((0, 0, 0.5), pos=(0, 0, 0.1))
+    np.testing.assert_allclose(arm.pose.matrix(), expected.matrix(), atol=1e-12)
+    assert base.inertial.mass == 2.0 and list(base.inertial.com) == [0, 0, 0.05]
+    # The inertial frame turned 90 degrees about z: ixx and iyy swap in the link frame.
+    np.testing.assert_allclose(np.diag(arm.inertial.inertia), [0.002, 0.001, 0.003],
+                               atol=1e-12)
+    joint = m.joint('hinge')
+    assert joint.type == JointType.REVOLUTE and list(joint.axis) == [0, 1, 0]
+    assert (joint.limits.lower, joint.limits.upper, joint.limits.velocity,
+            joint.limits.effort) == (-1, 1, 2, 5)
+    assert (joint.damping, joint.friction) == (0.1, 0.02)
+    assert base.visuals[0].geometry.size == (0.2, 0.3, 0.1)
+    assert base.visuals[0].material.rgba == (0, 0, 1, 1)
+    cylinder = arm.visuals[0]
+    assert (cylinder.geometry.radius, cylinder.geometry.length) == (0.02, 0.2)
+    assert list(cylinder.pose.pos) == [0, 0, 0.1]
+    assert arm.collisions[0].geometry.radius == 0.03
+
+
+def test_the_urdf_written_for_the_sample_arm_reads_back_with_the_same_kinematics(tmp_path):
+    model = load_model(SAMPLE_ARM)
+    path = write(tmp_path, to_urdf(model, mesh_dir=str(tmp_path / 'meshes')), 'arm.urdf')
+    back = load_model(path)
+    for link in model.links:
+        np.testing.assert_allclose(back.link(link.name).pose.matrix(), link.pose.matrix(),
+                                   atol=1e-9, err_msg=link.name)
+        assert back.link(link.name).inertial.mass == pytest.approx(link.inertial.mass)
+    for joint in model.movable_joints:
+        other = back.joint(joint.name)
+        assert other.type == joint.type and list(other.axis) == pytest.approx(list(joint.axis))
+        assert (other.limits.lower, other.limits.upper) == \
+            pytest.approx((joint.limits.lower, joint.limits.upper))
+
+
+def test_a_root_named_world_is_fixed_there(tmp_path):
+    text = TWO.replace('<link name="base">', '<link name="world"/>\n  <link name="base">')
+    text = text.replace('</robot>', '<joint name="bolt" type="fixed"><parent link="world"/>'
+                        '<child link="base"/></joint>\n</robot>')
+    m = load_model(write(tmp_path, text))
+    assert (m.root, m.root_joint) == ('world', JointType.FIXED)
+
+
+def test_a_urdf_box_spawned_above_the_floor_comes_to_rest_on_it(tmp_path):
+    box = write(tmp_path, """<robot name="crate"><link name="crate">
+      <inertial><mass value="1"/><inertia ixx="0.0017" ixy="0" ixz="0" iyy="0.0017" iyz="0"
+        izz="0.0017"/></inertial>
+      <collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision>
+      <visual><geometry><box size="0.1 0.1 0.1"/></geometry></visual></link></robot>""",
+                'crate.urdf')
+    arm = Simulation(load_model(SAMPLE_ARM))
+    model = load_model(box)
+    options = SimOptions(initial_pose=Pose((0.6, 0.0, 0.1)))
+    arm.world.add(model, options, 'crate/')
+    crate = Simulation(model, options, world=arm.world)
+    for _ in range(int(round(1.0 / arm.period))):
+        arm.step_period()
+    assert crate.body_pose('crate')[0][2] == pytest.approx(0.05, abs=1e-3)
+
+
+@pytest.mark.parametrize('text, message', [
+    ('<robot name="x"><link name="a">', r'robot\.urdf(:\d+)?: not a URDF robot'),
+    ('<robot name="x"><link name="a"/><link name="b"/></robot>',
+     'one root link; found 2: a, b'),
+    ('<robot name="x"><link name="a"/><link name="b"/><joint name="p" type="planar">'
+     '<parent link="a"/><child link="b"/></joint></robot>', 'joint p: planar joints'),
+])
+def test_broken_files_give_one_line(tmp_path, text, message):
+    with pytest.raises(ModelError, match=message) as err:
+        load_model(write(tmp_path, text))
+    assert '\n' not in str(err.value)

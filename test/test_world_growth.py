@@ -1,0 +1,242 @@
+"""A running world that models join and leave: the others carry on as if nothing happened."""
+
+import mujoco
+import numpy as np
+import pytest
+
+from body_bridge.errors import ModelError
+from body_bridge.formats import load_model
+from body_bridge.model import Pose
+from body_bridge.sim import world as world_module
+from body_bridge.sim.carry import carry_state
+from body_bridge.sim.simulation import Mode, Simulation, SimOptions
+from body_bridge.sim.trajectory import JointTrajectory
+
+from conftest import REPO, SAMPLE_ARM
+
+OWN = REPO / 'test' / 'data' / 'choreonoid'
+JOINTS = ['shoulder_yaw', 'shoulder_pitch', 'elbow_pitch']
+
+
+def moving_arm() -> Simulation:
+    """The sample arm following a 1 s trajectory of three joints."""
+    arm = Simulation(load_model(SAMPLE_ARM))
+    arm.follow(JointTrajectory(JOINTS, np.array([0.5, 1.0]),
+                               np.array([[0.6, -0.4, 0.8], [-0.3, 0.5, -0.6]])))
+    return arm
+
+
+def run(sim, seconds):
+    for _ in range(int(round(seconds / sim.period))):
+        sim.step_period()
+
+
+def positions(arm: Simulation) -> np.ndarray:
+    return arm.joint_positions()[[arm.joint_names.index(n) for n in JOINTS]]
+
+
+def spawn(world, path, prefix, pose=Pose()) -> Simulation:
+    model = load_model(path)
+    options = SimOptions(initial_pose=pose)
+    world.add(model, options, prefix)
+    return Simulation(model, options, world=world)
+
+
+def test_the_arm_keeps_its_trajectory_across_a_spawn_and_a_delete():
+    reference, arm = moving_arm(), moving_arm()
+    world = arm.world
+    times, gaps = [], []
+    for period in range(150):
+        if period == 40:
+            box = spawn(world, OWN / 'box.body', 'box/', Pose((2.0, 0.0, 0.15)))
+            assert box.index == 1 and world.sims == [arm, box]
+        if period == 90:
+            assert world.remove('box/') is box
+            assert world.sims == [arm] and world.prefixes == ['']
+        before = arm.time
+        reference.step_period()
+        arm.step_period()
+        gaps.append(arm.time - before)
+        times.append(arm.time)
+        # The same motion as the arm that stayed alone (the servos are retuned at each
+        # change of the world: far below what a user sees).
+        np.testing.assert_allclose(positions(arm), positions(reference), atol=2e-4,
+                                   err_msg=f'period {period}')
+    np.testing.assert_allclose(gaps, arm.period, rtol=1e-9)
+    assert times[-1] == pytest.approx(150 * arm.period)
+    np.testing.assert_allclose(positions(arm), [-0.3, 0.5, -0.6], atol=2e-3)
+
+
+def test_a_box_spawned_5_cm_above_the_floor_comes_to_rest_on_it():
+    arm = Simulation(load_model(SAMPLE_ARM))
+    run(arm, 0.1)
+    box = spawn(arm.world, OWN / 'box.body', 'box/', Pose((0.8, 0.3, 0.15)))
+    z0 = box.body_pose('box')[0][2]
+    assert z0 == pytest.approx(0.15)
+    run(arm, 1.0)
+    pos, quat = box.body_pose('box')
+    assert pos[2] == pytest.approx(0.1, abs=1e-3)  # half its 0.2 m height
+    assert pos[:2] == pytest.approx([0.8, 0.3], abs=1e-3)
+    assert arm.time == pytest.approx(1.1)
+
+
+def test_commands_modes_and_limits_survive_a_change_of_the_world():
+    arm = Simulation(load_model(SAMPLE_ARM))
+    arm.command(Mode.VELOCITY, ['shoulder_yaw'], [0.5])
+    arm.limit_efforts(['elbow_pitch'], [0.3])
+    arm.step_period()
+    spawn(arm.world, OWN / 'box.body', 'box/', Pose((2.0, 0.0, 0.5)))
+    assert arm.modes()['shoulder_yaw'] == Mode.VELOCITY
+    act = arm._act[arm.actuated.index('elbow_pitch')]
+    assert arm.mj.actuator_forcerange[act, 1] == pytest.approx(0.3)
+    run(arm, 0.5)
+    i = arm.joint_names.index('shoulder_yaw')
+    assert arm.joint_velocities()[i] == pytest.approx(0.5, abs=1e-3)
+
+
+def test_a_spawned_arm_is_commanded_by_its_own_names_and_the_first_keeps_still():
+    arm = Simulation(load_model(SAMPLE_ARM))
+    other = spawn(arm.world, SAMPLE_ARM, 'arm2/', Pose((1.5, 0.0, 0.0)))
+    assert other.prefix == 'arm2/' and other.mj.joint('arm2/elbow_pitch').id >= 0
+    other.command(Mode.POSITION, ['elbow_pitch'], [0.7])
+    run(arm, 1.5)
+    assert other.joint_positions()[other.joint_names.index('elbow_pitch')] == \
+        pytest.approx(0.7, abs=2e-3)
+    np.testing.assert_allclose(arm.joint_positions(), 0.0, atol=1e-3)
+    # Removed again: the first arm is bound to the new model and still holds still.
+    arm.world.remove('arm2/')
+    run(arm, 0.2)
+    np.testing.assert_allclose(arm.joint_positions(), 0.0, atol=1e-3)
+    assert arm.mj.nu == len(arm.actuated)
+
+
+def test_reset_puts_a_spawned_model_back_where_it_was_spawned():
+    arm = Simulation(load_model(SAMPLE_ARM))
+    box = spawn(arm.world, OWN / 'box.body', 'box/', Pose((0.8, 0.0, 0.4)))
+    run(arm, 0.8)
+    assert box.body_pose('box')[0][2] == pytest.approx(0.1, abs=1e-3)
+    arm.reset()
+    assert arm.time == 0.0
+    assert box.body_pose('box')[0] == pytest.approx([0.8, 0.0, 0.4])
+
+
+def test_refused_changes_leave_the_world_as_it_was():
+    arm = Simulation(load_model(SAMPLE_ARM))
+    world = arm.world
+    run(arm, 0.05)
+    state = (world.mj, world.data, list(world.prefixes), arm.time)
+    with pytest.raises(ValueError, match='empty or taken'):
+        world.add(load_model(OWN / 'box.body'), SimOptions(), '')
+    spawn(world, OWN / 'box.body', 'box/')
+    with pytest.raises(ValueError, match="'box/' is empty or taken"):
+        world.add(load_model(OWN / 'box.body'), SimOptions(), 'box/')
+    with pytest.raises(ValueError, match="no model of the world has the prefix 'nope/'"):
+        world.remove('nope/')
+    with pytest.raises(ValueError, match='first model of a world cannot be removed'):
+        world.remove('')
+    world.remove('box/')
+    assert world.prefixes == [''] and arm.time == state[3]
+
+
+def test_a_model_the_integrator_refuses_leaves_the_world_as_it_was(monkeypatch):
+    arm = Simulation(load_model(SAMPLE_ARM))
+    arm.command(Mode.POSITION, ['elbow_pitch'], [0.4])
+    run(arm, 0.3)
+    world, box = arm.world, load_model(OWN / 'box.body')
+    before = (world.mj, world.data, world.spec, arm.mj, arm.joint_positions(), arm.time)
+    real = world_module.build_spec
+
+    def refuse(model, options):
+        if model is box:
+            raise ValueError('repeated name')
+        return real(model, options)
+    monkeypatch.setattr(world_module, 'build_spec', refuse)
+    with pytest.raises(ModelError, match=r'box\.body: the integrator cannot build the model: '
+                       'repeated name'):
+        world.add(box, SimOptions(), 'box/')
+    assert (world.mj, world.data, world.spec, arm.mj) == before[:4]
+    assert world.prefixes == [''] and len(world.entries) == 1
+    assert arm.time == before[5]
+    np.testing.assert_array_equal(arm.joint_positions(), before[4])
+    run(arm, 1.0)
+    assert arm.joint_positions()[arm.joint_names.index('elbow_pitch')] == \
+        pytest.approx(0.4, abs=2e-3)
+
+
+def _joints(order, extra=()):
+    spec = mujoco.MjSpec()
+    for name in order:
+        body = spec.worldbody.add_body(name=f'body_{name}', pos=[0, 0, 1])
+        body.add_geom(size=[0.1, 0, 0], mass=1.0)
+        if name == 'free':
+            body.add_freejoint(name='free')
+        elif name == 'ball':
+            body.add_joint(name='ball', type=mujoco.mjtJoint.mjJNT_BALL)
+        else:
+            body.add_joint(name=name, axis=[0, 1, 0])
+    for name in extra:
+        body = spec.worldbody.add_body(name=f'body_{name}')
+        body.add_geom(size=[0.1, 0, 0], mass=1.0)
+        body.add_joint(name=name, type=mujoco.mjtJoint.mjJNT_SLIDE, axis=[0, 0, 1])
+    mj = spec.compile()
+    return mj, mujoco.MjData(mj)
+
+
+def test_carry_state_matches_elements_by_name_not_index():
+    old_mj, old = _joints(['a', 'free', 'ball', 'b'], extra=['s'])  # s: a slider
+    old.qpos[:] = np.arange(old_mj.nq) * 0.1 + 0.05
+    old.qvel[:] = np.arange(old_mj.nv) * -0.2 - 0.1
+    old.qacc_warmstart[:] = np.arange(old_mj.nv) * 0.3 + 0.2
+    old.xfrc_applied[old_mj.body('body_b').id] = [1, 2, 3, 4, 5, 6]
+    old.time = 3.25
+    # Another order, each multi-dof joint followed by a joint of its own (nothing spills).
+    for order in (['b', 'a', 'ball', 'free'], ['b', 'free', 'a', 'ball']):
+        new_mj, new = _joints(order, extra=['c', 's'])  # a spill would land on c
+        assert carry_state(old_mj, old, new_mj, new) == 5
+        assert new.time == 3.25
+        for name in ('a', 'b', 'free', 'ball', 's'):
+            i, j = old_mj.joint(name), new_mj.joint(name)
+            nq, nv = {'free': (7, 6), 'ball': (4, 3)}.get(name, (1, 1))
+            np.testing.assert_array_equal(new.qpos[j.qposadr[0]:j.qposadr[0] + nq],
+                                          old.qpos[i.qposadr[0]:i.qposadr[0] + nq])
+            for field in ('qvel', 'qacc_warmstart'):
+                np.testing.assert_array_equal(
+                    getattr(new, field)[j.dofadr[0]:j.dofadr[0] + nv],
+                    getattr(old, field)[i.dofadr[0]:i.dofadr[0] + nv])
+        c = new_mj.joint('c')
+        assert new.qpos[c.qposadr[0]] == 0.0 and new.qvel[c.dofadr[0]] == 0.0  # its own
+        assert list(new.xfrc_applied[new_mj.body('body_b').id]) == [1, 2, 3, 4, 5, 6]
+        assert not new.xfrc_applied[new_mj.body('body_a').id].any()
+
+
+def test_carry_state_leaves_a_joint_that_changed_type_at_its_initial_value():
+    old_mj, old = _joints(['a'])
+    old.qpos[:] = 0.7
+    new_mj, new = _joints([], extra=['a'])  # 'a' is a slider now
+    assert carry_state(old_mj, old, new_mj, new) == 0
+    assert new.qpos[0] == 0.0
+
+
+def test_a_spawned_arm_camera_sees_a_box_spawned_in_front_of_it():
+    from body_bridge.sim.sensors import SensorSuite
+    floor = Simulation(load_model(OWN / 'floor.body'), SimOptions())
+    arm = spawn(floor.world, SAMPLE_ARM, 'arm/', Pose((0.0, 0.0, 0.0)))
+    suite = SensorSuite(arm)
+    camera = suite.samplers['hand_camera']
+    try:
+        reading = camera.read(depth=True)
+        before = reading.rgb.copy(), reading.depth.copy()
+        origin, axes = camera.optical_pose()
+        # The box's centre 0.5 m along the optical axis (+z of the optical frame).
+        spawn(floor.world, OWN / 'box.body', 'box/', Pose(tuple(origin + 0.5 * axes[:, 2])))
+        after = camera.read(depth=True)
+    finally:
+        suite.close()
+    h, w = after.depth.shape
+    centre = after.depth[h // 2, w // 2]
+    # The nearest face of the box (0.2 m deep at most along any axis) is 0.4 to 0.5 m away.
+    assert 0.25 < centre < 0.5, centre
+    assert before[1][h // 2, w // 2] > centre + 0.05
+    r, g, b = (int(v) for v in after.rgb[h // 2, w // 2])
+    assert r > b + 40 and g > b + 20, (r, g, b)  # the box's yellow (0.9, 0.7, 0.1)
+    assert not np.array_equal(before[0][h // 2, w // 2], after.rgb[h // 2, w // 2])
