@@ -195,6 +195,9 @@ def test_joint_state_noise_is_off_by_default_and_settable(node):
     assert result[0].successful and noise.sigma == {'position': 0.01, 'velocity': 0.0}
     p, w = noise.apply(q, v)
     assert not np.array_equal(p, q) and w is v
+    whole = n.set_parameters([Parameter('joint_states.noise.velocity', value=1)])  # an int
+    assert whole[0].successful and noise.sigma['velocity'] == 1.0
+    n.set_parameters([Parameter('joint_states.noise.velocity', value=0.0)])
     refused = n.set_parameters([Parameter('joint_states.noise.velocity', value=-1.0)])
     assert not refused[0].successful
     assert refused[0].reason == 'joint_states.noise.velocity: noise velocity is negative'
