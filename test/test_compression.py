@@ -103,5 +103,7 @@ def test_compressed_depth_settings_change_the_code():
     assert a2 == 200.0 * 201.0 and fine[0, 0] > q[0, 0]
     far, _, _ = inverse_depth_code(depth, 1.5, 100.0)
     assert far[0, 0] == 0  # beyond depth_max
+    near, _, _ = inverse_depth_code(np.array([[0.1, 0.2]], np.float32), 10.0, 100.0)
+    assert near.tolist() == [[65535, 49491]]  # nearer than A / 65536: the largest code
     _, data = compress_depth(depth, dict(DEPTH_DEFAULTS, depth_max=5.0))
     assert struct.unpack('=iff', data[:12])[2] == pytest.approx(1.0 - 10100.0 / 5.0)

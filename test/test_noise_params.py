@@ -180,6 +180,13 @@ def test_joint_state_noise_has_its_deviation_and_repeats(node, tmp_path):
     file_zero = JointStateNoise(joint_node(node, seed=-1), Overlay(seed=0, joint_noise={
         'position': 0.002}))
     np.testing.assert_array_equal(zero.apply(q, v)[0], file_zero.apply(q, v)[0])
+    # tied to the control period, not to what was drawn before: a run that also published
+    # the period before has the same noise at 0.37 s
+    before = JointStateNoise(joint_node(node, seed=9), Overlay(joint_noise={'position': 0.002}))
+    before._sim.time = 0.36
+    before.apply(q, v)
+    before._sim.time = 0.37
+    np.testing.assert_array_equal(before.apply(q, v)[0], first[0])
     other = JointStateNoise(joint_node(node, seed=10), Overlay(joint_noise={'position': 0.002}))
     other._sim.time = 0.37
     assert not np.any(other.apply(q, v)[0] == first[0])
@@ -189,12 +196,17 @@ def test_joint_state_noise_is_off_by_default_and_settable(node):
     n = joint_node(node)
     noise = JointStateNoise(n)
     q, v = np.array([0.1, 0.2]), np.array([0.3, 0.4])
+    n.sim.time = 0.5
     p, w = noise.apply(q, v)
-    assert p is q and w is v  # nothing computed
+    assert p is q and w is v and noise._streams._at == 0  # nothing computed, nothing drawn
+    n.sim.time = 0.0
     result = n.set_parameters([Parameter('joint_states.noise.position', value=0.01)])
     assert result[0].successful and noise.sigma == {'position': 0.01, 'velocity': 0.0}
     p, w = noise.apply(q, v)
     assert not np.array_equal(p, q) and w is v
+    whole = n.set_parameters([Parameter('joint_states.noise.velocity', value=1)])  # an int
+    assert whole[0].successful and noise.sigma['velocity'] == 1.0
+    n.set_parameters([Parameter('joint_states.noise.velocity', value=0.0)])
     refused = n.set_parameters([Parameter('joint_states.noise.velocity', value=-1.0)])
     assert not refused[0].successful
     assert refused[0].reason == 'joint_states.noise.velocity: noise velocity is negative'
