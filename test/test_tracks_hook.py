@@ -82,6 +82,9 @@ def _check_step(sim, swap: bool):
         np.testing.assert_allclose(con.frame[i, 6:9], second, atol=1e-12)
         np.testing.assert_allclose(con.friction[i], friction, rtol=1e-12)
     rebuild_constraints(mj, data)
+    # Each row its own damping (the rows' reference accelerations are already computed: it
+    # changes nothing else), so that a row's shift shows which row's gain it took.
+    data.efc_KBIP[:, 1] *= 1.0 + 0.01 * np.arange(data.nefc)
     aref = data.efc_aref.copy()
     drive(mj, data)
     shift = np.zeros_like(aref)
@@ -169,3 +172,11 @@ def test_frictionless_contacts_of_a_track_are_left_as_they_are(turning):
     assert sim.tracks.align(sim.mj, data) is False
     assert np.array_equal(data.contact.frame, frames)
     assert np.array_equal(data.contact.friction, friction)
+
+
+def test_the_skew_matrices_are_cross_products():
+    from body_bridge.sim.tracks import _SKEW
+    rng = np.random.default_rng(7)
+    v, w = rng.normal(size=(20, 3)), rng.normal(size=(20, 3))
+    products = ((v @ _SKEW).reshape(-1, 3, 3) @ w[:, :, None])[:, :, 0]
+    np.testing.assert_allclose(products, np.cross(v, w), rtol=1e-12, atol=1e-12)
