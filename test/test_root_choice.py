@@ -260,3 +260,21 @@ def test_round_links_turning_about_a_vertical_axis_are_no_wheels(tmp_path):
         model = load_model(path)
         assert choose_root(model, 'auto')[1] == taken
         assert sorted(wheel_contacts(model)) == ([] if taken == 'fixed' else ['j0', 'j1', 'j2'])
+
+
+def test_the_planar_twist_is_in_the_base_frame_and_turns_through_half_a_turn():
+    sim = Simulation(choose_root(load_model(ROVER), 'planar')[0], SimOptions())
+    mover = PlanarMove(sim)
+    mover.command(0.0, 0.0, math.pi / 2)  # a quarter turn in 1 s
+    for _ in range(100):
+        sim.step_period()
+    mover.command(0.0, 0.2, 0.0)  # to its left, which is now the world's -x
+    velocity, turn = _speed(sim, seconds=0.5, settle=0.1)
+    assert velocity[:2] == pytest.approx([-0.2, 0.0], abs=0.01) and abs(turn) < 0.01
+    mover.command(0.0, 0.0, math.pi / 2)  # on through +-pi: the heading wraps
+    yaws = []
+    for _ in range(150):
+        sim.step_period()
+        yaws.append(_yaw(base_state(sim)[1]))
+    steps = np.diff(np.unwrap(yaws))
+    assert steps == pytest.approx(np.full(len(steps), math.pi / 2 * sim.period), abs=2e-3)
