@@ -278,3 +278,23 @@ def test_the_planar_twist_is_in_the_base_frame_and_turns_through_half_a_turn():
         yaws.append(_yaw(base_state(sim)[1]))
     steps = np.diff(np.unwrap(yaws))
     assert steps == pytest.approx(np.full(len(steps), math.pi / 2 * sim.period), abs=2e-3)
+
+
+def test_a_planar_base_placed_away_stays_there_and_reset_brings_it_back():
+    from body_bridge.model import Pose
+    options = SimOptions(initial_pose=Pose(np.array([0.5, -0.3, 0.0])))
+    sim = Simulation(choose_root(load_model(ROVER), 'planar')[0], options)
+    mover = PlanarMove(sim)
+    start = base_state(sim)[0][:2].copy()
+    assert start == pytest.approx([0.5, -0.3], abs=1e-6)
+    for _ in range(20):  # no twist: it stands where it was placed
+        sim.step_period()
+    assert base_state(sim)[0][:2] == pytest.approx(start, abs=1e-3)
+    mover.command(0.4, 0.0, 0.0)
+    for _ in range(50):
+        sim.step_period()
+    assert base_state(sim)[0][0] == pytest.approx(0.7, abs=0.01)
+    sim.reset()  # back at the start, and it stays there (its reference is the new start)
+    for _ in range(30):
+        sim.step_period()
+    assert base_state(sim)[0][:2] == pytest.approx(start, abs=1e-3)
