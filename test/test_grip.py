@@ -149,6 +149,8 @@ def test_judging_by_hand():
     goal = GripGoal(sim, ['a'], [1.0], 0.05, 0.0)
     assert goal.judge([0.0399], [0.0], [0.05]) == ''
     assert goal.judge([0.0401], [0.0], [0.05]) == 'reached'
+    goal = GripGoal(sim, ['a'], [1.0], 0.0, 0.0)  # exactly the tolerance away: reached
+    assert goal.judge([0.01], [0.0], [0.0]) == 'reached'
     # A negative closing direction: positions, setpoints and the range measured in it.
     assert GripGoal(sim, ['a'], [-1.0], 0.05, 0.0).target.tolist() == [0.0]  # range 0..0.1
     sim = _FakeSim(speed=0.1, effort=10.0, lower=-0.1, upper=0.0)

@@ -54,6 +54,7 @@ def test_mimic_order_puts_leaders_first_whatever_the_order():
     ([_joint('x', 'y + 1'), _joint('a', 'b'), _joint('b', 'c*2'), _joint('c', 'sin(a)'),
       _joint('y')], 'a -> b -> c -> a'),
     ([_joint('s', 's + 1')], 's -> s'),
+    ([_joint('s', 't'), _joint('t', 'u'), _joint('u', '2*t')], 't -> u -> t'),  # not via s
 ])
 def test_a_cycle_is_named(joints, cycle):
     with pytest.raises(FormulaError, match='^mimic formulas form a cycle: ' + re.escape(cycle)

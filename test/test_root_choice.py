@@ -165,6 +165,10 @@ def test_the_planar_drive_moves_the_base_as_commanded(name):
     model = choose_root(load_model(_path(name)), 'planar')[0]
     sim = Simulation(model, SimOptions())
     mover = PlanarMove(sim)
+    start = base_state(sim)[0]
+    for _ in range(10):  # no twist yet: it stands where it is
+        sim.step_period()
+    assert base_state(sim)[0][:2] == pytest.approx(start[:2], abs=1e-3)
     z0 = None
     for twist, expect in (((0.3, 0.1, 0.0), (0.3, 0.1, 0.0)), ((0.0, 0.0, 0.5), (0, 0, 0.5))):
         mover.command(*twist)
@@ -256,3 +260,41 @@ def test_round_links_turning_about_a_vertical_axis_are_no_wheels(tmp_path):
         model = load_model(path)
         assert choose_root(model, 'auto')[1] == taken
         assert sorted(wheel_contacts(model)) == ([] if taken == 'fixed' else ['j0', 'j1', 'j2'])
+
+
+def test_the_planar_twist_is_in_the_base_frame_and_turns_through_half_a_turn():
+    sim = Simulation(choose_root(load_model(ROVER), 'planar')[0], SimOptions())
+    mover = PlanarMove(sim)
+    mover.command(0.0, 0.0, math.pi / 2)  # a quarter turn in 1 s
+    for _ in range(100):
+        sim.step_period()
+    mover.command(0.0, 0.2, 0.0)  # to its left, which is now the world's -x
+    velocity, turn = _speed(sim, seconds=0.5, settle=0.1)
+    assert velocity[:2] == pytest.approx([-0.2, 0.0], abs=0.01) and abs(turn) < 0.01
+    mover.command(0.0, 0.0, math.pi / 2)  # on through +-pi: the heading wraps
+    yaws = []
+    for _ in range(150):
+        sim.step_period()
+        yaws.append(_yaw(base_state(sim)[1]))
+    steps = np.diff(np.unwrap(yaws))
+    assert steps == pytest.approx(np.full(len(steps), math.pi / 2 * sim.period), abs=2e-3)
+
+
+def test_a_planar_base_placed_away_stays_there_and_reset_brings_it_back():
+    from body_bridge.model import Pose
+    options = SimOptions(initial_pose=Pose(np.array([0.5, -0.3, 0.0])))
+    sim = Simulation(choose_root(load_model(ROVER), 'planar')[0], options)
+    mover = PlanarMove(sim)
+    start = base_state(sim)[0][:2].copy()
+    assert start == pytest.approx([0.5, -0.3], abs=1e-6)
+    for _ in range(20):  # no twist: it stands where it was placed
+        sim.step_period()
+    assert base_state(sim)[0][:2] == pytest.approx(start, abs=1e-3)
+    mover.command(0.4, 0.0, 0.0)
+    for _ in range(50):
+        sim.step_period()
+    assert base_state(sim)[0][0] == pytest.approx(0.7, abs=0.01)
+    sim.reset()  # back at the start, and it stays there (its reference is the new start)
+    for _ in range(30):
+        sim.step_period()
+    assert base_state(sim)[0][:2] == pytest.approx(start, abs=1e-3)
