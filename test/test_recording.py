@@ -192,8 +192,13 @@ def test_a_channel_hands_the_same_bytes_to_dds_and_the_sinks():
     channel.publish(b'raw')  # already serialized (wire.py): passed on untouched
     assert dds.sent[-1] == b'raw' and sink.written[-1][1] == b'raw'
     outlets.detach(sink)
+    assert outlets.sinks == [] and channel.sinks == ()
     channel.publish(String(data='c'))
     assert len(sink.written) == 2 and dds.sent[-1] == String(data='c')
+    outlets.detach(sink)  # again: nothing happens
+    later = outlets.channel(FakePublisher('/later', String, qos.JOINT_STATES), qos.JOINT_STATES,
+                            lambda: 0.0)
+    assert later.sinks == () and sink.channels == ['/chatter']
 
 
 def test_sinks_get_what_they_want_and_latched_messages_when_late():
