@@ -319,6 +319,11 @@ def test_commands_from_yaml_and_csv(tmp_path):
     assert commands.twist_at(-1.0) is None
     assert commands.twist_at(0.0).linear == 0.3 and commands.twist_at(3.99).angular == 0.0
     assert commands.twist_at(4.0).angular == 0.5 and commands.twist_at(4.0).linear == 0.0
+    import dataclasses
+    with pytest.raises(dataclasses.FrozenInstanceError):  # records, not mutable state
+        commands.twists = ()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        commands.twists[0].linear = 1.0
     (tmp_path / 'c.csv').write_text('time,a,b\n1.0,0.5,-0.3\n\n2.0,0.0,0.8\n')
     csv_commands = read_commands(str(tmp_path / 'c.csv'))
     assert csv_commands.trajectory.names == ('a', 'b')
