@@ -192,8 +192,13 @@ def test_a_channel_hands_the_same_bytes_to_dds_and_the_sinks():
     channel.publish(b'raw')  # already serialized (wire.py): passed on untouched
     assert dds.sent[-1] == b'raw' and sink.written[-1][1] == b'raw'
     outlets.detach(sink)
+    assert outlets.sinks == [] and channel.sinks == ()
     channel.publish(String(data='c'))
     assert len(sink.written) == 2 and dds.sent[-1] == String(data='c')
+    outlets.detach(sink)  # again: nothing happens
+    later = outlets.channel(FakePublisher('/later', String, qos.JOINT_STATES), qos.JOINT_STATES,
+                            lambda: 0.0)
+    assert later.sinks == () and sink.channels == ['/chatter']
 
 
 def test_sinks_get_what_they_want_and_latched_messages_when_late():
@@ -311,9 +316,25 @@ def test_commands_from_yaml_and_csv(tmp_path):
     commands = read_commands(str(tmp_path / 'c.yaml'))
     assert commands.trajectory.names == ('a', 'b')
     assert commands.trajectory.positions.tolist() == [[0.5, -0.3], [0.0, 0.8]]
+    assert commands.trajectory.velocities is None  # positions only: linear segments
+    (tmp_path / 'v.yaml').write_text(
+        'trajectory:\n  joints: [a]\n  points:\n    - {time: 1.0, positions: [0.5]}\n'
+        '    - {time: 2.0, positions: [0.0], velocities: [0.0]}\n')
+    from body_bridge.errors import ModelError
+    with pytest.raises(ModelError, match='point 0 has 0 velocities'):  # every point or none
+        read_commands(str(tmp_path / 'v.yaml'))
+    (tmp_path / 'w.yaml').write_text(
+        'trajectory:\n  joints: [a]\n  points:\n'
+        '    - {time: 1.0, positions: [0.5], velocities: [0.1]}\n')
+    assert read_commands(str(tmp_path / 'w.yaml')).trajectory.velocities.tolist() == [[0.1]]
     assert commands.twist_at(-1.0) is None
     assert commands.twist_at(0.0).linear == 0.3 and commands.twist_at(3.99).angular == 0.0
     assert commands.twist_at(4.0).angular == 0.5 and commands.twist_at(4.0).linear == 0.0
+    import dataclasses
+    with pytest.raises(dataclasses.FrozenInstanceError):  # records, not mutable state
+        commands.twists = ()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        commands.twists[0].linear = 1.0
     (tmp_path / 'c.csv').write_text('time,a,b\n1.0,0.5,-0.3\n\n2.0,0.0,0.8\n')
     csv_commands = read_commands(str(tmp_path / 'c.csv'))
     assert csv_commands.trajectory.names == ('a', 'b')
@@ -335,6 +356,7 @@ def test_commands_from_yaml_and_csv(tmp_path):
     ('i.csv', 'time,a\n2,1\n1,1\n', r'i.csv: time_from_start is not strictly increasing'),
     ('j.csv', 'time,a\n1,2,3\n', r'j.csv: line 2: 3 values for 2 columns'),
     ('k.csv', '', r'k.csv: empty'),
+    ('l.yaml', 'trajectory: {joints: [a], points: 5}\n', r'l.yaml: trajectory.points must be a'),
 ])
 def test_a_bad_commands_file_is_one_line(tmp_path, name, text, message):
     from body_bridge.errors import ModelError

@@ -147,12 +147,6 @@ class Outlets:
             for channel in self.channels:
                 channel.sinks = tuple(s for s in channel.sinks if s is not sink)
 
-    def reroute(self) -> None:
-        """Ask every sink again which channels it wants (after it changed its mind)."""
-        with self._lock:
-            for channel in self.channels:
-                self._route(channel)
-
     def forget(self, owner) -> None:
         """Drop the channels of a node that is going away."""
         with self._lock:
