@@ -116,6 +116,9 @@ def test_the_table_lists_every_action_server(ros, bridge_node):
     assert len(actions) == len(servers)
     assert sorted(t for _, t in actions) == sorted(type_name(s._action_type) for s in servers)
     if name == 'arm':
+        made = node.trajectory_actions.servers + node.gripper_actions.servers
+        assert [s.served_as for s in made] == ['arm/follow_joint_trajectory',
+                                               'hand/gripper_command']
         assert actions == {
             ('/arm/follow_joint_trajectory', 'control_msgs/action/FollowJointTrajectory'),
             ('/hand/gripper_command', 'control_msgs/action/GripperCommand')}

@@ -144,3 +144,11 @@ def test_a_model_whose_link_is_the_world_is_told_apart(arm, tmp_path, first):
     path.write_text(WORLD_SLAB.format(centre=-0.05))  # touching
     placed[0] = (load_model(path), Pose())
     assert start_overlaps(world(*(placed if first else placed[::-1]))) == []
+
+
+def test_two_models_of_one_shape_each(tmp_path):
+    """The smallest world that can overlap: two shapes, one per model."""
+    box = slab(tmp_path, 0.5)
+    assert len(start_overlaps(world((box, Pose()), (box, Pose.from_rpy((0, 0, 0), (1.5, 0, 0)))))) \
+        == 1  # 2 m wide slabs 1.5 m apart
+    assert start_overlaps(world((box, Pose()), (box, Pose.from_rpy((0, 0, 0), (2.5, 0, 0))))) == []

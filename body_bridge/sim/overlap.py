@@ -25,21 +25,15 @@ TOLERANCE = 1e-3
 
 def _owner(mj: mujoco.MjModel, geom: int, prefixes: list[str],
            world_model: int) -> tuple[int, str]:
-    """(index of the model, its link's name) of a geom. A geom of MuJoCo's world body
-    belongs to the model whose links are the world itself (``world_model``: the one
-    world-rooted model, or the first) unless its name says otherwise."""
+    """(index of the model, its link's name) of a geom: by the prefix of its body's name; a
+    geom of MuJoCo's world body (unnamed, as build.py makes them) belongs to the model whose
+    link is the world itself (``world_model``: the one world-rooted model, or the first)."""
     body = int(mj.geom_bodyid[geom])
     name = mj.body(body).name
     for index in range(len(prefixes) - 1, 0, -1):
         if name.startswith(prefixes[index]):
             return index, name[len(prefixes[index]):]
-    if body != 0:
-        return 0, name
-    geom_name = mj.geom(geom).name
-    for index in range(len(prefixes) - 1, 0, -1):
-        if prefixes[index] and geom_name.startswith(prefixes[index]):
-            return index, name
-    return world_model, name
+    return (world_model if body == 0 else 0), name
 
 
 def _world_boxes(mj: mujoco.MjModel, data: mujoco.MjData, geoms: np.ndarray):
