@@ -25,7 +25,7 @@ from tf2_msgs.msg import TFMessage
 
 from .. import urdf as urdf_writer
 from ..device_overlay import apply_overlay, load_overlay
-from ..errors import BodyBridgeError, ParameterError
+from ..errors import ParameterError
 from ..formats import load_model
 from ..kinematics import joint_transform
 from ..model import DeviceKind, JointType, Model, Pose
@@ -35,6 +35,7 @@ from . import qos, wire
 from .commands import CommandTopics, read_controllers
 from .outlets import OUTLETS
 from .params import PARAMETERS
+from .reload import reload_problem
 from .settable import on_set_parameters
 
 __all__ = ['BridgeNode', 'PARAMETERS', 'problem_of']
@@ -333,31 +334,6 @@ class BridgeNode(Node):
         self._reload_service = self.create_service(Trigger, '~/reload', self._on_reload)
         self.add_on_set_parameters_callback(lambda given: on_set_parameters(self, given))
 
-    def check_reload(self, spec: str) -> str | None:
-        """Everything a restart with model ``spec`` would do that can fail, done aside: the
-        running model is not touched. Returns what is wrong in one line, or None."""
-        p = self.params
-        try:
-            model = load_model(resolve_model(spec), p['material_table'] or None)
-            model = apply_overlay(model, load_overlay(p['devices_file'], model))
-            commanded = [j.name for j in model.movable_joints if j.mimic is None]
-            P.read_gains(P.group(self, 'gains'), commanded)
-            initial, _ = P.read_initial_positions(P.group(self, 'initial_positions'), model)
-            controllers, _ = read_controllers(P.group(self, 'controllers'), commanded,
-                                              kinematic=p['kinematic'])
-            from .grippers import find_grippers
-            find_grippers(model, controllers, commanded)
-            urdf_writer.to_urdf(model, mesh_dir=p['mesh_directory'] or cache_dir('meshes'))
-            if p['simulate']:
-                from dataclasses import replace
-                from ..sim.world import World
-                World([(model, replace(self.sim_options(), initial_positions=initial))])
-        except BodyBridgeError as err:
-            return str(err)
-        except Exception as err:  # noqa: BLE001 - a reload must never take the running model down
-            return f'{spec}: the model cannot be loaded ({type(err).__name__}: {err})'
-        return None
-
     def request_restart(self, spec: str) -> None:
         self.restart_request = spec
         self.restart_after = time.monotonic() + 0.5
@@ -365,7 +341,7 @@ class BridgeNode(Node):
 
     def _on_reload(self, request, response):
         spec = self.get_parameter('model').value  # as set now (self.params: as at start)
-        problem = self.check_reload(spec)
+        problem = reload_problem(self, spec)
         response.success = problem is None
         if problem is None:
             self.request_restart(spec)

@@ -9,6 +9,7 @@ import math
 from rcl_interfaces.msg import SetParametersResult
 
 from . import params as P
+from .reload import reload_problem
 
 __all__ = ['on_set_parameters']
 
@@ -33,7 +34,7 @@ def _set_model(node, value) -> str | None:
     """Reload with model ``value`` once it is checked; or why not."""
     if not isinstance(value, str) or not value:
         return 'model must be a file or a bundled model name'
-    problem = node.check_reload(value)
+    problem = reload_problem(node, value)
     if problem is not None:
         node.warn_throttled(f'parameter model: {value} refused, the running model goes on: '
                             f'{problem}')
