@@ -145,6 +145,10 @@ def test_the_report_names_the_largest_values_of_the_latest_commands():
         'the latest commands: /joint_commands at t = 1.25 s: effort b -2e+06, e 40, c 3 '
         '(+2 more); arm/follow_joint_trajectory at t = 0.5 s: trajectory to b -1.5, a 0.25')
     assert describe_commands(recent[:1]).endswith('trajectory to b -1.5, a 0.25')
+    three = [(0.0, 't', 'velocity', ['a', 'b', 'c'], [1.0, 2.0, 3.0])]
+    assert describe_commands(three).endswith(': velocity c 3, b 2, a 1')  # all named
+    four = [(0.0, 't', 'velocity', ['a', 'b', 'c', 'd'], [1.0, 2.0, 3.0, 4.0])]
+    assert describe_commands(four).endswith(': velocity d 4, c 3, b 2 (+1 more)')
     assert RECENT_COMMANDS == 3
 
 

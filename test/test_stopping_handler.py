@@ -69,13 +69,28 @@ def test_restore_cancels_the_deadline_and_forgets_the_request(monkeypatch):
     stopping.restore()
 
 
-def test_the_deadline_ends_the_process_with_status_0(monkeypatch):
+class _Stream:
+    def __init__(self, closed=False):
+        self.closed, self.flushed = closed, 0
+
+    def flush(self):
+        if self.closed:
+            raise ValueError('I/O operation on closed file')
+        self.flushed += 1
+
+
+def test_the_deadline_ends_the_process_with_status_0_what_it_printed_flushed(monkeypatch):
+    # A stop must end within 2 s of the signal: the teardown's deadline leaves room for it.
+    assert 0.5 <= stopping.TEARDOWN_LIMIT <= 1.5
     ends = []
     monkeypatch.setattr(stopping.os, '_exit', ends.append)
+    out, err = _Stream(closed=True), _Stream()
+    monkeypatch.setattr(stopping.sys, 'stdout', out)
+    monkeypatch.setattr(stopping.sys, 'stderr', err)
     timer = stopping._deadline(0.05)
     assert timer.daemon
     time.sleep(0.5)
-    assert ends == [0]
+    assert ends == [0] and err.flushed == 1  # a closed stream does not stop it
     assert not stopping._deadline(5.0).cancel()  # cancelled in time: nothing happens
 
 
