@@ -18,6 +18,11 @@ survive. The report lists the survivors with their line; ``--json`` writes every
 each with the reason, by the text of its line and its description (line numbers move); they
 are left out of the count.
 
+``--changed-since REV`` measures every module of ``body_bridge/`` changed since the git
+revision REV, each with the fast tests coverage finds executing it (``coverage_map.py``), and
+prints one table. A baseline where no test ran (all skipped or deselected) is refused in one
+line: it would count every mutant as a survivor.
+
 Not part of the test suite: a module takes minutes to tens of minutes of CPU.
 """
 
