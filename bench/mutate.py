@@ -18,6 +18,11 @@ survive. The report lists the survivors with their line; ``--json`` writes every
 each with the reason, by the text of its line and its description (line numbers move); they
 are left out of the count.
 
+``--changed-since REV`` measures every module of ``body_bridge/`` changed since the git
+revision REV, each with the fast tests coverage finds executing it (``coverage_map.py``), and
+prints one table. A baseline where no test ran (all skipped or deselected) is refused in one
+line: it would count every mutant as a survivor.
+
 Not part of the test suite: a module takes minutes to tens of minutes of CPU.
 """
 
@@ -379,8 +384,8 @@ def changed_since(args) -> int:
                          f'{equivalent} equivalent excluded'))
     if args.list:
         return 0
-    print(f'\n| module | fast tests | killed | rate | note |  (seed {args.seed}, sample '
-          f'{args.sample or "all"}, {time.strftime("%Y-%m-%d")})\n|---|---|---|---|---|')
+    print(f'\nSeed {args.seed}, sample {args.sample or "all"}, {time.strftime("%Y-%m-%d")}:\n\n'
+          '| module | fast tests | killed | rate | note |\n|---|---|---|---|---|')
     for row in rows:
         print('| ' + ' | '.join(str(x) for x in row) + ' |')
     return 0 if all(r[2] != '-' or r[1] == 0 for r in rows) else 2
@@ -454,7 +459,8 @@ def measure(module: Path, tests: list[str], args, quiet: bool = False
     if args.json:
         out = Path(args.json)
         if args.changed_since:  # one file per module
-            out = out.with_name(f'{out.stem}-{module.stem}{out.suffix}')
+            out = out.with_name(f'{out.stem}-{"-".join(module.with_suffix("").parts[1:])}'
+                                f'{out.suffix}')
         out.write_text(json.dumps({
             'module': str(module), 'tests': tests, 'killed': killed, 'run': run,
             'earlier_killed': earlier_killed, 'seed': args.seed, 'sample': args.sample,

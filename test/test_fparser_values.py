@@ -220,3 +220,25 @@ def test_if_evaluates_the_branch_each_condition_value_picks():
     assert formula.values({}) == [20.0, 10.0]
     assert parse_formula('if(a > 0, a, -a)').evaluate({'a': -2.0}) == 2.0
     assert math.isnan(parse_extended('if(1, a, 0) + 0%1').evaluate({'a': math.nan}))
+
+
+def test_only_formulas_using_function_parser_syntax_leave_the_base_syntax():
+    from body_bridge.fparser import looks_extended
+    assert not looks_extended('2*j + sin(j) - atan2(j, 1)')
+    for text in ('j%2', 'a:=j; a', 'j<1', 'j|1', '!j', 'hypot(j, 1)', 'if (j, 1, 2)',
+                 'polyroots3(1, 0, 0, j)'):
+        assert looks_extended(text), text
+    base = parse_formula('2*j + 1')
+    assert base.polynomial() is not None                  # the base syntax's own formula
+    assert parse_formula('2*j % 7').polynomial() is None
+
+
+def test_the_extra_functions_take_their_arguments():
+    values = {'x': 0.5}
+    for text, expected in [('acosh(x + 1.5)', math.acosh(2.0)), ('asinh(x)', math.asinh(0.5)),
+                           ('atanh(x)', math.atanh(0.5)), ('trunc(x + 2)', 2.0),
+                           ('cbrt(x * 54)', 3.0), ('SASS(3, pi/3, 4)', math.sqrt(13.0)),
+                           ('SASA(3, pi/3, 4)', math.atan2(3 * math.sin(math.pi / 3),
+                                                           4 - 3 * math.cos(math.pi / 3))),
+                           ('int(x + 1)', 2.0), ('exp2(x * 2)', 2.0), ('log2(x)', -1.0)]:
+        assert parse_extended(text).evaluate(values) == pytest.approx(expected), text

@@ -4,6 +4,7 @@ many, tolerances exactly at their bound, and the times at which a goal is judged
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -44,6 +45,8 @@ def test_constraints_default_to_joint_trajectory_controllers_defaults():
     assert c.goal_time == 0.0 and c.stopped_velocity == 0.01
     np.testing.assert_array_equal(c.trajectory, [0.0, 0.0])
     np.testing.assert_array_equal(c.goal, [0.0, 0.0])
+    with pytest.raises(dataclasses.FrozenInstanceError):   # a controller's: shared by goals
+        c.goal_time = 1.0
     other = G.read_constraints(controller(('state_publish_rate', 50.0),
                                           ('constraints.a.goal', 0)))
     np.testing.assert_array_equal(other.goal, [0.0, 0.0])   # 0 is a value, other keys ignored

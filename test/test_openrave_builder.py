@@ -136,8 +136,12 @@ def test_an_effector_not_below_its_base_has_no_arm_joints_and_a_warning(tmp_path
 
 def test_adjacent_links_and_links_joined_in_loops(tmp_path):
     loop = _hinge('close', 'l3', 'base')
-    model = arm(tmp_path, extra=loop + '<adjacent>l1 l3</adjacent><adjacent>l1 nope</adjacent>')
+    model = arm(tmp_path, extra=loop + '<adjacent>l1 l3</adjacent><adjacent>l1 nope</adjacent>'
+                '<adjacent>gone l2</adjacent>')
     assert ('l1', 'l3') in model.adjacent
+    assert not [p for p in model.adjacent if 'gone' in p or 'nope' in p]
+    assert any("<adjacent> names a link that does not exist: 'gone' or 'l2'; ignored" in w
+               for w in model.warnings)
     assert model.closures                    # the loop: its joined links never collide
     for closure in model.closures:
         assert (closure.link1, closure.link2) in model.adjacent
