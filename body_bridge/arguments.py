@@ -26,7 +26,11 @@ OUTPUTS = {
     'rviz': ('output',),
     'params': ('write',),
     'srdf': ('output',),
+    'record': ('output',),
+    'sim': ('record',),
 }
+#: Outputs that are a folder the command creates (a rosbag2 bag), by (command, option).
+_NEW_FOLDERS = {('record', 'output'), ('sim', 'record')}
 
 
 class Number:
@@ -76,7 +80,11 @@ def check_outputs(command: str, args) -> None:
             continue
         option = '--' + dest.replace('_', '-')
         folder = os.path.dirname(os.path.abspath(path))
-        if dest == 'mesh_dir':
+        if (command, dest) in _NEW_FOLDERS:
+            if os.path.exists(path):
+                raise OutputError(f'{option} {path}: exists (a bag is written into a new '
+                                  'folder)')
+        elif dest == 'mesh_dir':
             if os.path.exists(path) and not os.path.isdir(path):
                 raise OutputError(f'{option} {path}: exists and is not a folder')
         elif os.path.isdir(path):

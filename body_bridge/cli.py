@@ -255,7 +255,8 @@ def _parser() -> argparse.ArgumentParser:
                    help='model file or bundled model name, optionally with its namespace')
     p.add_argument('-q', '--quiet', action='store_true',
                    help='no topic table and no status lines: warnings and errors only')
-    p.add_argument('--foxglove', type=int, nargs='?', const=8765, metavar='PORT',
+    p.add_argument('--foxglove', type=Number(int, 1, 65535), nargs='?', const=8765,
+                   metavar='PORT',
                    help='serve the Foxglove WebSocket protocol on 127.0.0.1 (default port 8765)')
     p.add_argument('--record', metavar='DIR', help='record what the bridge publishes into a '
                    'new rosbag2 bag (MCAP) in DIR')
@@ -263,13 +264,13 @@ def _parser() -> argparse.ArgumentParser:
                        'record what they publish as a rosbag2 bag (MCAP)')
     p.add_argument('models', nargs='+', metavar='[NAME=]MODEL')
     p.add_argument('-o', '--output', required=True, help='the new bag directory')
-    p.add_argument('--duration', type=float, default=10.0,
+    p.add_argument('--duration', type=Number(float, 0.001, 86400.0, 's'), default=10.0,
                    help='simulated time to record [s] (default 10)')
     p.add_argument('--topics', nargs='+', metavar='TOPIC',
                    help='record only these topics (shell patterns allowed; default: all)')
     p.add_argument('--commands', metavar='FILE', help='a joint trajectory and/or cmd_vel '
                    'profile to follow (YAML or CSV, docs/recording-and-foxglove.md)')
-    p.add_argument('--real-time-factor', type=float, default=0.0,
+    p.add_argument('--real-time-factor', type=Number(float, 0.0, 1000.0), default=0.0,
                    help='pace the run (default 0: as fast as it can)')
     p = sub.add_parser('info', help='print the model as a tree: links, joints with limits, '
                        'devices with their topics')
@@ -338,11 +339,11 @@ def main(argv: list[str] | None = None) -> int:
     if rest:
         parser.error(f'unrecognized arguments: {" ".join(rest)}')
     try:
+        check_outputs(args.command, args)
         if args.command == 'sim':
             return _sim(args, ros_args)
         if args.command == 'record':
             return _record(args, ros_args)
-        check_outputs(args.command, args)
         return _COMMANDS[args.command](args)
     except BodyBridgeError as err:
         print(err, file=sys.stderr)

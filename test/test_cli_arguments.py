@@ -15,11 +15,12 @@ from test_cli import cli as run_cli
 #: Options that take a text and are not files written (each was looked at: a new option must
 #: be classified here or in arguments.OUTPUTS).
 NOT_OUTPUTS = {('snapshot', 'camera'), ('snapshot', 'position'), ('snapshot', 'ground'),
-               ('rviz', 'fixed_frame')}
+               ('rviz', 'fixed_frame'), ('record', 'topics'), ('record', 'commands')}
 #: What each command needs besides the option tested.
 REQUIRED = {'convert': [str(SAMPLE_ARM)], 'snapshot': [str(SAMPLE_ARM), '-o', 'x.png'],
             'rviz': [str(SAMPLE_ARM)], 'params': [], 'srdf': [str(SAMPLE_ARM), '-o', 'x.srdf'],
-            'check': [str(SAMPLE_ARM)], 'info': [str(SAMPLE_ARM)]}
+            'check': [str(SAMPLE_ARM)], 'info': [str(SAMPLE_ARM)], 'sim': [str(SAMPLE_ARM)],
+            'record': [str(SAMPLE_ARM), '-o', 'x.bag']}
 
 
 def subcommands() -> dict[str, argparse.ArgumentParser]:
@@ -69,7 +70,8 @@ def test_every_numeric_option_has_a_range():
     assert plain == []
     assert {option_id(n) for n in NUMBERS} == {
         'check --seconds', 'snapshot --width', 'snapshot --height', 'snapshot --azimuth',
-        'snapshot --elevation', 'snapshot --time', 'srdf --samples', 'srdf --seed'}
+        'snapshot --elevation', 'snapshot --time', 'srdf --samples', 'srdf --seed',
+        'sim --foxglove', 'record --duration', 'record --real-time-factor'}
 
 
 def bad_values(number: Number) -> list[str]:

@@ -34,6 +34,9 @@ class Node:
     def publish_clock(self):
         pass
 
+    def get_namespace(self):  # named in the start-up check of models inside each other
+        return '/'
+
 
 @pytest.fixture
 def runner():
