@@ -162,7 +162,8 @@ def test_launch_file_starts_the_bridge_with_every_model(monkeypatch):
         monkeypatch.setitem(sys.modules, name, mod)
     configs = {'model': 'sample_arm floor=/m/floor.body', 'namespace': 'sim',
                'params_file': '/p.yaml', 'use_sim_time': 'true', 'real_time_factor': '1.0',
-               'simulate': 'true', 'rviz': 'false', 'rviz_config': '/r.rviz', 'log_level': 'info'}
+               'simulate': 'true', 'rviz': 'false', 'rviz_config': '/r.rviz', 'log_level': 'info',
+               'record': '', 'foxglove': ''}
 
     class LaunchConfiguration(Recorder):
         def perform(self, context):

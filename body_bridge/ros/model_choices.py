@@ -19,13 +19,14 @@ def _names(value: str) -> list[str]:
 
 def apply_model_choices(node) -> None:
     """Set ``node.model`` and ``node.root_taken`` (``fixed``, ``free``, ``planar``; None
-    without simulation) from the parameters, and log what was taken.
+    without simulation) from the parameters; what was taken goes to ``node.start_notes``,
+    which the node logs once it has started (a start that fails says only why).
 
     Raises:
         ParameterError: a root choice that is not one, or a passive joint that is not one.
     """
-    p, log = node.params, node.get_logger()
-    node.root_taken = None
+    p = node.params
+    node.root_taken, node.start_notes = None, []
     if not p['simulate']:
         return
     try:
@@ -37,7 +38,7 @@ def apply_model_choices(node) -> None:
     except ValueError as err:
         raise ParameterError('passive_joints', str(err)) from None
     node.model, node.root_taken = model, taken
-    log.info(f'root: {taken} ({why})')
+    node.start_notes.append(f'root: {taken} ({why})')
     if model.passive_joints:
-        log.info('passive joints (free, no servo holds them until a command names them): '
-                 + ', '.join(model.passive_joints))
+        node.start_notes.append('passive joints (free, no servo holds them until a command '
+                                'names them): ' + ', '.join(model.passive_joints))

@@ -130,6 +130,8 @@ class BridgeNode(Node):
             f'{self.model.name}: {len(self.model.links)} links, '
             f'{len(self.model.movable_joints)} moving joints, {len(self.model.devices)} devices '
             f'from {path}')
+        for line in self.start_notes:
+            self.get_logger().info(line)
 
     # --- parameters -------------------------------------------------------------------------
 
