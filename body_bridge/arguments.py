@@ -82,8 +82,8 @@ def check_outputs(command: str, args) -> None:
         folder = os.path.dirname(os.path.abspath(path))
         if (command, dest) in _NEW_FOLDERS:
             if os.path.exists(path):
-                raise OutputError(f'{option} {path}: exists (a bag is written into a new '
-                                  'folder)')
+                raise OutputError(f'{option} {path}: already exists (a bag is written into '
+                                  'a new folder)')
         elif dest == 'mesh_dir':
             if os.path.exists(path) and not os.path.isdir(path):
                 raise OutputError(f'{option} {path}: exists and is not a folder')
