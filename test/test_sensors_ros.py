@@ -493,9 +493,19 @@ def test_compressed_topics_decode_to_the_images_published_raw(ros, tmp_path):
 
 def _imu_run(bridge, probe, *args, seconds=3.0):
     """base_imu messages of a bridge started with ``args``, by stamp, for ``seconds``."""
+    from std_srvs.srv import SetBool
     probe.messages.pop('base_imu', None)
-    proc = bridge(SAMPLE_ARM, *args)
+    # paused until this probe hears the IMU: a bridge that starts quicker than discovery
+    # would otherwise be seconds ahead before the first reading arrives here
+    proc = bridge(SAMPLE_ARM, *args, '-p', 'start_paused:=true')
     probe.watch('base_imu', Imu, keep=True)
+    probe.spin_until(lambda: probe.node.count_publishers('base_imu') > 0, STARTUP, 'base_imu',
+                     proc)
+    client = probe.node.create_client(SetBool, 'body_bridge/set_paused')
+    probe.spin_until(client.service_is_ready, STARTUP, 'set_paused', proc)
+    future = client.call_async(SetBool.Request(data=False))
+    probe.spin_until(future.done, 20.0, 'set_paused', proc)
+    probe.node.destroy_client(client)
     probe.spin_until(lambda: probe.stamps('base_imu') and
                      probe.stamps('base_imu')[-1] > seconds, STARTUP + 30.0, 'base_imu', proc)
     proc.stop()
