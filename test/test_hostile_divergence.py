@@ -207,9 +207,11 @@ def test_a_diverging_bridge_never_publishes_nan(bridge, ros, exploding, policy):
             # It diverges every period (100 times a second): reported once a second at most.
             stamps = [float(m) for m in re.findall(r'\[(\d+\.\d+)\] \[body_bridge\]: the '
                                                    'integrator diverged', log)]
-            # (a log stamp is taken when the logger runs, a few ms after the throttle's clock)
+            # (a log stamp is taken when the logger runs, after the throttle's clock: the first,
+            # while the process still starts, up to 0.1 s later on a loaded machine; every
+            # period would be 0.01 s apart)
             gaps = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
-            assert count >= 2 and min(gaps) >= 0.9, log
+            assert count >= 2 and min(gaps) >= 0.8, log
             assert 'more like it not shown' in log
             assert len(poses) > 100 and max(probe.clock) < 0.02  # reset every period
         else:
