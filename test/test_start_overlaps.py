@@ -57,8 +57,11 @@ def test_two_robots_at_the_origin_are_warned_about(arm):
                          r"sample_arm \(m1\)\): place them apart with their initial_pose "
                          r"parameters", lines[0])
     assert match, lines[0]
-    assert match[1] == match[3]  # the same link of each, deepest
-    assert float(match[2]) > 0.05  # metres of the arm inside the other arm
+    # two links of the arm, deepest (with MuJoCo 4 the same link of each; MuJoCo 3's shape
+    # distance can find a neighbouring pair as deep)
+    links = {link.name for link in arm.links}
+    assert match[1] in links and match[3] in links
+    assert float(match[2]) > 0.01  # metres inside: far past the 1 mm tolerance (MuJoCo 3: 0.04)
 
 
 def test_the_names_given_are_used(arm):
