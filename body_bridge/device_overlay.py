@@ -218,15 +218,20 @@ def _joint_noise(path, entry, line) -> dict:
     if not isinstance(entry, dict) or set(entry) - {'noise'} or not isinstance(noise, dict):
         raise ModelError(path, line_of(entry, line), 'joint_states must be a mapping with '
                          'noise: {position: ..., velocity: ...}')
+    return _noise(path, line, noise, JOINT_NOISE_KEYS, 'joint_states', 'joint_states has')
+
+
+def _noise(path, line, noise: dict, allowed, what: str, owner: str) -> dict:
+    """Each setting of a ``noise`` mapping checked against the keys ``allowed`` for it."""
     checked = {}
     for key, value in noise.items():
-        if key not in JOINT_NOISE_KEYS:
-            raise ModelError(path, line_of(noise, line), f'joint_states has no noise {key!r} '
-                             f'(known: {", ".join(JOINT_NOISE_KEYS)})')
+        if key not in allowed:
+            raise ModelError(path, line_of(noise, line), f'{owner} no noise {key!r} '
+                             f'(known: {", ".join(allowed)})')
         try:
             checked[key] = noise_value(key, value)
         except ValueError as err:
-            raise ModelError(path, line_of(noise, line), f'joint_states: {err}') from None
+            raise ModelError(path, line_of(noise, line), f'{what}: {err}') from None
     return checked
 
 
@@ -290,17 +295,7 @@ def _settings(path, line, name, kind, entry) -> DeviceSettings:
     noise = entry.get('noise') or {}
     if not isinstance(noise, dict):
         raise ModelError(path, line, f'{what}: noise must be a mapping of noise settings')
-    allowed = NOISE_KEYS[kind]
-    checked = {}
-    for key, value in noise.items():
-        if key not in allowed:
-            raise ModelError(path, line_of(noise, line), f'{what}: a {kind.value} has no noise '
-                             f'{key!r} (known: {", ".join(allowed)})')
-        try:
-            checked[key] = noise_value(key, value)
-        except ValueError as err:
-            raise ModelError(path, line_of(noise, line), f'{what}: {err}') from None
-    noise = checked
+    noise = _noise(path, line, noise, NOISE_KEYS[kind], what, f'{what}: a {kind.value} has')
     return DeviceSettings(rate, freeze(noise), on)
 
 
