@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Build a ROS 2 interface package from its definitions into a venv of ROS 2 wheels, with the
 # rosidl toolchain those wheels carry (tools/requirements-build.txt). tools/setup.sh calls it
-# for the interfaces a ROS installation has but PyPI does not (control_msgs,
+# for the interfaces a ROS installation has but PyPI does not (tf2_msgs, control_msgs,
 # simulation_interfaces).
 #
 #   bash tools/build_interface.sh VENV SOURCE_DIR CHECK_MODULE
 #
-# SOURCE_DIR holds the package's CMakeLists.txt, package.xml and definitions; CHECK_MODULE is
-# a Python module that must import afterwards (control_msgs.action). About 10 s per package.
+# SOURCE_DIR holds the package's CMakeLists.txt (which calls tools/interface.cmake), package.xml
+# and definitions; CHECK_MODULE is a Python module that must import afterwards
+# (control_msgs.action). About 10 s per package.
 set -euo pipefail
 
 venv=$1 src=$2 module=$3

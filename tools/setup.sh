@@ -31,7 +31,8 @@ quiet_pip() { grep -v '^WARNING: Location' >&2 || true; }
 
 # Everything that decides what the environment holds; a change to any of it redoes the set-up.
 digest() {
-  local files=("$root/tools/$requirements" "$root/tools/tf2_msgs/CMakeLists.txt"
+  local files=("$root/tools/$requirements" "$root/tools/interface.cmake"
+               "$root/tools/tf2_msgs/CMakeLists.txt"
                "$root/tools/tf2_msgs/package.xml" "$root/tools/tf2_msgs/msg/TFMessage.msg"
                "$root/tools/constraints-humble.txt" "$root/setup.py" "$root/setup.cfg"
                "$root/tools/setup.sh" "$root/tools/build_interface.sh"
@@ -91,22 +92,10 @@ constraints=""
 PIP_CONSTRAINT="$constraints" "$py" -m pip --disable-pip-version-check -q install "${pip_args[@]}" 2> >(quiet_pip)
 
 # 3. tf2_msgs: ROS installations have it; a wheel environment gets it built from its
-#    definition, with the generators of its distribution.
+#    definition, with the generators of its distribution (tools/build_interface.sh).
 if [ -n "$build_requirements" ] && { ! "$py" -c 'import tf2_msgs.msg' >/dev/null 2>&1 ||
                                      [ -n "${FORCE:-}" ]; }; then
-  say "building the tf2_msgs interface into the venv"
-  build=$(mktemp -d)
-  trap 'rm -rf "$build"' EXIT
-  include=$("$py" -c 'import sysconfig; print(sysconfig.get_path("include"))')
-  (
-    export AMENT_PREFIX_PATH="$venv" _ROS_WHEELS_BOOTSTRAP_COMPLETE=1
-    cd "$build"
-    cmake "$root/tools/tf2_msgs" -DCMAKE_PREFIX_PATH="$venv" -DCMAKE_INSTALL_PREFIX="$venv" \
-      -DPython3_EXECUTABLE="$py" -DPYTHON_INCLUDE_DIR="$include" -DBUILD_TESTING=OFF \
-      >"$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }
-    make -j"$(nproc)" install >"$build/build.log" 2>&1 || { tail -50 "$build/build.log" >&2; exit 1; }
-  )
-  "$py" -c 'import tf2_msgs.msg' || { say "error: tf2_msgs does not import after the build"; exit 1; }
+  bash "$root/tools/build_interface.sh" "$venv" "$root/tools/tf2_msgs" tf2_msgs.msg
 fi
 
 # 3b. control_msgs (the trajectory and gripper actions), the same way (tools/build_interface.sh).
