@@ -92,6 +92,13 @@ class MobileBase:
         return (f'cmd_vel drives {drive.kind} {", ".join(drive.left)} (left) and '
                 f'{", ".join(drive.right)} (right), {drive.separation:.4g} m apart')
 
+    #: The twist's components (linear x, y, z, angular x, y, z) this base obeys; a twist
+    #: with any other one not zero is rejected.
+    MOVES = (0, 5)
+
+    def _refusal(self) -> str:
+        return f'a base on {self.drive.kind} moves along linear.x and turns about angular.z only'
+
     def _on_twist(self, msg: Twist) -> None:
         count_command(self.node)
         topic = self._sub.topic_name
@@ -100,10 +107,14 @@ class MobileBase:
         if not all(math.isfinite(v) for v in values):
             self.node.warn_throttled(f'{topic}: rejected: a value is NaN or infinite')
             return
-        if any(values[i] for i in (1, 2, 3, 4)):
-            self.node.warn_throttled(f'{topic}: rejected: a base on {self.drive.kind} moves '
-                                     'along linear.x and turns about angular.z only')
+        if any(v for i, v in enumerate(values) if i not in self.MOVES):
+            self.node.warn_throttled(f'{topic}: rejected: {self._refusal()}')
             return
+        if self._obey(values, topic):
+            self._last, self._moving = self.sim.time, any(values)
+
+    def _obey(self, values: list[float], topic: str) -> bool:
+        """Drive the joints for a twist already checked; whether it was obeyed."""
         speeds, scaled = self.drive.joint_speeds(values[0], values[5])
         if scaled:
             self.node.warn_throttled(f'{topic}: the twist is beyond the drive joints\' '
@@ -112,14 +123,17 @@ class MobileBase:
             self.sim.command(Mode.VELOCITY, self.drive.joints, speeds, source=topic)
         except CommandRejected as err:
             self.node.warn_throttled(f'{topic}: rejected: {err}')
-            return
-        self._last, self._moving = self.sim.time, bool(np.any(speeds))
+            return False
+        return True
+
+    def _halt(self) -> None:
+        self.sim.command(Mode.VELOCITY, self.drive.joints, np.zeros(len(self.drive.joints)))
 
     def _stop_if_quiet(self) -> None:
         """Stop the base when cmd_vel has been quiet for ``cmd_vel_timeout``."""
         if self._moving and self.timeout > 0 and self.sim.time - self._last > self.timeout:
             self._moving = False
-            self.sim.command(Mode.VELOCITY, self.drive.joints, np.zeros(len(self.drive.joints)))
+            self._halt()
             self.node.warn_throttled(f'{self._sub.topic_name}: nothing for {self.timeout:g} s: '
                                      'the base stops (cmd_vel_timeout)')
 

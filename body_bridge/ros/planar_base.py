@@ -10,7 +10,6 @@ without one (then it stops). ``odom`` as for a wheeled base (:mod:`body_bridge.r
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from ..sim.planar import PlanarMove
@@ -35,26 +34,18 @@ class PlanarBase(MobileBase):
         return ('cmd_vel moves the base in the plane (linear.x, linear.y, angular.z), '
                 'kinematically: root planar')
 
-    def _on_twist(self, msg) -> None:
-        topic = self._sub.topic_name
-        values = [msg.linear.x, msg.linear.y, msg.linear.z, msg.angular.x, msg.angular.y,
-                  msg.angular.z]
-        if not all(math.isfinite(v) for v in values):
-            self.node.warn_throttled(f'{topic}: rejected: a value is NaN or infinite')
-            return
-        if any(values[i] for i in (2, 3, 4)):
-            self.node.warn_throttled(f'{topic}: rejected: a planar base moves along linear.x '
-                                     'and linear.y and turns about angular.z only')
-            return
-        self.mover.command(values[0], values[1], values[5])
-        self._last, self._moving = self.sim.time, any(values)
+    MOVES = (0, 1, 5)
 
-    def _stop_if_quiet(self) -> None:
-        if self._moving and self.timeout > 0 and self.sim.time - self._last > self.timeout:
-            self._moving = False
-            self.mover.command(0.0, 0.0, 0.0)
-            self.node.warn_throttled(f'{self._sub.topic_name}: nothing for {self.timeout:g} s: '
-                                     'the base stops (cmd_vel_timeout)')
+    def _refusal(self) -> str:
+        return ('a planar base moves along linear.x and linear.y and turns about angular.z '
+                'only')
+
+    def _obey(self, values: list[float], topic: str) -> bool:
+        self.mover.command(values[0], values[1], values[5])
+        return True
+
+    def _halt(self) -> None:
+        self.mover.command(0.0, 0.0, 0.0)
 
 
 def make_mobile_base(node, sim, drive) -> MobileBase:
