@@ -235,8 +235,8 @@ def _copy_repo(into: Path) -> Path:
     """The repository's tracked and new files under ``into/<name>``, ``../shared`` linked."""
     dest = into / REPO.name
     shutil.copytree(REPO, dest, ignore=shutil.ignore_patterns(
-        '.venv', '.git', '__pycache__', '*.egg-info', '.pytest_cache', 'build', 'install',
-        'log', 'results'))
+        '.venv', '.venv-*', '.git', '__pycache__', '*.egg-info', '.pytest_cache', 'build',
+        'install', 'log', 'results', 'node_modules'))
     shared = REPO.parent / 'shared'
     if shared.exists():
         (into / 'shared').symlink_to(shared)

@@ -44,7 +44,13 @@ digest() {
   cat "${files[@]}" | sha256sum | cut -d' ' -f1
 }
 
+# The steps that write outside the environment's own venv (the system packages, the npm
+# client's folder, the editable install's metadata at the root) hold this lock, so that
+# .ci/run can set the three environments up at once.
+exec 9>"$root/.setup.lock"
+
 # 1. System tools the tests need: check_urdf (the C++ URDF parser ROS tools use).
+flock 9
 if ! command -v check_urdf >/dev/null 2>&1; then
   say "installing liburdfdom-tools (check_urdf)"
   sudo=""
@@ -52,6 +58,7 @@ if ! command -v check_urdf >/dev/null 2>&1; then
   $sudo apt-get update -qq >/dev/null
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq liburdfdom-tools >/dev/null
 fi
+flock -u 9
 
 if [ -z "${FORCE:-}" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$(digest)" ] && [ -x "$py" ]; then
   exit 0
@@ -113,18 +120,30 @@ fi
 
 # 3d. Tests only: Foxglove's own WebSocket client (npm @foxglove/ws-protocol and the CDR
 #     decoder), for test/test_foxglove.py, from the npm registry into a git-ignored folder.
-if command -v npm >/dev/null 2>&1; then
-  say "installing the Foxglove test client (npm, tools/foxglove_client)"
-  npm ci --prefix "$root/tools/foxglove_client" --no-audit --no-fund --silent >&2 ||
-    say "warning: npm ci failed: test/test_foxglove.py will be skipped"
-else
-  say "npm is missing: test/test_foxglove.py will be skipped (install Node.js 20 and npm)"
+#     Shared by the environments: installed again only when its lock file changed.
+client="$root/tools/foxglove_client"
+flock 9
+installed="$client/node_modules/.installed-lock.json"
+if [ -n "${FORCE:-}" ] || ! cmp -s "$client/package-lock.json" "$installed"; then
+  if command -v npm >/dev/null 2>&1; then
+    say "installing the Foxglove test client (npm, tools/foxglove_client)"
+    if npm ci --prefix "$client" --no-audit --no-fund --silent >&2; then
+      cp "$client/package-lock.json" "$installed"
+    else
+      say "warning: npm ci failed: test/test_foxglove.py will be skipped"
+    fi
+  else
+    say "npm is missing: test/test_foxglove.py will be skipped (install Node.js 20 and npm)"
+  fi
 fi
+flock -u 9
 
 # 4. body_bridge itself, editable.
 say "installing body_bridge (editable)"
+flock 9
 "$py" -m pip --disable-pip-version-check -q install --no-deps --no-build-isolation -e "$root" \
   2> >(quiet_pip)
+flock -u 9
 
 digest >"$stamp"
 say "ready: $venv"
