@@ -59,12 +59,16 @@ Stopped = stopping.Stopped
 def test_restore_cancels_the_deadline_and_forgets_the_request(monkeypatch):
     timer = _Timer()
     monkeypatch.setattr(stopping, '_deadline', lambda seconds: timer)
+    # What was there before: Python's own handler, or SIG_IGN where the shell started the
+    # tests in the background (a shell without job control ignores SIGINT for those).
+    before = signal.getsignal(signal.SIGINT)
     assert stopping.install()
+    assert signal.getsignal(signal.SIGINT) is not before
     with pytest.raises(Stopped):
         _signal_self(signal.SIGINT)
     stopping.restore()
     assert timer.cancelled and not stopping.requested()
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is before
     assert stopping.install()  # a new run installs again
     stopping.restore()
 
