@@ -394,6 +394,10 @@ class BridgeNode(Node):
         if out.transforms:
             self._tf_pub.publish(out)
 
+    def release_runner(self) -> None:
+        """Leave the runner running when this node is destroyed (its world goes on)."""
+        self._owns_runner = False
+
     def destroy_node(self):
         OUTLETS.forget(self)
         # rclpy destroys at shutdown also a node whose start failed: not all is set
