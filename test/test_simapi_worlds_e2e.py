@@ -136,3 +136,19 @@ def test_unload_leaves_no_world_until_the_next_load(user):
     assert answer.result.result == Result.RESULT_OK
     assert state(user) == SimulationState.STATE_STOPPED
     assert user.call(GetEntities, f'{NS}/get_entities').entities == ['left', 'right']
+
+
+def test_a_bad_world_file_or_named_poses_at_start_is_one_line_and_status_2(tmp_path):
+    import subprocess
+    import sys
+    from conftest import REPO
+    bad = tmp_path / 'lab.world.yaml'
+    bad.write_text('world: lab\nmodels:\n  - {file: sample_arm}\n  - {file: gone.body}\n')
+    for args, line in (([str(bad)], f'{bad}:4: model gone: {tmp_path}/gone.body: no such file'),
+                       (['sample_arm', '--ros-args', '-p', 'named_poses:="[{name: a, pose: 1}]"'],
+                        'parameter named_poses:1: named_poses[0].pose must be [x, y, z]')):
+        proc = subprocess.run([sys.executable, '-m', 'body_bridge', 'sim', *args], cwd=REPO,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 2, proc.stderr
+        errors = [x for x in proc.stderr.splitlines() if not x.startswith('[')]
+        assert len(errors) == 1 and errors[0].startswith(line), proc.stderr

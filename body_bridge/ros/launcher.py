@@ -256,8 +256,8 @@ def _session(specs: list[str], args: list[str], outlets) -> list[str] | None:
             now = time.monotonic()
             asked = [i for i, node in enumerate(nodes)
                      if node.restart_request is not None and now >= node.restart_after]
-            if asked:
-                return _reloaded(specs, nodes, asked)
+            if asked:  # a world file's world starts again from its file
+                return _reloaded(specs, nodes, asked) if world is None else specs
         return None
     finally:
         outlets.stop_server()
