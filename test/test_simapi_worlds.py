@@ -292,3 +292,30 @@ def test_tags_and_bounds_helpers():
     assert tags_match(['b', 'a', 'c'], TagsFilter(tags=['a', 'b'], filter_mode=1))
     assert tags_match([], TagsFilter(filter_mode=1))
     assert bounds_message(None).type == Bounds.TYPE_EMPTY
+
+
+@pytest.mark.parametrize('error, code', [
+    (TimeoutError('the simulation did not take the change within 30 s'),
+     Result.RESULT_OPERATION_FAILED),
+    (ModelError('/x.body', None, 'the integrator cannot build the model: bad'),
+     LoadWorld.Response.RESOURCE_PARSE_ERROR),
+])
+def test_a_world_the_simulation_does_not_take_leaves_the_old_one(api, error, code):
+    a = api()
+    before = list(a.runner.nodes)
+
+    def refuse(work):
+        raise error
+    a.runner.call = refuse
+    answer = a.load(uri='arm_pair')
+    assert answer.result.result == code and answer.result.error_message == str(error)
+    assert a.runner.nodes == before and a.retired == [] and a.added == []
+    made = [n for n in a.made if n not in before]
+    assert len(made) == 2 and all(list(n.publishers) == [] for n in made)  # destroyed
+    assert list(before[0].publishers) != []
+    assert list(a.control.entities) == ['arm'] and not a.time.stopped
+    assert a.call('get_current_world').world.name == 'command_line'
+    if isinstance(error, TimeoutError):
+        gone = a.call('unload_world')
+        assert gone.result.result == Result.RESULT_OPERATION_FAILED
+        assert a.runner.world is not None and list(a.control.entities) == ['arm']
