@@ -161,8 +161,7 @@ class _Reader:
         if 'bounds' not in data:
             return None
         value = data['bounds']
-        if not isinstance(value, dict) or len(value) != 1 or \
-                not set(value) <= {'box', 'sphere'}:
+        if not isinstance(value, dict) or list(value) not in (['box'], ['sphere']):
             raise self.fail(data, f'{what}.bounds must be {{box: [[x, y, z], [x, y, z]]}} or '
                             f'{{sphere: radius}} (or {{sphere: [radius, [x, y, z]]}}), not '
                             f'{value!r}')

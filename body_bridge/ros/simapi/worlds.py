@@ -104,8 +104,7 @@ def bounds_message(bounds) -> Bounds:
     a Bounds message (empty: unbounded)."""
     out = Bounds()
     if bounds is None:
-        out.type = Bounds.TYPE_EMPTY
-        return out
+        return out  # TYPE_EMPTY, no points
     kind, first, second = bounds
     points = [first, second] if kind == 'box' else [first, (second, 0.0, 0.0)]
     out.type = Bounds.TYPE_BOX if kind == 'box' else Bounds.TYPE_SPHERE
@@ -183,7 +182,8 @@ class WorldServices:
                                       f'was started with: {started}')
         else:
             self.info = _world_message(world)
-        self._time = 0.0
+        #: Simulated time [s] when the world was unloaded (a load goes on from it).
+        self._time = None
         self.services = [
             node.create_service(LoadWorld, 'load_world', self._load),
             node.create_service(UnloadWorld, 'unload_world', self._unload),
