@@ -319,3 +319,27 @@ def test_a_world_the_simulation_does_not_take_leaves_the_old_one(api, error, cod
         gone = a.call('unload_world')
         assert gone.result.result == Result.RESULT_OPERATION_FAILED
         assert a.runner.world is not None and list(a.control.entities) == ['arm']
+
+
+def test_a_model_whose_mesh_is_missing_is_left_out_only_if_asked(api, tmp_path):
+    meshed = tmp_path / 'meshed.urdf'
+    meshed.write_text('<robot name="m"><link name="m"><inertial><mass value="1"/><inertia '
+                      'ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>'
+                      '<visual><geometry><mesh filename="gone.stl"/></geometry></visual>'
+                      '</link></robot>')
+    a = api()
+    text = world_text(['{file: sample_arm, name: arm2}', f'{{file: {meshed}}}'])
+    refused = a.load(text=text)
+    assert refused.result.result == LoadWorld.Response.MISSING_ASSETS
+    assert refused.result.error_message == f'model meshed: {tmp_path}/gone.stl: mesh file not ' \
+        'found'
+    assert list(a.control.entities) == ['arm']
+    answer = a.load(text=text, ignore_missing_or_unsupported_assets=True)
+    assert answer.result.result == Result.RESULT_OK
+    assert answer.result.error_message == f'model meshed left out: {tmp_path}/gone.stl: mesh ' \
+        'file not found'
+    assert list(a.control.entities) == ['arm2'] and answer.world.world_resource.uri == ''
+    alone = a.load(text=world_text([f'{{file: {meshed}}}']),
+                   ignore_missing_or_unsupported_assets=True)
+    assert alone.result.result == LoadWorld.Response.MISSING_ASSETS
+    assert alone.result.error_message == 'resource_string: no model of the world loads'
