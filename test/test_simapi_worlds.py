@@ -52,6 +52,9 @@ class Api:
                           parameter_overrides=[Parameter('model', S, path), *overrides],
                           defaults={'frame_prefix': prefix})
         self.made.append(node)
+        published, publish = [], node.publish_period
+        node.publish_period = lambda: published.append(publish())
+        node.published = published
         return node
 
     def retire(self, node):
@@ -119,6 +122,9 @@ def test_a_world_file_replaces_every_model_and_time_goes_on(api):
     assert entities['right'].description == 'the arm on the right, facing -y'
     assert not entities['left'].spawned and entities['left'].source == left.params['model']
     assert a.call('get_current_world').world.name == 'arm_pair'
+    assert [len(n.published) for n in (left, right)] == [1, 1]  # the initial state at once
+    assert left.published[0].sec == 0 and left.published[0].nanosec == 70_000_000
+    assert runner.real_time_factor == 1.0
     assert runner.step_once() and runner.world.time == pytest.approx(0.08)
     poses = a.call('get_named_poses').poses
     assert [p.name for p in poses] == ['between', 'aside']
@@ -172,6 +178,7 @@ def test_each_refusal_has_its_code_and_leaves_the_world(api, uri, text, fields, 
     assert message in answer.result.error_message and '\n' not in answer.result.error_message
     if code == Result.RESULT_OK:
         assert [e for e in a.control.entities] == ['box'] and a.retired == before
+        assert a.control.entities['box'].category == 0  # no moving joint: an object
         assert a.call('get_current_world').world.name == 'w'
     else:
         assert a.runner.nodes == before and a.retired == [] and list(a.control.entities) == \
@@ -187,6 +194,8 @@ def test_a_model_that_does_not_load_refuses_the_world(api, tmp_path):
     assert answer.result.result == LoadWorld.Response.RESOURCE_PARSE_ERROR
     assert answer.result.error_message.startswith(f'model bad: {bad}:')
     assert a.runner.nodes[0].model.name == 'sample_arm' and list(a.control.entities) == ['arm']
+    made = a.made[1:]  # the world's first model was made, then destroyed with the refusal
+    assert len(made) == 1 and list(made[0].publishers) == []
     missing = a.load(text=world_text([f'{{file: {bad}}}']),
                      ignore_missing_or_unsupported_assets=True)
     assert missing.result.result == LoadWorld.Response.RESOURCE_PARSE_ERROR
@@ -194,7 +203,9 @@ def test_a_model_that_does_not_load_refuses_the_world(api, tmp_path):
 
 def test_unknown_keys_are_ignored_with_a_warning_unless_asked(api):
     a = api()
-    answer = a.load(text=world_text(['{file: sample_arm, colour: red}']))
+    answer = a.load(text=world_text(['{file: sample_arm, colour: red}'],
+                                    'settings: {real_time_factor: 0}\n'))
+    assert a.runner.real_time_factor == 0.0 and a.runner.nodes[0].params['real_time_factor'] == 0
     assert answer.result.result == Result.RESULT_OK and answer.result.error_message == ''
     assert a.warnings[0].startswith("load_world: resource_string:3: models[0]: unknown key "
                                     "'colour'")

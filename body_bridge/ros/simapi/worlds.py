@@ -264,9 +264,9 @@ class WorldServices:
             raise WorldRefused('MISSING_ASSETS', f'{world.path}: no model of the world loads')
         return made
 
-    def _replace(self, made: list, world, given: bool = False) -> None:
+    def _replace(self, made: list, world, given: bool) -> None:
         """The running world's models all replaced by ``made``'s (model, node) (or by
-        nothing)."""
+        nothing); ``given``: the world came as text."""
         from ...sim.simulation import simulate_together
         runner, nodes = self.runner, [node for _, node in made]
 
@@ -315,7 +315,7 @@ class WorldServices:
             response.result = result(response.NO_WORLD_LOADED, 'no world is loaded')
             return response
         try:
-            self._replace([], None)
+            self._replace([], None, False)
         except TimeoutError as err:
             response.result = result(Result.RESULT_OPERATION_FAILED, str(err))
             return response
