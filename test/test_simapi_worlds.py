@@ -132,10 +132,12 @@ def test_a_world_file_replaces_every_model_and_time_goes_on(api):
 
 def test_unloading_leaves_no_world_and_a_later_load_goes_on_in_time(api):
     a = api()
-    a.runner.set_paused(True)
+    slow = a.load(text='models: [{file: sample_arm}]\nsettings: {control_rate: 50}')
+    assert slow.result.result == Result.RESULT_OK and a.runner.period == pytest.approx(0.02)
     for _ in range(3):
         a.runner.step_once()
     assert a.call('unload_world').result.result == Result.RESULT_OK
+    assert a.runner.period == pytest.approx(0.02)  # the last world's, for the features
     assert a.runner.world is None and a.runner.nodes == [] and a.control.entities == {}
     assert not a.time.stopped and not a.runner.step_once()
     again = a.call('unload_world')
@@ -144,7 +146,8 @@ def test_unloading_leaves_no_world_and_a_later_load_goes_on_in_time(api):
     assert a.call('get_named_poses').poses == []
     answer = a.load(uri='arm_pair')  # a bundled world by its name
     assert answer.result.result == Result.RESULT_OK
-    assert a.runner.world.time == pytest.approx(0.03) and len(a.runner.nodes) == 2
+    assert a.runner.world.time == pytest.approx(0.06) and len(a.runner.nodes) == 2
+    assert a.runner.period == pytest.approx(0.01)
 
 
 def world_text(models, extra=''):
