@@ -221,3 +221,16 @@ def test_world_file_names_and_the_files_under_a_folder(tmp_path):
     with pytest.raises(FileNotFoundError, match=f'^{tmp_path}/none: no such folder$'):
         files_under(str(tmp_path / 'none'), ('.yaml',))
     assert list(bundled_worlds()) == ['arm_pair']
+
+
+def test_the_command_line_names_a_world_by_its_file_or_its_bundled_name(tmp_path):
+    from body_bridge.ros.launcher import world_of
+    assert world_of(['sample_arm']) is None and world_of([]) is None
+    assert world_of(['arm_pair', 'sample_arm']) is None
+    assert world_of(['arm_pair']).path == bundled_worlds()['arm_pair']
+    assert world_of([bundled_worlds()['arm_pair']]).name == 'arm_pair'
+    bad = tmp_path / 'lab.world.yaml'
+    bad.write_text('models:\n  - {file: sample_arm}\n  - {file: gone.body}\n')
+    with pytest.raises(ModelError, match=f'^{bad}:3: model gone: {tmp_path}/gone.body: no such'):
+        world_of([str(bad)])
+    assert world_of([str(tmp_path / 'none.yaml')]) is None
