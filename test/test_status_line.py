@@ -121,7 +121,14 @@ def test_without_a_world_the_status_says_so_and_nothing_steps(world):
     node, runner, reporter, clock, _ = world
     _steps(runner, 3)
     period = runner.period
+    published, closed = [], []
+    node.publish_period = lambda: published.append(runner.world.time)
+    close = node.sensors.suite.close
+    node.sensors.suite.close = lambda: (closed.append(True), close())
+    runner.reset()
+    assert published == [0.0]  # the initial state, at once
     assert runner.replace_world([], []) == [node]
+    assert closed == [True]  # the cameras' renderers of the models gone are freed
     assert runner.world is None and runner.nodes == []
     assert reporter.line() == 'no world loaded'
     assert runner.period == period == 0.01

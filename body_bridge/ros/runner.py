@@ -232,10 +232,8 @@ class SimulationRunner:
         first of them publishes ``/clock``. The old nodes are returned, detached (their
         cameras' renderers freed); the caller destroys them."""
         old, self.nodes = self.nodes, list(nodes)
-        for node in old:
-            sensors = getattr(node, 'sensors', None)
-            if sensors is not None:
-                sensors.suite.close()
+        for node in old:  # each was attached: it has its sensors
+            node.sensors.suite.close()
         self.world = sims[0].world if sims else None
         for index, (node, sim) in enumerate(zip(self.nodes, sims)):
             node.attach_simulation(sim, self, publishes_clock=(index == 0))
