@@ -123,6 +123,8 @@ def test_a_world_file_replaces_every_model_and_time_goes_on(api):
     assert not entities['left'].spawned and entities['left'].source == left.params['model']
     assert a.call('get_current_world').world.name == 'arm_pair'
     assert [len(n.published) for n in (left, right)] == [1, 1]  # the initial state at once
+    clocks = [[p.topic_name for p in n.publishers].count('/clock') for n in (left, right)]
+    assert clocks == [1, 0]  # the world's first model publishes /clock
     assert left.published[0].sec == 0 and left.published[0].nanosec == 70_000_000
     assert runner.real_time_factor == 1.0
     assert runner.step_once() and runner.world.time == pytest.approx(0.08)
