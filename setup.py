@@ -28,6 +28,7 @@ setup(
         (f'share/{PACKAGE}/launch', glob('launch/*.launch.py')),
         (f'share/{PACKAGE}/config', glob('config/*')),
         *tree('models'),
+        *tree('worlds'),
     ],
     install_requires=['setuptools', 'numpy', 'PyYAML', 'mujoco', 'pycollada', 'lxml',
                       'defusedxml', 'Pillow'],

@@ -252,7 +252,8 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser('sim', help='run the bridge on one model, or on several in one world '
                        '(one node each, in namespace NAME); ROS arguments follow --ros-args')
     p.add_argument('models', nargs='+', metavar='[NAME=]MODEL',
-                   help='model file or bundled model name, optionally with its namespace')
+                   help='model file or bundled model name, optionally with its namespace; or '
+                   'one world file (*.world.yaml) or bundled world name')
     p.add_argument('-q', '--quiet', action='store_true',
                    help='no topic table and no status lines: warnings and errors only')
     p.add_argument('--foxglove', type=Number(int, 1, 65535), nargs='?', const=8765,

@@ -6,7 +6,8 @@ import os
 
 from .errors import ModelError
 
-__all__ = ['share_dir', 'bundled_models', 'resolve_model', 'cache_dir']
+__all__ = ['share_dir', 'bundled_models', 'bundled_worlds', 'files_under', 'resolve_model',
+           'cache_dir']
 
 _PACKAGE = 'body_bridge'
 _SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -37,6 +38,30 @@ def bundled_models() -> dict[str, str]:
                 path = os.path.join(folder, name + ext)
                 if os.path.isfile(path):
                     found[name] = path
+    return found
+
+
+def bundled_worlds() -> dict[str, str]:
+    """Name -> path of every world file shipped in ``worlds/<name>.world.yaml``."""
+    root = os.path.join(share_dir(), 'worlds')
+    return {os.path.basename(path)[:-len('.world.yaml')]: path
+            for path in files_under(root, ('.world.yaml',))} if os.path.isdir(root) else {}
+
+
+def files_under(folder: str, endings) -> list[str]:
+    """The files under ``folder`` (its subfolders too, in name order) whose names end, in any
+    case, with one of ``endings``.
+
+    Raises:
+        FileNotFoundError: ``folder`` is not a folder (one line naming it).
+    """
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f'{folder}: no such folder')
+    found = []
+    for root, folders, files in os.walk(folder):
+        folders.sort()
+        found += [os.path.join(root, name) for name in sorted(files)
+                  if name.lower().endswith(tuple(endings))]
     return found
 
 

@@ -115,7 +115,8 @@ def test_features_say_what_is_supported(user):
               SimulatorFeatures.STEP_SIMULATION_ACTION, SimulatorFeatures.ENTITY_STATE_SETTING,
               SimulatorFeatures.SIMULATION_RESET_SPAWNED):
         assert f in features.features
-    assert SimulatorFeatures.NAMED_POSES not in features.features
+    assert SimulatorFeatures.NAMED_POSES in features.features
+    assert SimulatorFeatures.ENTITY_BOUNDS_CONVEX not in features.features
     assert {'body', 'robot.xml', 'kinbody.xml', 'yaml', 'urdf'} <= set(features.spawn_formats)
 
 

@@ -115,3 +115,24 @@ def test_a_divergence_resets_the_world_names_the_command_and_the_factor_stays_so
     clock.now += 1.0
     # 101 good periods and 20 after the reset; the diverged one is not counted
     assert _figures(reporter) == (0.2, '1.21')
+
+
+def test_without_a_world_the_status_says_so_and_nothing_steps(world):
+    node, runner, reporter, clock, _ = world
+    _steps(runner, 3)
+    period = runner.period
+    published, closed = [], []
+    node.publish_period = lambda: published.append(runner.world.time)
+    close = node.sensors.suite.close
+    node.sensors.suite.close = lambda: (closed.append(True), close())
+    runner.reset()
+    assert published == [0.0]  # the initial state, at once
+    assert runner.replace_world([], []) == [node]
+    assert closed == [True]  # the cameras' renderers of the models gone are freed
+    assert runner.world is None and runner.nodes == []
+    assert reporter.line() == 'no world loaded'
+    assert runner.period == period == 0.01
+    runner.set_paused(True)
+    assert not runner.step_once()
+    runner.reset()  # nothing to reset: no error
+    assert runner.world is None

@@ -212,6 +212,8 @@ class StatusReporter:
         # ~/reset or after a divergence) sets those back, which made it negative.
         speed = 'paused' if self.runner.paused else \
             f'real-time factor {(stepped - stepped0) / elapsed:.2f}'
+        if self.runner.world is None:  # unload_world (docs/simulator-api.md)
+            return 'no world loaded'
         sim_time = self.runner.world.time
         warnings = sum(getattr(n, 'warning_count', 0) for n in self.nodes)
         return (f'sim time {sim_time:.2f} s, {speed}, commands '

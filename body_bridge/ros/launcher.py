@@ -3,6 +3,7 @@
     bridge [--ros-args ...]                         the ``model`` parameter, one node
     bridge MODEL [--ros-args ...]                   that model, one node
     bridge [NAME=]MODEL [NAME=]MODEL ... [--ros-args ...]
+    bridge WORLD.world.yaml [--ros-args ...]        the models of a world file
 
 With several models every model gets its own node, ``body_bridge``, in the namespace
 ``<namespace>/<NAME>`` (``NAME`` defaults to the file name up to its first dot), with
@@ -11,6 +12,8 @@ world, where they touch each other. Parameters given on the command line or in a
 ``--params-file`` reach every node (``/**``); a params-file section ``/<NAME>/body_bridge``
 reaches one. World-wide parameters (time step, control rate, real-time factor, start paused,
 ground plane) are taken from the first model's node, which also publishes ``/clock``.
+A world file (``sim/worldfile.py``) names its models, their poses and the world's settings
+(parameters given on the command line win over them); its models run as several do, even one.
 """
 
 from __future__ import annotations
@@ -99,16 +102,60 @@ def _world_nodes(specs: list[str], args: list[str], nodes: list) -> None:
             defaults={'frame_prefix': f'{name}/'}))
 
 
-def create_nodes(specs: list[str], args: list[str], nodes: list) -> None:
-    """The bridge nodes of ``specs``, appended to ``nodes``: one model's node simulates on its
-    own; several models' nodes are not yet simulating (their world is the caller's).
+def world_of(specs: list[str]):
+    """The WorldFile that ``specs`` name (one argument: a file ending in ``.world.yaml``, or
+    a bundled world's name), or None.
+
+    Raises:
+        ModelError: the world file does not read, or a model file of it is missing.
+    """
+    from ..errors import ModelError
+    from ..paths import bundled_worlds
+    from ..sim.worldfile import is_world_file, read_world
+    if len(specs) != 1:
+        return None
+    path = specs[0] if os.path.exists(specs[0]) else bundled_worlds().get(specs[0], specs[0])
+    if not is_world_file(path):
+        return None
+    world = read_world(path)
+    for model in world.models:
+        if not os.path.exists(model.path):
+            raise ModelError(world.path, model.line,
+                             f'model {model.name}: {model.path}: no such file')
+    return world
+
+
+def _world_file_nodes(world, args: list[str], nodes: list) -> None:
+    """One BridgeNode per model of a world file, each in its namespace at its pose."""
+    from rclpy.parameter import Parameter
+    from .node import BridgeNode
+    base, local = split_ros_args(args)
+    for model in world.models:
+        pose = [float(v) for v in (*model.pose.pos, *model.pose.rpy())]
+        nodes.append(BridgeNode(
+            shared=True, namespace=f'{base.rstrip("/")}/{model.name}',
+            cli_args=['--ros-args', *local] if local else None, use_global_arguments=False,
+            parameter_overrides=[Parameter('model', Parameter.Type.STRING, model.path)],
+            defaults={'frame_prefix': f'{model.name}/', 'initial_pose': pose,
+                      **world.settings}))
+        if nodes[0] is nodes[-1]:
+            for line in world.unsupported:
+                nodes[0].get_logger().warning(f'{line}: ignored')
+
+
+def create_nodes(specs: list[str], args: list[str], nodes: list, world=None) -> None:
+    """The bridge nodes of ``specs`` (or of the WorldFile ``world``), appended to ``nodes``:
+    one model's node simulates on its own; several models' nodes, and a world file's, are not
+    yet simulating (their world is the caller's).
 
     Raises:
         BodyBridgeError: a node cannot start (the nodes made so far are in ``nodes``).
     """
     from rclpy.parameter import Parameter
     from .node import BridgeNode
-    if len(specs) <= 1:
+    if world is not None:
+        _world_file_nodes(world, args, nodes)
+    elif len(specs) <= 1:
         overrides = [Parameter('model', Parameter.Type.STRING, specs[0])] if specs else []
         nodes.append(BridgeNode(parameter_overrides=overrides))
     else:
@@ -186,8 +233,9 @@ def _session(specs: list[str], args: list[str], outlets) -> list[str] | None:
     nodes: list = []
     runner = reporter = executor = world_api = None
     try:
-        create_nodes(specs, args, nodes)
-        if len(specs) > 1:
+        world = world_of(specs)
+        create_nodes(specs, args, nodes, world)
+        if len(specs) > 1 or world is not None:
             simulating = [node for node in nodes if node.params['simulate']]
             if simulating:
                 runner = SimulationRunner(simulating)
@@ -198,7 +246,8 @@ def _session(specs: list[str], args: list[str], outlets) -> list[str] | None:
         for node in nodes:
             executor.add_node(node)
         from .simapi import serve_world  # the world's simulator API (simulation_interfaces)
-        world_api = serve_world(runner or nodes[0].runner, executor, split_ros_args(args)[0])
+        world_api = serve_world(runner or nodes[0].runner, executor, split_ros_args(args)[0],
+                                world, ' '.join(specs))
         while rclpy.ok():
             executor.spin_once(timeout_sec=0.1)
             # Hand the interpreter to the simulation thread if it waits: a flood of messages
@@ -207,8 +256,8 @@ def _session(specs: list[str], args: list[str], outlets) -> list[str] | None:
             now = time.monotonic()
             asked = [i for i, node in enumerate(nodes)
                      if node.restart_request is not None and now >= node.restart_after]
-            if asked:
-                return _reloaded(specs, nodes, asked)
+            if asked:  # a world file's world starts again from its file
+                return _reloaded(specs, nodes, asked) if world is None else specs
         return None
     finally:
         outlets.stop_server()

@@ -153,6 +153,8 @@ class BridgeNode(Node):
             raise ParameterError('gravity_compensation', f'{p["gravity_compensation"]!r} is not '
                                  'one of auto, on, off')
         self.initial_pose = P.initial_pose(p['initial_pose'])
+        from ..sim.worldfile import read_named_poses
+        read_named_poses(p['named_poses'])  # served by the simulator API; refused at start
         commanded = [j.name for j in model.movable_joints if j.mimic is None]
         self.gains, notes = P.read_gains(P.group(self, 'gains'), commanded)
         self.initial_positions, more = P.read_initial_positions(
@@ -393,6 +395,10 @@ class BridgeNode(Node):
                                              joint_transform(model, joint, q), msg.header.stamp))
         if out.transforms:
             self._tf_pub.publish(out)
+
+    def release_runner(self) -> None:
+        """Leave the runner running when this node is destroyed (its world goes on)."""
+        self._owns_runner = False
 
     def destroy_node(self):
         OUTLETS.forget(self)

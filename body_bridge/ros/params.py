@@ -102,6 +102,11 @@ PARAMETERS = {
                'directory; empty: no recording (docs/recording-and-foxglove.md).'),
     'foxglove_port': (0, _I, 'Serve the Foxglove WebSocket protocol on 127.0.0.1 at this port '
                       '(8765 is the app\'s default); 0: no server.'),
+    'named_poses': ('', _S, 'Named poses of the world (simulator API get_named_poses), as a '
+                    'YAML list like a world file\'s: [{name: dock, pose: [1, 0, 0], tags: '
+                    '[spawn]}] (docs/simulator-api.md).'),
+    'world_sources': ('', _S, 'Folders whose world files (*.world.yaml) get_available_worlds '
+                      'lists besides the bundled ones, as a list or comma-separated.'),
 }
 
 #: What a parameter set while the node runs does (``ros2 param set``); the others are
@@ -145,9 +150,11 @@ READ_ONLY = {
     'odom_tf': 'the static fixed_frame -> odom transform is published once, latched',
     'record': 'the recording starts with the bridge and ends with it',
     'foxglove_port': 'the server starts with the bridge',
+    'named_poses': 'read once by the simulator API, at start',
+    'world_sources': 'read once by the simulator API, at start',
 }
 #: String parameters that also take a list of strings (joined by commas).
-_LISTS = ('drive_left_joints', 'drive_right_joints', 'passive_joints')
+_LISTS = ('drive_left_joints', 'drive_right_joints', 'passive_joints', 'world_sources')
 
 #: Parameter groups whose member names the user chooses.
 GROUPS = ('controllers', 'gains', 'initial_positions')

@@ -21,7 +21,7 @@ __all__ = ['SimulationRunner', 'stop_all']
 
 #: World-wide parameters: taken from the first node; the others' values are ignored.
 WORLD_PARAMETERS = ('timestep', 'control_rate', 'real_time_factor', 'start_paused',
-                    'ground_plane', 'on_divergence')
+                    'ground_plane', 'on_divergence', 'named_poses', 'world_sources')
 
 
 #: The runners whose thread runs: a stop ends them all, even one whose node was still being
@@ -56,6 +56,7 @@ class SimulationRunner:
         prefixes = [''] + [node.get_namespace().strip('/') + '/' for node in self.nodes[1:]]
         sims = simulate_together(entries, prefixes)
         self.world = sims[0].world
+        self._period = self.world.period
         #: Simulated seconds per wall-clock second (0: as fast as possible); may change while
         #: the world runs (the first node's ``real_time_factor`` parameter).
         self.real_time_factor = float(first.params['real_time_factor'])
@@ -82,7 +83,10 @@ class SimulationRunner:
 
     @property
     def period(self) -> float:
-        return self.world.period
+        """The control period [s] (no world: that of the last one)."""
+        if self.world is not None:
+            self._period = self.world.period
+        return self._period
 
     def _publish(self) -> None:
         for node in self.nodes:
@@ -119,7 +123,7 @@ class SimulationRunner:
         try:
             self._steps()
         except Exception:
-            if self.nodes[0].context.ok():
+            if not self.nodes or self.nodes[0].context.ok():
                 raise
             # Ctrl-C shut the ROS context down while this thread published: stop quietly.
 
@@ -134,12 +138,13 @@ class SimulationRunner:
                 if self._paused:
                     with self.lock:  # late joiners learn the (held) time
                         self._run_edits()
-                        self.nodes[0].publish_clock()
+                        if self.nodes:
+                            self.nodes[0].publish_clock()
                 wall_next = time.monotonic()
                 continue
             with self.lock:
                 self._run_edits()
-                if self._paused:
+                if self._paused or self.world is None:
                     continue
                 self._step()
             if rtf > 0:
@@ -174,7 +179,7 @@ class SimulationRunner:
     def step_once(self) -> bool:
         """One control period, if paused; returns whether it stepped."""
         with self.lock:
-            if not self._paused:
+            if not self._paused or self.world is None:
                 return False
             self._step()
         return True
@@ -217,8 +222,22 @@ class SimulationRunner:
     def reset(self) -> None:
         """The world back to its initial state (time 0, commands cleared); state published."""
         with self.lock:
-            self.world.reset()
+            if self.world is not None:
+                self.world.reset()
             self._publish()
+
+    def replace_world(self, nodes: list, sims: list) -> list:
+        """Every model of the world replaced (stepping thread): ``nodes`` (not yet simulating)
+        serve ``sims``, the Simulations of a new world (none: no world, nothing steps); the
+        first of them publishes ``/clock``. The old nodes are returned, detached (their
+        cameras' renderers freed); the caller destroys them."""
+        old, self.nodes = self.nodes, list(nodes)
+        for node in old:  # each was attached: it has its sensors
+            node.sensors.suite.close()
+        self.world = sims[0].world if sims else None
+        for index, (node, sim) in enumerate(zip(self.nodes, sims)):
+            node.attach_simulation(sim, self, publishes_clock=(index == 0))
+        return old
 
 
 class _Edit:

@@ -32,11 +32,13 @@ class WorldApi:
         context: the ROS context.
     """
 
-    def __init__(self, runner, executor, namespace: str = '/', context=None):
+    def __init__(self, runner, executor, namespace: str = '/', context=None, world=None,
+                 started: str = ''):
         from simulation_interfaces.msg import EntityCategory
         from .control import TimeServices
         from .entities import EntityServices
         from .spawn import SpawnServices, spawn_formats
+        from .worlds import WorldServices
         self.node = Node('sim', namespace=namespace, context=context,
                          use_global_arguments=False)
         self._main = executor
@@ -45,6 +47,8 @@ class WorldApi:
         self.time = TimeServices(self.node, self.control, spawn_formats())
         self.entities = EntityServices(self.node, self.control)
         self.spawn = SpawnServices(self.node, self.control, self._make_node)
+        self.worlds = WorldServices(self.node, self.control, self.time, self._make_node,
+                                    self._retire, world, started)
         self._executor = MultiThreadedExecutor(num_threads=2, context=context)
         self._executor.add_node(self.node)
         self._thread = threading.Thread(target=self._spin, name='body_bridge_simapi',
@@ -70,27 +74,34 @@ class WorldApi:
                 time.sleep(0.005)
         node.destroy_node()
 
-    def _make_node(self, path: str, namespace: str, frame_prefix: str):
+    def _make_node(self, path: str, namespace: str, frame_prefix: str, overrides=()):
         from .. import node as bridge
         return bridge.BridgeNode(
             shared=True, namespace=namespace, use_global_arguments=False,
             context=self.node.context,
-            parameter_overrides=[Parameter('model', Parameter.Type.STRING, path)],
+            parameter_overrides=[Parameter('model', Parameter.Type.STRING, path), *overrides],
             defaults={'frame_prefix': frame_prefix})
 
     def stop(self) -> None:
-        """Stop serving; the spawned models' nodes are destroyed with the others."""
+        """Stop serving; the world stops stepping, the nodes the API made (spawned, or of a
+        world it loaded) are destroyed with the others."""
         self._executor.shutdown(timeout_sec=1.0)
         self._thread.join(timeout=2.0)
         self.node.destroy_node()
+        self.control.runner.stop()  # a loaded world's runner has no other owner
         for entity in self.control.entities.values():
-            if entity.spawned:
-                entity.node.destroy_node()
+            entity.node.destroy_node()
         self.control.close()
 
 
-def serve_world(runner, executor, namespace: str) -> WorldApi | None:
-    """The simulator API of the world ``runner`` steps (None: nothing simulates)."""
+def serve_world(runner, executor, namespace: str, world=None,
+                started: str = '') -> WorldApi | None:
+    """The simulator API of the world ``runner`` steps (None: nothing simulates), started
+    from the WorldFile ``world`` or from the model arguments ``started``.
+
+    Raises:
+        BodyBridgeError: the ``named_poses`` parameter is not a list of named poses.
+    """
     if runner is None:
         return None
     try:
@@ -100,4 +111,4 @@ def serve_world(runner, executor, namespace: str) -> WorldApi | None:
         rclpy.logging.get_logger('body_bridge').warning(
             'simulation_interfaces is not installed: the simulator API is not served')
         return None
-    return WorldApi(runner, executor, namespace)
+    return WorldApi(runner, executor, namespace, world=world, started=started)

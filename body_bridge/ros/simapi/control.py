@@ -28,7 +28,9 @@ FEATURES = (S.SPAWNING, S.DELETING, S.ENTITY_BOUNDS, S.ENTITY_BOUNDS_BOX, S.ENTI
             S.SIMULATION_RESET, S.SIMULATION_RESET_TIME, S.SIMULATION_RESET_STATE,
             S.SIMULATION_RESET_SPAWNED, S.SIMULATION_STATE_GETTING, S.SIMULATION_STATE_SETTING,
             S.SIMULATION_STATE_PAUSE, S.STEP_SIMULATION_SINGLE, S.STEP_SIMULATION_MULTIPLE,
-            S.STEP_SIMULATION_ACTION, S.SPAWNING_ENTITIES)
+            S.STEP_SIMULATION_ACTION, S.SPAWNING_ENTITIES, S.NAMED_POSES, S.POSE_BOUNDS,
+            S.WORLD_LOADING, S.WORLD_RESOURCE_STRING, S.WORLD_TAGS, S.WORLD_UNLOADING,
+            S.WORLD_INFO_GETTING, S.AVAILABLE_WORLDS)
 
 
 def result(code: int = Result.RESULT_OK, message: str = '') -> Result:
@@ -71,6 +73,8 @@ class TimeServices:
         return response
 
     def state(self) -> int:
+        if self.runner.world is None:  # unload_world
+            return SimulationState.STATE_NO_WORLD
         if self.stopped:
             return SimulationState.STATE_STOPPED
         return SimulationState.STATE_PAUSED if self.runner.paused else \
@@ -84,7 +88,10 @@ class TimeServices:
     def _set_state(self, request, response):
         target, now = request.state.state, self.state()
         St = SimulationState
-        if target == now:
+        if now == St.STATE_NO_WORLD and target != St.STATE_QUITTING:
+            response.result = result(response.INCORRECT_TRANSITION,
+                                     'no world is loaded (load_world)')
+        elif target == now:
             response.result = result(response.ALREADY_IN_TARGET_STATE,
                                      f'the simulation is already in state {target}')
         elif target == St.STATE_PLAYING:
@@ -120,6 +127,8 @@ class TimeServices:
             rclpy.shutdown(context=context)
 
     def _steps_refused(self, steps: int) -> str | None:
+        if self.runner.world is None:
+            return 'no world is loaded (load_world)'
         if not self.runner.paused:
             return 'the simulation is playing: pause it first (set_simulation_state)'
         if steps < 1:
@@ -145,6 +154,10 @@ class TimeServices:
     def _reset(self, request, response):
         scope = request.scope or ResetSimulation.Request.SCOPE_ALL
         what = []
+        if self.runner.world is None:
+            response.result = result(Result.RESULT_OPERATION_FAILED,
+                                     'no world is loaded (load_world)')
+            return response
         if scope & ResetSimulation.Request.SCOPE_SPAWNED:
             gone = self.control.delete_spawned()
             what.append(f'deleted {", ".join(gone) or "nothing spawned"}')

@@ -17,7 +17,8 @@ from simulation_interfaces.srv import (DeleteEntity, GetSpawnables, SpawnEntitie
 
 from ...errors import BodyBridgeError
 from ...formats import LOADERS
-from ...paths import bundled_models
+from ...paths import bundled_models, files_under
+from ...sim.worldfile import is_world_file
 from .control import result
 from .entities import frame_pose, pose_of
 from .world_control import SpawnRefused, load_error_code
@@ -121,6 +122,8 @@ class SpawnServices:
                     pose_of(request.initial_pose.pose)
             except (ValueError, KeyError) as err:
                 raise SpawnRefused('INVALID_POSE', f'initial_pose: {err.args[0]}') from None
+            if self.control.runner.world is None:
+                return Result.RESULT_OPERATION_FAILED, 'no world is loaded (load_world)', ''
             try:
                 self.control.spawn(name, path, pose, namespace, self.make_node)
             except BodyBridgeError as err:
@@ -166,15 +169,14 @@ class SpawnServices:
 
     def _spawnables(self, request, response):
         found = [(path, f'bundled model {name}') for name, path in bundled_models().items()]
+        endings = [ext for ext in LOADERS if ext != '.xml']
         for folder in [*self.sources, *request.sources]:
-            if not os.path.isdir(folder):
-                response.result = result(Result.RESULT_NOT_FOUND,
-                                         f'{folder}: no such folder')
+            try:
+                found += [(path, 'model file') for path in files_under(folder, endings)
+                          if not is_world_file(path)]
+            except FileNotFoundError as err:
+                response.result = result(Result.RESULT_NOT_FOUND, str(err))
                 return response
-            for root, _, files in os.walk(folder):
-                for name in sorted(files):
-                    if any(name.lower().endswith(ext) for ext in LOADERS if ext != '.xml'):
-                        found.append((os.path.join(root, name), 'model file'))
         response.spawnables = [Spawnable(entity_resource=Resource(uri=path), description=text)
                                for path, text in found]
         response.result = result()
