@@ -33,6 +33,8 @@ def test_a_definition_holds_every_type_it_uses_once():
     assert text.startswith('geometry_msgs/TransformStamped[] transforms')
     for dep in deps:
         assert text.count(f'{DELIMITER}\nMSG: {dep}\n') == 1
+    # rosbag2's delimiter: a line of exactly 80 '='
+    assert text.count('\n' + '=' * 80 + '\nMSG: ') == len(deps) and DELIMITER == '=' * 80
     # constants and bounded arrays are not types
     assert dependencies('sensor_msgs/msg/Range') == ['std_msgs/Header', 'builtin_interfaces/Time']
     # a type of the same package, named without its package
@@ -180,6 +182,7 @@ def test_a_channel_hands_the_same_bytes_to_dds_and_the_sinks():
     dds = FakePublisher('/chatter', String, qos.JOINT_STATES)
     channel = outlets.channel(dds, qos.JOINT_STATES, lambda: now[0])
     assert channel.type == 'std_msgs/msg/String' and channel.topic_name == '/chatter'
+    assert channel.qos is qos.JOINT_STATES and not channel.latched and channel.last is None
     channel.publish(String(data='a'))  # no sink: the message object goes to DDS as it is
     assert dds.sent == [String(data='a')] and channel.get_subscription_count() == 0
     sink = ListSink()
@@ -221,6 +224,8 @@ def test_sinks_get_what_they_want_and_latched_messages_when_late():
     assert len(picky.written) == 1 and other.get_subscription_count() == 0
     idle = ListSink(consumers=0)  # wants everything, consumes nothing now
     outlets.attach(idle)
+    assert picky.channels == ['/robot_description']  # told once, not again for a new sink
+    assert idle.channels == ['/robot_description', '/other'] and latched.latched
     assert other.get_subscription_count() == 0
     other.publish(String(data='y'))
     assert idle.written == [('/robot_description', picky.written[0][1], 0)]
