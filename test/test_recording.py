@@ -101,9 +101,52 @@ def test_a_bag_reads_back_with_rosbags_and_mcap_ros2(tmp_path):
         assert summary.statistics.message_count == 6
         assert {s.encoding for s in summary.schemas.values()} == {'ros2msg'}
         assert {c.message_encoding for c in summary.channels.values()} == {'cdr'}
+        assert sorted(c.topic for c in summary.channels.values()) == ['/imu',
+                                                                      '/robot_description']
+        assert {c.compression for c in summary.chunk_indexes} == {'zstd'}  # the default
         decoded = [(c.topic, m) for _, c, _, m in reader.iter_decoded_messages()]
     assert decoded[-1][0] == '/imu' and decoded[-1][1].linear_acceleration.z == 13.81
     assert decoded[0][1].data == '<robot name="r"/>'
+
+
+def test_qos_profiles_as_rosbag2_lists_them():
+    from rclpy.duration import Duration
+    from rclpy.qos import (DurabilityPolicy, HistoryPolicy, LivelinessPolicy, QoSProfile,
+                           ReliabilityPolicy)
+
+    from body_bridge.ros.bag import qos_profiles
+    profile = QoSProfile(history=HistoryPolicy.KEEP_ALL, depth=3,
+                         reliability=ReliabilityPolicy.BEST_EFFORT,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                         deadline=Duration(seconds=1, nanoseconds=500_000_000),
+                         lifespan=Duration(seconds=2),
+                         liveliness=LivelinessPolicy.MANUAL_BY_TOPIC,
+                         liveliness_lease_duration=Duration(nanoseconds=999_999_999),
+                         avoid_ros_namespace_conventions=True)
+    assert qos_profiles(profile) == [{
+        'history': 'keep_all', 'depth': 3, 'reliability': 'best_effort',
+        'durability': 'transient_local', 'deadline': {'sec': 1, 'nsec': 500_000_000},
+        'lifespan': {'sec': 2, 'nsec': 0}, 'liveliness': 'manual_by_topic',
+        'liveliness_lease_duration': {'sec': 0, 'nsec': 999_999_999},
+        'avoid_ros_namespace_conventions': True}]
+    other = qos_profiles(QoSProfile(depth=1, reliability=ReliabilityPolicy.SYSTEM_DEFAULT))[0]
+    assert other['reliability'] == 'system_default' and other['history'] == 'keep_last'
+    assert other['avoid_ros_namespace_conventions'] is False
+
+
+def test_an_uncompressed_bag_and_a_second_close(tmp_path):
+    from body_bridge.ros import qos
+    from body_bridge.ros.bag import BagWriter
+    bag = BagWriter(str(tmp_path / 'plain'), compress=False)
+    bag.write(bag.add_topic('/a', 'std_msgs/msg/String', qos.JOINT_STATES),
+              b'\x00\x01\x00\x00\x02\x00\x00\x00x\x00', 1)
+    bag.close()
+    bag.close()  # again: nothing
+    assert bag.closed
+    with open(tmp_path / 'plain' / 'plain_0.mcap', 'rb') as f:
+        summary = make_reader(f).get_summary()
+    assert {c.compression for c in summary.chunk_indexes} == {''}
+    assert read_bag(tmp_path / 'plain')['/a'][1][0][1].data == 'x'
 
 
 def test_a_bag_goes_into_a_new_directory(tmp_path):
