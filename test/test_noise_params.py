@@ -89,6 +89,7 @@ def test_every_noise_key_of_a_device_is_a_parameter_applied_in_place(arm, node):
     ('devices.hand_camera.compressedDepth.depth_quantization', math.inf,
      'must be a positive number [m]'),
     ('devices.hand_camera.compressedDepth.png_level', -1, 'must be an integer within 0..9'),
+    ('devices.hand_camera.compressedDepth.format', 'jpeg', 'must be one of png, rvl, not '),
 ])
 def test_bad_values_given_at_start_stop_with_one_line(arm, node, name, value, reason):
     _, suite = arm
@@ -104,12 +105,18 @@ def test_bad_values_given_at_start_stop_with_one_line(arm, node, name, value, re
 def test_compression_settings_are_parameters_with_image_transport_defaults(arm, node):
     _, suite = arm
     n = node(**{'devices.hand_camera.compressed.jpeg_quality': 70,
-                'devices.hand_camera.compressedDepth.depth_max': 4})
+                'devices.hand_camera.compressedDepth.depth_max': 4,
+                'devices.hand_camera.compressedDepth.format': 'rvl'})
     out = CameraPublisher(n, suite.samplers['hand_camera'], 'p2/hand_camera', 'cam')
     params = device_settings.declare(n, 'devices.hand_camera', out)
     assert out.compression == {'format': 'jpeg', 'jpeg_quality': 70, 'png_level': 3}
-    assert out.depth_compression == {'depth_max': 4.0, 'depth_quantization': 100.0,
-                                     'png_level': 3}
+    assert out.depth_compression == {'format': 'rvl', 'depth_max': 4.0,
+                                     'depth_quantization': 100.0, 'png_level': 3}
+    described = n.describe_parameters(['devices.hand_camera.compressed.format',
+                                       'devices.hand_camera.compressedDepth.format'])
+    assert [d.description for d in described] == [
+        'Compression of image_raw/compressed: jpeg or png.',
+        'Compression of depth/image/compressedDepth: png or rvl.']
     assert params['devices.hand_camera.compressedDepth.depth_max'] == ('compressedDepth',
                                                                       'depth_max')
     assert n.get_parameter('devices.hand_camera.compressed.format').value == 'jpeg'
