@@ -39,6 +39,23 @@ def test_a_definition_holds_every_type_it_uses_once():
     assert dependencies('sensor_msgs/msg/Range') == ['std_msgs/Header', 'builtin_interfaces/Time']
     # a type of the same package, named without its package
     assert 'sensor_msgs/PointField' in dependencies('sensor_msgs/msg/PointCloud2')
+    # a type used at two depths (Vector3: in Transform, Twist and Wrench) is listed once
+    deps = dependencies('sensor_msgs/msg/MultiDOFJointState')
+    assert deps.count('geometry_msgs/Vector3') == 1 and len(deps) == len(set(deps))
+
+
+def test_bounded_sequences_of_messages_are_dependencies_and_constants_are_not(monkeypatch):
+    from body_bridge.ros import msgdefs
+    texts = {'a/msg/T': 'geometry_msgs/Point[<=4] points  # at most 4\n'
+                        'int32 N = 3\nstring<=8 NAME="x=y"\nT2 own\nb/U[] us\n# b/V v\n'}
+    monkeypatch.setattr(msgdefs, '_text', texts.__getitem__)
+    assert msgdefs._field_types('a/msg/T') == ['geometry_msgs/Point', 'a/T2', 'b/U']
+
+
+def test_a_type_is_known_by_both_of_its_names():
+    from body_bridge.ros.msgdefs import _canonical
+    assert _canonical('std_msgs/Header') == 'std_msgs/msg/Header'
+    assert _canonical('std_msgs/msg/Header') == 'std_msgs/msg/Header'
 
 
 def test_a_missing_type_is_one_clear_error():
