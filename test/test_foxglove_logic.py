@@ -47,6 +47,7 @@ class Sent:
         self.status.append((text, level))
 
     def stop(self):
+        self.stopped = True
         self._server.stop()
 
 
@@ -112,7 +113,7 @@ def server(node):
     fox.log_lines = log.lines
     yield fox
     fox.stop()
-    assert fox not in OUTLETS.sinks
+    assert fox not in OUTLETS.sinks and fox.sent.stopped
 
 
 def channel(topic, type_='sensor_msgs/msg/JointState'):
@@ -183,7 +184,7 @@ def advertise(server, topic, encoding='cdr', schema='sensor_msgs/msg/JointState'
 def test_a_client_publishes_only_where_the_bridge_listens(server):
     from rclpy.serialization import serialize_message
     from sensor_msgs.msg import JointState
-    advertise(server, '/cmd_vel')
+    advertise(server, '/cmd_vel', ident=11)
     text = server.sent.status[-1][0]
     assert text == ('/cmd_vel: the bridge does not subscribe to this topic (it does to '
                     '/joint_commands)')
@@ -191,12 +192,17 @@ def test_a_client_publishes_only_where_the_bridge_listens(server):
     assert server.log_lines[-1] == ('warning', 'Foxglove: ' + text)
     advertise(server, '/parameter_events', schema='rcl_interfaces/msg/ParameterEvent')
     assert server.sent.status[-1][0].startswith('/parameter_events: the bridge does not')
-    advertise(server, '/joint_commands', encoding='json')
+    advertise(server, '/joint_commands', encoding='json', ident=12)
     assert server.sent.status[-1][0] == ("/joint_commands: encoding 'json' is not accepted "
                                          '(cdr only)')
-    advertise(server, '/joint_commands', schema='sensor_msgs/msg/Imu')
+    advertise(server, '/joint_commands', schema='sensor_msgs/msg/Imu', ident=13)
     assert server.sent.status[-1][0] == ('/joint_commands: type sensor_msgs/msg/Imu is not '
                                          'sensor_msgs/msg/JointState')
+    for ident in (11, 12, 13):  # refused channels take no messages
+        server.on_message_data(types.SimpleNamespace(id=1), ident, b'\x00\x01\x00\x00')
+        assert server.sent.status[-1][0] == (f'client channel {ident} was not advertised (or '
+                                             'was refused)')
+    assert '/joint_commands' not in server._publishers
     refused = len(server.sent.status)
     advertise(server, 'joint_commands', schema='sensor_msgs/JointState')  # ROS 1 style, relative
     advertise(server, '/joint_commands', schema='', client=2, ident=3)  # no schema named
