@@ -58,18 +58,36 @@ def test_a_bad_commands_file_or_model_is_one_line(tmp_path, capsys):
         f'{tmp_path / "old"}: already exists (a bag goes into a new directory)'
 
 
-def test_a_recording_holds_every_period_and_says_what_it_wrote(tmp_path, capsys):
+def test_a_recording_holds_every_period_and_says_what_it_wrote(tmp_path, capsys, monkeypatch):
+    import time
+
+    from body_bridge.ros import transport
     (tmp_path / 'm.csv').write_text('time,shoulder_yaw\n0.05,0.3\n')
+    profiles, destroyed, made = [], [], record_mod._nodes
+    monkeypatch.setattr(transport, 'use_bundled_fastdds_profile',
+                        lambda: profiles.append('called'))
+
+    def nodes(*args):
+        out = made(*args)
+        for node in out:
+            real = node.destroy_node
+            node.destroy_node = lambda real=real, node=node: (destroyed.append(node), real())
+        return out
+    monkeypatch.setattr(record_mod, '_nodes', nodes)
+    wall, cpu = time.monotonic(), time.process_time()
     status = record_mod.record(['sample_arm'], str(tmp_path / 'bag'), duration=0.08,
                                topics=['/joint_states', 'clock'],
                                commands_file=str(tmp_path / 'm.csv'))
-    assert status == 0
+    wall, cpu = time.monotonic() - wall, time.process_time() - cpu
+    assert status == 0 and profiles == ['called'] and len(destroyed) == 1
     line = capsys.readouterr().out.strip()
     size = record_mod.bag_size(str(tmp_path / 'bag'))
     found = re.fullmatch(rf'{tmp_path / "bag"}: 2 topics, 18 messages, 0\.08 s simulated in '
-                         r'[\d.]+ s \(CPU [\d.]+ s\), ([\d.]+) MB', line)
+                         r'([\d.]+) s \(CPU ([\d.]+) s\), ([\d.]+) MB', line)
     assert found, line
-    assert float(found.group(1)) == round(size / 1e6, 1)
+    assert float(found.group(3)) == round(size / 1e6, 1)
+    # the run's own times: within those of the whole call
+    assert float(found.group(1)) <= wall + 0.05 and float(found.group(2)) <= cpu + 0.05
     topics = read_bag(tmp_path / 'bag')
     stamps = [t for t, _ in topics['/joint_states'][1]]
     assert stamps == [i * 10_000_000 for i in range(9)]  # the start, then 8 periods
