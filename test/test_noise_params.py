@@ -308,3 +308,49 @@ def test_a_background_encoder_publishes_the_newest_frame_and_reports_failures(no
     assert not BackgroundEncoder(n, quiet, 'f', encode)._alive()
     assert BackgroundEncoder(n, pub, 'f', encode)._alive()
     assert BackgroundEncoder(n, pub, 'f', encode).flush(0.01)  # nothing handed over
+
+
+def test_a_background_encoder_stops_cleanly_and_reports_only_while_alive(monkeypatch):
+    import threading
+    from types import SimpleNamespace as NS
+
+    from builtin_interfaces.msg import Time
+
+    from body_bridge.ros import encoder as encoder_mod
+    from body_bridge.ros.encoder import BackgroundEncoder
+    failures = []
+    monkeypatch.setattr(threading, 'excepthook', failures.append)
+    errors = []
+    alive = [True]
+    node = NS(context=NS(ok=lambda: alive[0]),
+              get_logger=lambda: NS(error=errors.append))
+    broken = BackgroundEncoder(node, FakePublisher(fail=True), 'f', lambda a, s: ('x', b''))
+    broken.submit(Time(), np.zeros(2, np.uint8), {})
+    broken._thread.join(5.0)
+    assert errors == ['/x/image_raw/compressed: compression stopped: no room']
+    alive[0] = False  # the node is shutting down: nothing to report
+    quiet = BackgroundEncoder(node, FakePublisher(fail=True), 'f', lambda a, s: ('x', b''))
+    quiet.submit(Time(), np.zeros(2, np.uint8), {})
+    quiet._thread.join(5.0)
+    assert len(errors) == 1 and not quiet._thread.is_alive()
+    gone = FakePublisher()
+    gone.gone = True
+    assert BackgroundEncoder(node, gone, 'f', None)._alive() is False
+    idle = BackgroundEncoder(node, FakePublisher(), 'f', lambda a, s: ('x', b''))
+    idle.submit(Time(), np.zeros(2, np.uint8), {})
+    assert idle.flush()
+    idle.close()  # a worker waiting for frames ends without an error
+    assert not idle._thread.is_alive() and failures == []
+
+    waits = []
+
+    class Pause:  # flush's pause, counted instead of waited
+        def wait(self, seconds):
+            waits.append(seconds)
+    monkeypatch.setattr(encoder_mod, 'threading', NS(Event=Pause,
+                                                     Condition=threading.Condition,
+                                                     Thread=threading.Thread))
+    stuck = BackgroundEncoder(node, FakePublisher(), 'f', None)
+    stuck.submitted = 1  # a frame that never finishes
+    assert stuck.flush(0.05) is False
+    assert waits == [0.005] * 10
