@@ -117,6 +117,15 @@ def test_compression_settings_are_parameters_with_image_transport_defaults(arm, 
     assert [d.description for d in described] == [
         'Compression of image_raw/compressed: jpeg or png.',
         'Compression of depth/image/compressedDepth: png or rvl.']
+    from rcl_interfaces.msg import ParameterType as T
+    kinds = n.describe_parameters(['devices.hand_camera.compressed.format',
+                                   'devices.hand_camera.compressed.jpeg_quality',
+                                   'devices.hand_camera.compressedDepth.depth_quantization'])
+    assert [d.type for d in kinds] == [T.PARAMETER_STRING, T.PARAMETER_INTEGER,
+                                       T.PARAMETER_DOUBLE]
+    assert isinstance(out.depth_compression['depth_max'], float)  # given as 4: metres, float
+    assert device_settings.initial(out, ('compressed', 'jpeg_quality')) == 70
+    assert device_settings.initial(out, ('noise', 'depth')) == 0.0
     assert params['devices.hand_camera.compressedDepth.depth_max'] == ('compressedDepth',
                                                                       'depth_max')
     assert n.get_parameter('devices.hand_camera.compressed.format').value == 'jpeg'
@@ -127,6 +136,7 @@ def test_compression_settings_are_parameters_with_image_transport_defaults(arm, 
         device_settings.apply(out, what, device_settings.convert(what, value))
     assert out.compression['format'] == 'png'
     assert out.depth_compression['depth_quantization'] == 50.0
+    assert isinstance(out.depth_compression['depth_quantization'], float)
     assert device_settings.problem(('compressed', 'jpeg_quality'), 1) is None
     assert device_settings.problem(('compressed', 'png_level'), 9) is None
     assert device_settings.problem(('compressedDepth', 'depth_max'), 0.5) is None
@@ -137,6 +147,7 @@ def test_on_and_rate_values(arm):
     assert device_settings.invalid('on', True) is None
     assert device_settings.invalid('on', 1) == 'must be true or false, not 1'
     assert device_settings.invalid('rate', 5) is None
+    assert device_settings.invalid('rate', 0.5) is None  # below 1 Hz is a rate too
     for bad in (0, -1.0, math.inf, math.nan, True, '5'):
         assert device_settings.invalid('rate', bad).startswith('must be a positive rate')
     assert device_settings.invalid(('noise', 'force'), -2.0) == 'is negative'
