@@ -239,6 +239,11 @@ def test_joint_state_noise_is_off_by_default_and_settable(node):
     msg = Packed()
     noise.fill(msg, q, v)
     assert set(msg.values) == {'position', 'velocity'} and msg.values['velocity'] is v
+    assert len(msg.values['position']) == 2 and not np.array_equal(msg.values['position'], q)
+    # other parameters, and keys it has not, are not its business: accepted, nothing changed
+    for name in ('joint_states.noise.effort', 'x' * len('joint_states.noise.') + 'position'):
+        assert noise._on_set_parameters([Parameter(name, value=-1.0)]).successful
+    assert noise.sigma == {'position': 0.01, 'velocity': 0.0}
     with pytest.raises(ModelError, match='parameter joint_states.noise.position: noise '
                                          'position is negative'):
         JointStateNoise(joint_node(node, **{'joint_states.noise.position': -0.1}))
