@@ -71,15 +71,20 @@ def test_a_recording_holds_every_period_and_says_what_it_wrote(tmp_path, capsys,
         out = made(*args)
         for node in out:
             real = node.destroy_node
-            node.destroy_node = lambda real=real, node=node: (destroyed.append(node), real())
+            node.destroy_node = lambda real=real: (destroyed.append('node'), real())
         return out
     monkeypatch.setattr(record_mod, '_nodes', nodes)
+    import rclpy
+    shutdown = rclpy.shutdown
+    monkeypatch.setattr(rclpy, 'shutdown', lambda *a, **k: (destroyed.append('rclpy'),
+                                                            shutdown(*a, **k)))
     wall, cpu = time.monotonic(), time.process_time()
     status = record_mod.record(['sample_arm'], str(tmp_path / 'bag'), duration=0.08,
                                topics=['/joint_states', 'clock'],
                                commands_file=str(tmp_path / 'm.csv'))
     wall, cpu = time.monotonic() - wall, time.process_time() - cpu
-    assert status == 0 and profiles == ['called'] and len(destroyed) == 1
+    # its node destroyed while rclpy's context is valid, then rclpy shut down
+    assert status == 0 and profiles == ['called'] and destroyed == ['node', 'rclpy']
     line = capsys.readouterr().out.strip()
     size = record_mod.bag_size(str(tmp_path / 'bag'))
     found = re.fullmatch(rf'{tmp_path / "bag"}: 2 topics, 18 messages, 0\.08 s simulated in '
