@@ -354,6 +354,7 @@ def test_a_background_encoder_stops_cleanly_and_reports_only_while_alive(monkeyp
     assert BackgroundEncoder(node, gone, 'f', None)._alive() is False
     idle = BackgroundEncoder(node, FakePublisher(), 'f', lambda a, s: ('x', b''))
     idle.submit(Time(), np.zeros(2, np.uint8), {})
+    assert idle._thread.daemon  # a process that ends without closing it is not held up
     assert idle.flush()
     idle.close()  # a worker waiting for frames ends without an error
     assert not idle._thread.is_alive() and failures == []
