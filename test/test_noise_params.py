@@ -349,9 +349,14 @@ def test_a_background_encoder_stops_cleanly_and_reports_only_while_alive(monkeyp
     quiet.submit(Time(), np.zeros(2, np.uint8), {})
     quiet._thread.join(5.0)
     assert len(errors) == 1 and not quiet._thread.is_alive()
+    assert BackgroundEncoder(node, FakePublisher(), 'f', None)._alive() is False
+    alive[0] = True
     gone = FakePublisher()
-    gone.gone = True
+    gone.gone = True  # a destroyed publisher raises
     assert BackgroundEncoder(node, gone, 'f', None)._alive() is False
+    unwatched = FakePublisher()
+    unwatched.get_subscription_count = lambda: 0  # alive, with nobody subscribed
+    assert BackgroundEncoder(node, unwatched, 'f', None)._alive() is True
     idle = BackgroundEncoder(node, FakePublisher(), 'f', lambda a, s: ('x', b''))
     idle.submit(Time(), np.zeros(2, np.uint8), {})
     assert idle._thread.daemon  # a process that ends without closing it is not held up
