@@ -269,6 +269,9 @@ def test_the_noise_seed_parameter_replaces_the_files_seed():
     assert device_settings.seeded(SimpleNamespace(params={'noise_seed': -1}), overlay) is overlay
     assert device_settings.seeded(SimpleNamespace(params={'noise_seed': 0}), overlay).seed == 0
     assert device_settings.seeded(SimpleNamespace(params={'noise_seed': 9}), None).seed == 9
+    # a node without the parameter (or without parameters) keeps the file's seed
+    assert device_settings.seeded(SimpleNamespace(params={}), overlay) is overlay
+    assert device_settings.seeded(SimpleNamespace(), overlay) is overlay
 
 
 class FakePublisher:
