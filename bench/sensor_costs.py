@@ -5,7 +5,7 @@
   and constant bias on both quantities; distance noise growing with range, quantisation and
   dropouts on the scan and the depth; pixel noise), side by side, CPU time per reading.
 * Compression per frame: a rendered 640x480 frame of the sample arm (camera.py's scene) as
-  JPEG (quality 95), PNG (level 3) and compressedDepth (PNG), CPU time.
+  JPEG (quality 95), PNG (level 3) and compressedDepth (PNG, and RVL), CPU time and size.
 * Bytes per second of the sample arm's hand camera (320x240, 15 Hz, colour and depth) raw
   (Image) against compressed (JPEG colour, compressedDepth), from frames it rendered.
 * Real time: the sample arm with its hand camera made 640x480 at 30 Hz, the bridge process at
@@ -105,6 +105,7 @@ def compression_costs(figures: Figures, frame, quick: bool) -> None:
     from body_bridge.ros.compression import (COLOR_DEFAULTS, DEPTH_DEFAULTS, compress_color,
                                              compress_depth)
     rgb, depth = frame.rgb.copy(), frame.depth.copy()
+    rvl = dict(DEPTH_DEFAULTS, format='rvl')
     n = 3 if quick else 20
     sides = {
         'jpeg': lambda: timed(lambda: [compress_color(rgb, COLOR_DEFAULTS)
@@ -112,12 +113,16 @@ def compression_costs(figures: Figures, frame, quick: bool) -> None:
         'png': lambda: timed(lambda: [compress_color(rgb, dict(COLOR_DEFAULTS, format='png'))
                                       for _ in range(n)]) / n,
         'depth': lambda: timed(lambda: [compress_depth(depth, DEPTH_DEFAULTS)
-                                        for _ in range(n)]) / n}
+                                        for _ in range(n)]) / n,
+        'depth_rvl': lambda: timed(lambda: [compress_depth(depth, rvl) for _ in range(n)]) / n}
     cost = side_by_side(sides, 3 if quick else 5)
     for name, c in cost.items():
         figures.add(f'sensors_compress_{name}_640x480', c.cpu * 1e3, 'ms')
     packed = len(compress_color(rgb, COLOR_DEFAULTS)[1]) + \
         len(compress_depth(depth, DEPTH_DEFAULTS)[1])
+    figures.add('sensors_depth_png_640x480_bytes', len(compress_depth(depth, DEPTH_DEFAULTS)[1]),
+                'B')
+    figures.add('sensors_depth_rvl_640x480_bytes', len(compress_depth(depth, rvl)[1]), 'B')
     figures.add('sensors_640x480_raw_bytes_per_s', (rgb.nbytes + depth.nbytes) * 30.0, 'B/s')
     figures.add('sensors_640x480_compressed_bytes_per_s', packed * 30.0, 'B/s')
 

@@ -51,9 +51,10 @@ def test_jpeg_decodes_within_jpeg_error(quality, mean_error):
 
 def test_the_defaults_are_image_transports():
     # compressed_image_transport: jpeg, quality 95, PNG level 3; compressed_depth_image_transport:
-    # depth_max 10 m, depth_quantization 100 m, PNG level 3
+    # format png, depth_max 10 m, depth_quantization 100 m, PNG level 3
     assert COLOR_DEFAULTS == {'format': 'jpeg', 'jpeg_quality': 95, 'png_level': 3}
-    assert DEPTH_DEFAULTS == {'depth_max': 10.0, 'depth_quantization': 100.0, 'png_level': 3}
+    assert DEPTH_DEFAULTS == {'format': 'png', 'depth_max': 10.0, 'depth_quantization': 100.0,
+                              'png_level': 3}
 
 
 def test_a_lower_quality_is_smaller_and_an_unknown_format_is_refused():
@@ -107,3 +108,80 @@ def test_compressed_depth_settings_change_the_code():
     assert near.tolist() == [[65535, 49491]]  # nearer than A / 65536: the largest code
     _, data = compress_depth(depth, dict(DEPTH_DEFAULTS, depth_max=5.0))
     assert struct.unpack('=iff', data[:12])[2] == pytest.approx(1.0 - 10100.0 / 5.0)
+
+
+def rvl_decode(stream: bytes, count: int) -> np.ndarray:
+    """RVL decoded from its layout (compressed_depth_image_transport's ``rvl`` format):
+    32-bit words in the machine's order, read from their most significant nibble; a number is
+    3-bit groups, least significant first, while the nibble's fourth bit is set; runs of
+    (zeros, non-zeros, zigzag differences of the non-zero values)."""
+    words = np.frombuffer(stream, dtype='=u4')
+    nibbles = iter([(int(w) >> shift) & 0xF for w in words for shift in range(28, -1, -4)])
+
+    def number() -> int:
+        value, shift = 0, 0
+        while True:
+            nibble = next(nibbles)
+            value |= (nibble & 7) << shift
+            shift += 3
+            if not nibble & 8:
+                return value
+    out, previous = [], 0
+    while len(out) < count:
+        out += [0] * number()
+        for _ in range(number()):
+            zigzag = number()
+            previous += (zigzag >> 1) ^ -(zigzag & 1)
+            out.append(previous)
+    assert len(out) == count and not any(nibbles)  # only padding after the last number
+    return np.array(out, dtype=np.uint16)
+
+
+def test_rvl_by_hand():
+    from body_bridge.ros.compression import rvl
+    # 2 zeros, 2 non-zeros: 5 (zigzag 10: nibbles 0xA, 0x1), then 3 (a difference of -2:
+    # zigzag 3); nibbles 2 2 A 1 3 and three of padding in one word
+    assert rvl(np.array([0, 0, 5, 3], np.uint16)) == struct.pack('=I', 0x22A13000)
+    # no zeros first, then a run of 2 zeros at the end: counts 0, 1, value 7 (zigzag 14:
+    # 0xE 0x1), then 2 zeros and 0 non-zeros
+    assert rvl(np.array([7, 0, 0], np.uint16)) == struct.pack('=I', 0x01E12000)
+    assert rvl(np.zeros(0, np.uint16)) == b''
+    # 307200 zeros (a 640x480 image without readings): octal 1130000, 7 nibbles (least
+    # significant group first: 0 0 0 0 3 1 1, continued: 8 8 8 8 B 9 1), then 0 non-zeros
+    assert rvl(np.zeros((480, 640), np.uint16)) == struct.pack('=I', 0x8888B910)
+
+
+@pytest.mark.parametrize('pixels', [
+    [65535, 1, 65535, 0, 0, 0, 1],  # the largest differences, both signs
+    [0] * 9 + [3] * 9,
+    [4, 5, 6, 7, 8, 9, 10, 11, 12],  # a run longer than a word
+    [1],
+    [0],
+    list(range(0, 65536, 257)) + [0] * 100 + list(range(65535, 0, -1000)),
+])
+def test_rvl_decodes_to_its_pixels(pixels):
+    from body_bridge.ros.compression import rvl
+    code = np.array(pixels, np.uint16)
+    assert rvl_decode(rvl(code), len(code)).tolist() == pixels
+
+
+def test_compressed_depth_as_rvl_decodes_to_the_png_code():
+    v, u = np.mgrid[0:48, 0:64]
+    depth = (0.3 + 0.1 * u + 0.02 * v).astype(np.float32)
+    depth[5, :6] = (np.inf, -np.inf, np.nan, 10.0, 25.0, 0.5)
+    depth[20:30, 10:40] = np.nan  # a hole
+    fmt, data = compress_depth(depth, dict(DEPTH_DEFAULTS, format='rvl'))
+    assert fmt == '32FC1; compressedDepth rvl'
+    kind, a, b = struct.unpack('=iff', data[:12])
+    code, a0, b0 = inverse_depth_code(depth, 10.0, 100.0)
+    assert (kind, a, b) == (0, a0, pytest.approx(b0))
+    assert struct.unpack('=II', data[12:20]) == (64, 48)  # cols, rows
+    decoded = rvl_decode(data[20:], 48 * 64).reshape(48, 64)
+    assert np.array_equal(decoded, code)
+    png = decode_compressed_depth(*compress_depth(depth, DEPTH_DEFAULTS))
+    with np.errstate(divide='ignore'):
+        again = np.where(decoded == 0, np.nan, np.float32(a) / (decoded - np.float32(b)))
+    np.testing.assert_array_equal(again.astype(np.float32), png)
+    assert len(data) < 48 * 64 * 2  # smaller than the 16-bit code itself
+    with pytest.raises(ValueError, match="compressedDepth format 'jpeg' is not png or rvl"):
+        compress_depth(depth, dict(DEPTH_DEFAULTS, format='jpeg'))

@@ -89,6 +89,7 @@ def test_every_noise_key_of_a_device_is_a_parameter_applied_in_place(arm, node):
     ('devices.hand_camera.compressedDepth.depth_quantization', math.inf,
      'must be a positive number [m]'),
     ('devices.hand_camera.compressedDepth.png_level', -1, 'must be an integer within 0..9'),
+    ('devices.hand_camera.compressedDepth.format', 'jpeg', 'must be one of png, rvl, not '),
 ])
 def test_bad_values_given_at_start_stop_with_one_line(arm, node, name, value, reason):
     _, suite = arm
@@ -104,12 +105,27 @@ def test_bad_values_given_at_start_stop_with_one_line(arm, node, name, value, re
 def test_compression_settings_are_parameters_with_image_transport_defaults(arm, node):
     _, suite = arm
     n = node(**{'devices.hand_camera.compressed.jpeg_quality': 70,
-                'devices.hand_camera.compressedDepth.depth_max': 4})
+                'devices.hand_camera.compressedDepth.depth_max': 4,
+                'devices.hand_camera.compressedDepth.format': 'rvl'})
     out = CameraPublisher(n, suite.samplers['hand_camera'], 'p2/hand_camera', 'cam')
     params = device_settings.declare(n, 'devices.hand_camera', out)
     assert out.compression == {'format': 'jpeg', 'jpeg_quality': 70, 'png_level': 3}
-    assert out.depth_compression == {'depth_max': 4.0, 'depth_quantization': 100.0,
-                                     'png_level': 3}
+    assert out.depth_compression == {'format': 'rvl', 'depth_max': 4.0,
+                                     'depth_quantization': 100.0, 'png_level': 3}
+    described = n.describe_parameters(['devices.hand_camera.compressed.format',
+                                       'devices.hand_camera.compressedDepth.format'])
+    assert [d.description for d in described] == [
+        'Compression of image_raw/compressed: jpeg or png.',
+        'Compression of depth/image/compressedDepth: png or rvl.']
+    from rcl_interfaces.msg import ParameterType as T
+    kinds = n.describe_parameters(['devices.hand_camera.compressed.format',
+                                   'devices.hand_camera.compressed.jpeg_quality',
+                                   'devices.hand_camera.compressedDepth.depth_quantization'])
+    assert [d.type for d in kinds] == [T.PARAMETER_STRING, T.PARAMETER_INTEGER,
+                                       T.PARAMETER_DOUBLE]
+    assert isinstance(out.depth_compression['depth_max'], float)  # given as 4: metres, float
+    assert device_settings.initial(out, ('compressed', 'jpeg_quality')) == 70
+    assert device_settings.initial(out, ('noise', 'depth')) == 0.0
     assert params['devices.hand_camera.compressedDepth.depth_max'] == ('compressedDepth',
                                                                       'depth_max')
     assert n.get_parameter('devices.hand_camera.compressed.format').value == 'jpeg'
@@ -120,6 +136,7 @@ def test_compression_settings_are_parameters_with_image_transport_defaults(arm, 
         device_settings.apply(out, what, device_settings.convert(what, value))
     assert out.compression['format'] == 'png'
     assert out.depth_compression['depth_quantization'] == 50.0
+    assert isinstance(out.depth_compression['depth_quantization'], float)
     assert device_settings.problem(('compressed', 'jpeg_quality'), 1) is None
     assert device_settings.problem(('compressed', 'png_level'), 9) is None
     assert device_settings.problem(('compressedDepth', 'depth_max'), 0.5) is None
@@ -130,6 +147,7 @@ def test_on_and_rate_values(arm):
     assert device_settings.invalid('on', True) is None
     assert device_settings.invalid('on', 1) == 'must be true or false, not 1'
     assert device_settings.invalid('rate', 5) is None
+    assert device_settings.invalid('rate', 0.5) is None  # below 1 Hz is a rate too
     for bad in (0, -1.0, math.inf, math.nan, True, '5'):
         assert device_settings.invalid('rate', bad).startswith('must be a positive rate')
     assert device_settings.invalid(('noise', 'force'), -2.0) == 'is negative'
@@ -221,6 +239,11 @@ def test_joint_state_noise_is_off_by_default_and_settable(node):
     msg = Packed()
     noise.fill(msg, q, v)
     assert set(msg.values) == {'position', 'velocity'} and msg.values['velocity'] is v
+    assert len(msg.values['position']) == 2 and not np.array_equal(msg.values['position'], q)
+    # other parameters, and keys it has not, are not its business: accepted, nothing changed
+    for name in ('joint_states.noise.effort', 'x' * len('joint_states.noise.') + 'position'):
+        assert noise._on_set_parameters([Parameter(name, value=-1.0)]).successful
+    assert noise.sigma == {'position': 0.01, 'velocity': 0.0}
     with pytest.raises(ModelError, match='parameter joint_states.noise.position: noise '
                                          'position is negative'):
         JointStateNoise(joint_node(node, **{'joint_states.noise.position': -0.1}))
@@ -246,6 +269,9 @@ def test_the_noise_seed_parameter_replaces_the_files_seed():
     assert device_settings.seeded(SimpleNamespace(params={'noise_seed': -1}), overlay) is overlay
     assert device_settings.seeded(SimpleNamespace(params={'noise_seed': 0}), overlay).seed == 0
     assert device_settings.seeded(SimpleNamespace(params={'noise_seed': 9}), None).seed == 9
+    # a node without the parameter (or without parameters) keeps the file's seed
+    assert device_settings.seeded(SimpleNamespace(params={}), overlay) is overlay
+    assert device_settings.seeded(SimpleNamespace(), overlay) is overlay
 
 
 class FakePublisher:
@@ -272,14 +298,16 @@ def test_a_background_encoder_publishes_the_newest_frame_and_reports_failures(no
 
     from body_bridge.ros.encoder import BackgroundEncoder
     n = node()
-    pub, gate = FakePublisher(), threading.Event()
+    pub, gate, busy = FakePublisher(), threading.Event(), threading.Event()
 
     def encode(array, settings):
+        busy.set()
         gate.wait(5.0)
         return f'{settings["tag"]}', array.tobytes()
     enc = BackgroundEncoder(n, pub, 'cam_optical_frame', encode)
     frame = np.zeros(3, np.uint8)
     enc.submit(Time(sec=1), frame, {'tag': 'a'})
+    assert busy.wait(10.0)  # the worker is compressing the first frame
     frame[:] = 7  # the caller reuses its array: the encoder has its own copy
     enc.submit(Time(sec=2), frame, {'tag': 'b'})
     enc.submit(Time(sec=3), frame + 1, {'tag': 'c'})  # replaces b, still waiting
@@ -287,8 +315,8 @@ def test_a_background_encoder_publishes_the_newest_frame_and_reports_failures(no
     assert enc.flush()
     got = [(m.header.stamp.sec, m.format, bytes(m.data)) for m in pub.messages]
     assert got[-1] == (3, 'c', bytes([8, 8, 8])) and (2, 'b', bytes([7] * 3)) not in got
-    assert got[0][0] in (1, 3) and enc.replaced >= 1 and pub.messages[0].header.frame_id == \
-        'cam_optical_frame'
+    assert got[0] == (1, 'a', bytes(3)) and enc.replaced == 1
+    assert pub.messages[0].header.frame_id == 'cam_optical_frame'
     assert enc.submitted == 3 and enc.published + enc.replaced == 3
     enc.close()
     assert not enc._thread.is_alive()
@@ -301,3 +329,56 @@ def test_a_background_encoder_publishes_the_newest_frame_and_reports_failures(no
     assert not BackgroundEncoder(n, quiet, 'f', encode)._alive()
     assert BackgroundEncoder(n, pub, 'f', encode)._alive()
     assert BackgroundEncoder(n, pub, 'f', encode).flush(0.01)  # nothing handed over
+
+
+def test_a_background_encoder_stops_cleanly_and_reports_only_while_alive(monkeypatch):
+    import threading
+    from types import SimpleNamespace as NS
+
+    from builtin_interfaces.msg import Time
+
+    from body_bridge.ros import encoder as encoder_mod
+    from body_bridge.ros.encoder import BackgroundEncoder
+    failures = []  # exceptions that ended an encoder's thread
+    monkeypatch.setattr(threading, 'excepthook', lambda args: failures.append(args.thread.name)
+                        if args.thread.name.startswith('encode ') else None)
+    errors = []
+    alive = [True]
+    node = NS(context=NS(ok=lambda: alive[0]),
+              get_logger=lambda: NS(error=errors.append))
+    broken = BackgroundEncoder(node, FakePublisher(fail=True), 'f', lambda a, s: ('x', b''))
+    broken.submit(Time(), np.zeros(2, np.uint8), {})
+    broken._thread.join(5.0)
+    assert errors == ['/x/image_raw/compressed: compression stopped: no room']
+    alive[0] = False  # the node is shutting down: nothing to report
+    quiet = BackgroundEncoder(node, FakePublisher(fail=True), 'f', lambda a, s: ('x', b''))
+    quiet.submit(Time(), np.zeros(2, np.uint8), {})
+    quiet._thread.join(5.0)
+    assert len(errors) == 1 and not quiet._thread.is_alive()
+    assert BackgroundEncoder(node, FakePublisher(), 'f', None)._alive() is False
+    alive[0] = True
+    gone = FakePublisher()
+    gone.gone = True  # a destroyed publisher raises
+    assert BackgroundEncoder(node, gone, 'f', None)._alive() is False
+    unwatched = FakePublisher()
+    unwatched.get_subscription_count = lambda: 0  # alive, with nobody subscribed
+    assert BackgroundEncoder(node, unwatched, 'f', None)._alive() is True
+    idle = BackgroundEncoder(node, FakePublisher(), 'f', lambda a, s: ('x', b''))
+    idle.submit(Time(), np.zeros(2, np.uint8), {})
+    assert idle._thread.daemon  # a process that ends without closing it is not held up
+    assert idle.flush()
+    idle.close()  # a worker waiting for frames ends without an error
+    assert not idle._thread.is_alive() and failures == []
+
+    waits = []
+
+    class Pause:  # flush's pause, counted instead of waited
+        def wait(self, seconds):
+            waits.append(seconds)
+    monkeypatch.setattr(encoder_mod, 'threading', NS(Event=Pause,
+                                                     Condition=threading.Condition,
+                                                     Thread=threading.Thread))
+    stuck = BackgroundEncoder(node, FakePublisher(), 'f', None)
+    stuck.submitted = 1  # a frame that never finishes
+    assert stuck.flush(0.05) is False
+    assert waits == [0.005] * 10

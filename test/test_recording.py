@@ -33,10 +33,29 @@ def test_a_definition_holds_every_type_it_uses_once():
     assert text.startswith('geometry_msgs/TransformStamped[] transforms')
     for dep in deps:
         assert text.count(f'{DELIMITER}\nMSG: {dep}\n') == 1
+    # rosbag2's delimiter: a line of exactly 80 '='
+    assert text.count('\n' + '=' * 80 + '\nMSG: ') == len(deps) and DELIMITER == '=' * 80
     # constants and bounded arrays are not types
     assert dependencies('sensor_msgs/msg/Range') == ['std_msgs/Header', 'builtin_interfaces/Time']
     # a type of the same package, named without its package
     assert 'sensor_msgs/PointField' in dependencies('sensor_msgs/msg/PointCloud2')
+    # a type used at two depths (Vector3: in Transform, Twist and Wrench) is listed once
+    deps = dependencies('sensor_msgs/msg/MultiDOFJointState')
+    assert deps.count('geometry_msgs/Vector3') == 1 and len(deps) == len(set(deps))
+
+
+def test_bounded_sequences_of_messages_are_dependencies_and_constants_are_not(monkeypatch):
+    from body_bridge.ros import msgdefs
+    texts = {'a/msg/T': 'geometry_msgs/Point[<=4] points  # at most 4\n'
+                        'int32 N = 3\nstring<=8 NAME="x=y"\nT2 own\nb/U[] us\n# b/V v\n'}
+    monkeypatch.setattr(msgdefs, '_text', texts.__getitem__)
+    assert msgdefs._field_types('a/msg/T') == ['geometry_msgs/Point', 'a/T2', 'b/U']
+
+
+def test_a_type_is_known_by_both_of_its_names():
+    from body_bridge.ros.msgdefs import _canonical
+    assert _canonical('std_msgs/Header') == 'std_msgs/msg/Header'
+    assert _canonical('std_msgs/msg/Header') == 'std_msgs/msg/Header'
 
 
 def test_a_missing_type_is_one_clear_error():
@@ -99,9 +118,52 @@ def test_a_bag_reads_back_with_rosbags_and_mcap_ros2(tmp_path):
         assert summary.statistics.message_count == 6
         assert {s.encoding for s in summary.schemas.values()} == {'ros2msg'}
         assert {c.message_encoding for c in summary.channels.values()} == {'cdr'}
+        assert sorted(c.topic for c in summary.channels.values()) == ['/imu',
+                                                                      '/robot_description']
+        assert {c.compression for c in summary.chunk_indexes} == {'zstd'}  # the default
         decoded = [(c.topic, m) for _, c, _, m in reader.iter_decoded_messages()]
     assert decoded[-1][0] == '/imu' and decoded[-1][1].linear_acceleration.z == 13.81
     assert decoded[0][1].data == '<robot name="r"/>'
+
+
+def test_qos_profiles_as_rosbag2_lists_them():
+    from rclpy.duration import Duration
+    from rclpy.qos import (DurabilityPolicy, HistoryPolicy, LivelinessPolicy, QoSProfile,
+                           ReliabilityPolicy)
+
+    from body_bridge.ros.bag import qos_profiles
+    profile = QoSProfile(history=HistoryPolicy.KEEP_ALL, depth=3,
+                         reliability=ReliabilityPolicy.BEST_EFFORT,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                         deadline=Duration(seconds=1, nanoseconds=500_000_000),
+                         lifespan=Duration(seconds=2),
+                         liveliness=LivelinessPolicy.MANUAL_BY_TOPIC,
+                         liveliness_lease_duration=Duration(nanoseconds=999_999_999),
+                         avoid_ros_namespace_conventions=True)
+    assert qos_profiles(profile) == [{
+        'history': 'keep_all', 'depth': 3, 'reliability': 'best_effort',
+        'durability': 'transient_local', 'deadline': {'sec': 1, 'nsec': 500_000_000},
+        'lifespan': {'sec': 2, 'nsec': 0}, 'liveliness': 'manual_by_topic',
+        'liveliness_lease_duration': {'sec': 0, 'nsec': 999_999_999},
+        'avoid_ros_namespace_conventions': True}]
+    other = qos_profiles(QoSProfile(depth=1, reliability=ReliabilityPolicy.SYSTEM_DEFAULT))[0]
+    assert other['reliability'] == 'system_default' and other['history'] == 'keep_last'
+    assert other['avoid_ros_namespace_conventions'] is False
+
+
+def test_an_uncompressed_bag_and_a_second_close(tmp_path):
+    from body_bridge.ros import qos
+    from body_bridge.ros.bag import BagWriter
+    bag = BagWriter(str(tmp_path / 'plain'), compress=False)
+    bag.write(bag.add_topic('/a', 'std_msgs/msg/String', qos.JOINT_STATES),
+              b'\x00\x01\x00\x00\x02\x00\x00\x00x\x00', 1)
+    bag.close()
+    bag.close()  # again: nothing
+    assert bag.closed
+    with open(tmp_path / 'plain' / 'plain_0.mcap', 'rb') as f:
+        summary = make_reader(f).get_summary()
+    assert {c.compression for c in summary.chunk_indexes} == {''}
+    assert read_bag(tmp_path / 'plain')['/a'][1][0][1].data == 'x'
 
 
 def test_a_bag_goes_into_a_new_directory(tmp_path):
@@ -180,6 +242,7 @@ def test_a_channel_hands_the_same_bytes_to_dds_and_the_sinks():
     dds = FakePublisher('/chatter', String, qos.JOINT_STATES)
     channel = outlets.channel(dds, qos.JOINT_STATES, lambda: now[0])
     assert channel.type == 'std_msgs/msg/String' and channel.topic_name == '/chatter'
+    assert channel.qos is qos.JOINT_STATES and not channel.latched and channel.last is None
     channel.publish(String(data='a'))  # no sink: the message object goes to DDS as it is
     assert dds.sent == [String(data='a')] and channel.get_subscription_count() == 0
     sink = ListSink()
@@ -221,6 +284,8 @@ def test_sinks_get_what_they_want_and_latched_messages_when_late():
     assert len(picky.written) == 1 and other.get_subscription_count() == 0
     idle = ListSink(consumers=0)  # wants everything, consumes nothing now
     outlets.attach(idle)
+    assert picky.channels == ['/robot_description']  # told once, not again for a new sink
+    assert idle.channels == ['/robot_description', '/other'] and latched.latched
     assert other.get_subscription_count() == 0
     other.publish(String(data='y'))
     assert idle.written == [('/robot_description', picky.written[0][1], 0)]

@@ -6,9 +6,9 @@
 * ``devices.<camera>.compressed.format`` (``jpeg`` or ``png``), ``.jpeg_quality`` (1..100),
   ``.png_level`` (0..9): the ``image_raw/compressed`` topic, as image_transport's compressed
   plug-in names them;
-* ``devices.<camera>.compressedDepth.depth_max`` [m], ``.depth_quantization`` [m],
-  ``.png_level``: the ``depth/image/compressedDepth`` topic, as compressed_depth_image_transport
-  names them.
+* ``devices.<camera>.compressedDepth.format`` (``png`` or ``rvl``), ``.depth_max`` [m],
+  ``.depth_quantization`` [m], ``.png_level``: the ``depth/image/compressedDepth`` topic, as
+  compressed_depth_image_transport names them.
 
 All settable at run time: checked in the executor's thread (:func:`problem`), applied in the
 simulation's (:func:`apply`).
@@ -32,6 +32,7 @@ __all__ = ['declare', 'invalid', 'problem', 'convert', 'apply', 'initial', 'defa
 _DOUBLE, _INT, _STR = (ParameterType.PARAMETER_DOUBLE, ParameterType.PARAMETER_INTEGER,
                        ParameterType.PARAMETER_STRING)
 _TEXT = {'format': 'Compression of image_raw/compressed: jpeg or png.',
+         'depth_format': 'Compression of depth/image/compressedDepth: png or rvl.',
          'jpeg_quality': 'JPEG quality of image_raw/compressed, 1..100.',
          'png_level': 'PNG compression level, 0..9.',
          'depth_max': 'Farthest depth compressedDepth keeps [m] (farther: no reading).',
@@ -63,8 +64,9 @@ def declare(node, base: str, output) -> dict[str, tuple[str, str]]:
             for key, value in settings.items():
                 kind = _STR if key == 'format' else _INT if isinstance(value, int) else _DOUBLE
                 name = f'{base}.{group}.{key}'
+                text = _TEXT['depth_format' if key == 'format' and group != 'compressed' else key]
                 node.declare_parameter(name, value, ParameterDescriptor(
-                    type=kind, dynamic_typing=True, description=_TEXT[key]))
+                    type=kind, dynamic_typing=True, description=text))
                 params[name] = (group, key)
     for name, what in params.items():
         value = node.get_parameter(name).value
@@ -110,7 +112,7 @@ def problem(what: tuple[str, str], value) -> str | None:
             return str(err).removeprefix(f'noise {key} ')
         return None
     if key == 'format':
-        allowed = ('jpeg', 'png') if group == 'compressed' else ('png',)
+        allowed = ('jpeg', 'png') if group == 'compressed' else ('png', 'rvl')
         return None if value in allowed else f'must be one of {", ".join(allowed)}, not {value!r}'
     if key in ('jpeg_quality', 'png_level'):
         low, high = (1, 100) if key == 'jpeg_quality' else (0, 9)

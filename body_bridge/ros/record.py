@@ -17,6 +17,7 @@ import sys
 import time
 
 from ..errors import BodyBridgeError
+from ..sim.names import CommandRejected
 from .command_file import Commands, read_commands
 from .live_outlets import stop_recording
 from .outlets import OUTLETS
@@ -111,6 +112,9 @@ def record(models: list[str], output: str, duration: float = 10.0, topics=(),
         wall, cpu = time.monotonic() - started, time.process_time() - cpu
     except BodyBridgeError as err:
         print(err, file=sys.stderr)
+        return 2
+    except CommandRejected as err:  # the commands file's trajectory names unknown joints
+        print(f'{commands_file}: trajectory: {err}', file=sys.stderr)
         return 2
     finally:
         for node in nodes:

@@ -1,7 +1,9 @@
 """Recording what the bridge publishes: a sink of the outlets that writes a bag in its thread.
 
 The publishing thread (the simulation's) only appends the message's bytes to a queue and
-returns; a thread of the recorder writes them (:class:`~.bag.BagWriter`). The queue is bounded
+returns; a thread of the recorder writes them (:class:`~.bag.BagWriter`), waking every
+:data:`PERIOD` seconds, or at once when a quarter of the queue's bound is waiting (waking it
+for every message cost the publishing thread more than the bag's writing). The queue is bounded
 in bytes: a message that would overflow it is dropped, counted (:attr:`Recorder.dropped`) and
 warned about, so that a slow disk never slows the control loop. A topic is registered in the
 bag as soon as its channel exists, so a topic without messages is listed too.
@@ -16,7 +18,10 @@ from collections.abc import Callable
 
 from .bag import BagError, BagWriter
 
-__all__ = ['Recorder']
+__all__ = ['Recorder', 'PERIOD']
+
+#: How often the writing thread takes what is queued [s] (wall time).
+PERIOD = 0.05
 
 
 class Recorder:
@@ -43,8 +48,10 @@ class Recorder:
         self._reported = 0
         self._queue: collections.deque = collections.deque()
         self._queued = 0  # bytes in the queue
+        self._early = max_queue // 4  # bytes waiting that wake the writer before its time
         self._lock = threading.Lock()  # guards _queued
         self._refused: set[str] = set()  # topics whose type cannot be recorded
+        self._keys: dict = {}  # (topic, type) -> registered in the bag (False: refused)
         self._wake = threading.Event()
         self._running = True
         self._thread = threading.Thread(target=self._loop, name='body_bridge_recorder',
@@ -73,14 +80,16 @@ class Recorder:
                 self.dropped += 1
                 return
             self._queued += size
+            early = self._queued > self._early
         self._queue.append((channel, bytes(data), time_ns))
-        self._wake.set()
+        if early:
+            self._wake.set()
 
     # --- the writing thread ------------------------------------------------------------------
 
     def _loop(self) -> None:
         while True:
-            self._wake.wait(0.5)
+            self._wake.wait(PERIOD)
             self._wake.clear()
             self._drain()
             if self.dropped != self._reported:
@@ -91,22 +100,32 @@ class Recorder:
                 return
 
     def _drain(self) -> None:
-        queue, bag = self._queue, self.bag
-        while queue:
-            channel, data, stamp = queue.popleft()
-            if data is not None:
-                with self._lock:
-                    self._queued -= len(data)
-            if channel.topic in self._refused:
-                continue
-            try:
-                key = bag.add_topic(channel.topic, channel.type, channel.qos)
-            except BagError as err:
-                self.warn(f'recording: {err}; the topic is not recorded')
-                self._refused.add(channel.topic)
-                continue
-            if data is not None:
-                bag.write(key, data, stamp)
+        queue, bag, keys = self._queue, self.bag, self._keys
+        freed = 0
+        try:
+            while queue:
+                channel, data, stamp = queue.popleft()
+                key = (channel.topic, channel.type)
+                known = keys.get(key)
+                if known is None:
+                    known = keys[key] = self._register(channel)
+                if data is not None:
+                    freed += len(data)
+                    if known:
+                        bag.write(key, data, stamp)
+        finally:
+            with self._lock:
+                self._queued -= freed
+
+    def _register(self, channel) -> bool:
+        """Register a channel's topic in the bag; False if its type cannot be recorded."""
+        try:
+            self.bag.add_topic(channel.topic, channel.type, channel.qos)
+            return True
+        except BagError as err:
+            self.warn(f'recording: {err}; the topic is not recorded')
+            self._refused.add(channel.topic)
+            return False
 
     def close(self, timeout: float = 60.0) -> None:
         """Stop taking messages, write those queued, finish the bag."""
