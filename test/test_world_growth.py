@@ -15,6 +15,7 @@ from body_bridge.sim.trajectory import JointTrajectory
 from conftest import REPO, SAMPLE_ARM
 
 OWN = REPO / 'test' / 'data' / 'choreonoid'
+CHRONO = REPO / 'test' / 'data' / 'chrono'
 JOINTS = ['shoulder_yaw', 'shoulder_pitch', 'elbow_pitch']
 
 
@@ -240,3 +241,43 @@ def test_a_spawned_arm_camera_sees_a_box_spawned_in_front_of_it():
     r, g, b = (int(v) for v in after.rgb[h // 2, w // 2])
     assert r > b + 40 and g > b + 20, (r, g, b)  # the box's yellow (0.9, 0.7, 0.1)
     assert not np.array_equal(before[0][h // 2, w // 2], after.rgb[h // 2, w // 2])
+
+
+def _release_a_speed_motor(sim):
+    run(sim, 0.3)
+    sim.command(Mode.POSITION, ['lin_speed_motor'], [-0.3])  # the servo takes it over
+
+
+def _feed_the_controllers(sim):
+    sim.forces.set_motor_input('arm_angle', 0.5)  # rad
+    sim.forces.set_load_input('wheel_torque', [0.0, 0.0, 0.02])  # N m
+    sim.forces.set_motor_input('cart_force', 0.4)  # N
+    run(sim, 0.1)
+
+
+@pytest.mark.parametrize('file, start', [('motors.yaml', _release_a_speed_motor),
+                                         ('controllers.yaml', _feed_the_controllers)])
+def test_a_chrono_model_s_motors_go_on_across_a_spawn_and_a_delete(file, start):
+    """Motors of every kind (functions of the time, SPEED motors' integrals, FORCE motors'
+    wrenches, a motor a command released, controller inputs, a load controller): the
+    model's joint path is the one it has alone."""
+    reference, sim = (Simulation(load_model(CHRONO / file)) for _ in range(2))
+    start(reference)
+    start(sim)
+    forces, world = sim.forces, sim.world
+    for period in range(100):
+        if period == 20:
+            spawn(world, OWN / 'box.body', 'box/', Pose((-3.0, -3.0, 0.15)))
+        if period == 60:
+            world.remove('box/')
+        reference.step_period()
+        sim.step_period()
+        np.testing.assert_allclose(sim.joint_positions(), reference.joint_positions(),
+                                   atol=1e-5, err_msg=f'period {period}')
+        np.testing.assert_allclose(sim.joint_velocities(), reference.joint_velocities(),
+                                   atol=1e-3, err_msg=f'period {period}')
+    # What the ROS controller topics feed (ros/chrono_controllers.py) is what drives it.
+    assert sim.forces is forces
+    assert forces.engaged('arm_angle' if file == 'controllers.yaml' else 'pos_sine_motor')
+    if file == 'motors.yaml':
+        assert not forces.engaged('lin_speed_motor')
