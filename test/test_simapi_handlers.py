@@ -108,6 +108,7 @@ def test_features_and_formats(api):
 def test_states_and_their_transitions(api):
     runner = api.control.runner
     assert get_state(api) == St.STATE_PAUSED
+    assert call(api.time._get_state, GetSimulationState).result.result == OK
     assert set_state(api, St.STATE_PAUSED).result == SetSimulationState.Response.ALREADY_IN_TARGET_STATE
     assert set_state(api, St.STATE_PLAYING).result == OK
     assert get_state(api) == St.STATE_PLAYING and not runner.paused
@@ -151,6 +152,17 @@ def test_quitting_pauses_and_shuts_down_after_answering(api, monkeypatch):
     assert quit_called.wait(5.0)
 
 
+def test_quit_shuts_the_context_of_the_world_s_node_down(ros):
+    from body_bridge.ros.simapi.control import TimeServices
+    context = ros.Context()
+    context.init()
+    world_node = SimpleNamespace(node=SimpleNamespace(context=context))
+    TimeServices._quit(world_node)
+    assert not context.ok()
+    TimeServices._quit(world_node)  # once down, nothing more to do
+    assert not context.ok()
+
+
 class Handle:
     """What the action server hands SimulateSteps' execute callback."""
 
@@ -179,9 +191,11 @@ def test_simulate_steps_feedback_cancel_and_refusals(api):
     from rclpy.action import GoalResponse
     runner, time_services = api.control.runner, api.time
     assert time_services._accept(None) == GoalResponse.ACCEPT
+    set_state(api, St.STATE_STOPPED)
     handle = Handle(3)
     out = time_services._simulate(handle)
     assert (handle.ended, out.result.result) == ('succeeded', OK)
+    assert get_state(api) == St.STATE_PAUSED  # stepping leaves the stopped state
     assert handle.feedback == [(1, 2), (2, 1), (3, 0)]
     assert runner.world.time == pytest.approx(3 * runner.period)
     handle = Handle(5, cancel_after=2)
@@ -297,6 +311,7 @@ def test_what_a_spawn_request_is_refused_for(api, tmp_path):
     R = SpawnEntity.Response
     answer = spawn(api, 'a')
     assert answer.result.result == R.NO_RESOURCE
+    assert answer.result.error_message == 'neither uri nor resource_string is given'
     answer = spawn(api, 'a', str(tmp_path / 'missing.body'))
     assert answer.result.result == R.NO_RESOURCE and 'bundled: sample_arm' in \
         answer.result.error_message
@@ -623,13 +638,19 @@ def test_serve_world_without_a_world_or_without_the_interfaces(ros, monkeypatch,
 
 
 def test_services_are_served_under_the_namespace(api):
+    from rclpy.action import get_action_server_names_and_types_by_node
     node = api.node
     assert node.get_namespace() == '/lab' and node.get_name() == 'sim'
-    served = {s.srv_name for s in api.time.services + api.entities.services +
-              api.spawn.services}
-    assert {'get_simulator_features', 'spawn_entity', 'get_entity_state', 'reset_simulation',
-            'get_spawnables', 'step_simulation', 'set_entity_info'} <= served
-    assert len(served) == 16
+    served = {name: types for name, types in node.get_service_names_and_types_by_node(
+        'sim', '/lab') if not name.startswith('/lab/sim/')}  # the node's parameter services
+    assert served['/lab/get_simulator_features'] == [
+        'simulation_interfaces/srv/GetSimulatorFeatures']
+    assert served['/lab/spawn_entity'] == ['simulation_interfaces/srv/SpawnEntity']
+    assert {'/lab/get_entity_state', '/lab/reset_simulation', '/lab/get_spawnables',
+            '/lab/step_simulation', '/lab/set_entity_info', '/lab/delete_entity'} <= set(served)
+    assert len([n for n in served if '/_action/' not in n]) == 16
+    assert get_action_server_names_and_types_by_node(node, 'sim', '/lab') == [
+        ('/lab/simulate_steps', ['simulation_interfaces/action/SimulateSteps'])]
 
 
 def test_a_deleted_model_s_node_is_retired_from_the_executor(api):

@@ -210,6 +210,33 @@ def test_carry_state_matches_elements_by_name_not_index():
         assert not new.xfrc_applied[new_mj.body('body_a').id].any()
 
 
+def _actuated(order, integrating=()):
+    spec = mujoco.MjSpec()
+    for name in order:
+        body = spec.worldbody.add_body(name=f'body_{name}')
+        body.add_geom(size=[0.1, 0, 0], mass=1.0)
+        body.add_joint(name=name, axis=[0, 1, 0])
+        act = spec.add_actuator(name=f'act_{name}', target=name,
+                                trntype=mujoco.mjtTrn.mjTRN_JOINT)
+        if name in integrating:
+            act.dyntype = mujoco.mjtDyn.mjDYN_INTEGRATOR  # one activation
+    mj = spec.compile()
+    return mj, mujoco.MjData(mj)
+
+
+def test_carry_state_carries_controls_and_activations_by_actuator_name():
+    old_mj, old = _actuated(['a', 'b', 'c'], integrating=('a', 'b'))
+    old.ctrl[:] = [0.1, 0.2, 0.3]
+    old.act[:] = [0.5, 0.6]
+    # b keeps its activation; c has one now (it had none), a none (it had one), d is new.
+    new_mj, new = _actuated(['c', 'd', 'b', 'a'], integrating=('b', 'c', 'd'))
+    carry_state(old_mj, old, new_mj, new)
+    ctrl = {n: new.ctrl[new_mj.actuator(f'act_{n}').id] for n in 'abcd'}
+    assert ctrl == pytest.approx({'a': 0.1, 'b': 0.2, 'c': 0.3, 'd': 0.0})
+    act = {n: new.act[new_mj.actuator_actadr[new_mj.actuator(f'act_{n}').id]] for n in 'bcd'}
+    assert act == pytest.approx({'b': 0.6, 'c': 0.0, 'd': 0.0})
+
+
 def test_carry_state_leaves_a_joint_that_changed_type_at_its_initial_value():
     old_mj, old = _joints(['a'])
     old.qpos[:] = 0.7
@@ -255,8 +282,11 @@ def _feed_the_controllers(sim):
     run(sim, 0.1)
 
 
-@pytest.mark.parametrize('file, start', [('motors.yaml', _release_a_speed_motor),
-                                         ('controllers.yaml', _feed_the_controllers)])
+CHRONO_CASES = [('motors.yaml', _release_a_speed_motor),
+                ('controllers.yaml', _feed_the_controllers)]
+
+
+@pytest.mark.parametrize('file, start', CHRONO_CASES)
 def test_a_chrono_model_s_motors_go_on_across_a_spawn_and_a_delete(file, start):
     """Motors of every kind (functions of the time, SPEED motors' integrals, FORCE motors'
     wrenches, a motor a command released, controller inputs, a load controller): the
@@ -281,3 +311,25 @@ def test_a_chrono_model_s_motors_go_on_across_a_spawn_and_a_delete(file, start):
     assert forces.engaged('arm_angle' if file == 'controllers.yaml' else 'pos_sine_motor')
     if file == 'motors.yaml':
         assert not forces.engaged('lin_speed_motor')
+
+
+@pytest.mark.parametrize('file, start', CHRONO_CASES)
+def test_a_chrono_model_whose_elements_move_in_the_world_goes_on(file, start):
+    """The Chrono model is the third of its world and the second leaves: every MuJoCo index
+    of its bodies, joints, motors and equalities changes; its joint path does not."""
+    def world_of_three():
+        first = Simulation(load_model(OWN / 'box.body'),
+                           SimOptions(initial_pose=Pose((-3.0, 3.0, 0.1))))
+        spawn(first.world, OWN / 'box.body', 'box2/', Pose((-3.0, -3.0, 0.1)))
+        return spawn(first.world, CHRONO / file, 'chrono/')
+    reference, sim = world_of_three(), world_of_three()
+    start(reference)
+    start(sim)
+    for period in range(50):
+        if period == 10:
+            sim.world.remove('box2/')
+            assert sim.index == 1 and sim.prefix == 'chrono/'
+        reference.step_period()
+        sim.step_period()
+        np.testing.assert_allclose(sim.joint_positions(), reference.joint_positions(),
+                                   atol=1e-5, err_msg=f'period {period}')

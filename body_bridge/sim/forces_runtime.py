@@ -117,7 +117,7 @@ class ForceSystem:
         integrals, released motors, controller inputs, springs' unwrapped angles, the closure
         drives' weights and this system's share of the body wrenches (``carry_state`` carried
         ``xfrc_applied`` by body name). The functions' time is the world's, carried too."""
-        old_mj, share, angles = self.mj, self._xfrc, dict(self._angles)
+        old_mj, share = self.mj, self._xfrc
         kept = {e['name']: (e['integral'], e['joint']) for e in self.motors}
         with self._lock:
             inputs = dict(self._inputs)
@@ -126,9 +126,7 @@ class ForceSystem:
         for row in np.flatnonzero(np.any(share != 0.0, axis=1)):
             name = mujoco.mj_id2name(old_mj, mujoco.mjtObj.mjOBJ_BODY, int(row))
             self._xfrc[self.mj.body(name).id] = share[row]
-        self._prepare_motors()
-        self._prepare_elements()
-        self._angles.update(angles)
+        self._prepare_motors()  # indices in the new model (the inputs are put back below)
         for entry in self.motors:
             entry['integral'], joint = kept[entry['name']]
             if entry['model_joint'] is None and 'eq' in entry:  # see _weigh_closure_drives
