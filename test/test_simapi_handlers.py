@@ -212,6 +212,26 @@ def test_simulate_steps_feedback_cancel_and_refusals(api):
     assert handle.ended == 'aborted' and handle.feedback == []
 
 
+def test_steps_stop_when_the_world_starts_playing_meanwhile(api, monkeypatch):
+    runner = api.control.runner
+    steps = []
+
+    def step_once():  # someone else plays the world after two steps
+        steps.append(1)
+        return len(steps) <= 2
+    monkeypatch.setattr(runner, 'step_once', step_once)
+    answer = call(api.time._step, StepSimulation, steps=5).result
+    assert answer.result == Result.RESULT_OPERATION_FAILED
+    assert answer.error_message == 'the simulation started playing after 2 steps'
+    assert len(steps) == 3
+    steps.clear()
+    handle = Handle(5)
+    out = api.time._simulate(handle)
+    assert handle.ended == 'aborted' and handle.feedback == [(1, 4), (2, 3)]
+    assert out.result.error_message == 'the simulation started playing after 2 steps'
+    assert len(steps) == 3
+
+
 def test_reset_scopes(api):
     runner = api.control.runner
     assert spawn(api, 'box', BOX, pose=(1.0, 0.0, 0.3)).result.result == OK
