@@ -19,6 +19,7 @@ from body_bridge.sim.forces_laws import map_force, rsda_angle, small_rotation, s
 from body_bridge.sim.simulation import SimOptions, Simulation
 
 DATA = Path(__file__).parent / 'data' / 'chrono'
+BOX = Path(__file__).parent / 'data' / 'choreonoid' / 'box.body'
 
 
 def compiled(name: str):
@@ -112,7 +113,14 @@ def test_a_motor_on_a_loop_closure_drives_the_closure_joint():
     sim = Simulation(model, SimOptions(build=BuildOptions(ground_plane=False)))
     joint = sim.mj.joint('loop:hinge0')
     worst = 0.0
-    for _ in range(150):
+    for step in range(150):
+        if step == 75:  # a box joins the world: the drive keeps its weight and its motion
+            weight = sim.mj.dof_invweight0[joint.dofadr[0]]
+            box, placed = load_model(BOX), SimOptions(initial_pose=Pose((3.0, 0.0, 0.5)))
+            sim.world.add(box, placed, 'box/')
+            Simulation(box, placed, world=sim.world)
+            joint = sim.mj.joint('loop:hinge0')
+            assert sim.mj.dof_invweight0[joint.dofadr[0]] == weight
         sim.step_period()
         target = 0.3 * math.sin(math.pi * sim.time)
         worst = max(worst, abs(sim.data.qpos[joint.qposadr[0]] - target))

@@ -127,11 +127,10 @@ class ForceSystem:
             name = mujoco.mj_id2name(old_mj, mujoco.mjtObj.mjOBJ_BODY, int(row))
             self._xfrc[self.mj.body(name).id] = share[row]
         self._prepare_motors()  # indices in the new model (the inputs are put back below)
-        for entry in self.motors:
+        for entry in self.motors:  # the weights as they were (see _weigh_closure_drives)
             entry['integral'], joint = kept[entry['name']]
-            if entry['model_joint'] is None and 'eq' in entry:  # see _weigh_closure_drives
-                weight = old_mj.dof_invweight0[old_mj.jnt_dofadr[joint]]
-                self.mj.dof_invweight0[self.mj.jnt_dofadr[entry['joint']]] = weight
+            weight = old_mj.dof_invweight0[old_mj.jnt_dofadr[joint]]
+            self.mj.dof_invweight0[self.mj.jnt_dofadr[entry['joint']]] = weight
         with self._lock:
             self._inputs = inputs
 
