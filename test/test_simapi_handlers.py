@@ -510,6 +510,10 @@ def test_entity_states_in_frames(api):
     assert s.twist.linear.z == pytest.approx(-9.81 * 0.25, abs=0.02)
     assert s.acceleration.linear.z == pytest.approx(-9.81, abs=0.05)
     assert s.pose.orientation.w == pytest.approx(1.0)
+    spawn(api, 'turned', BOX, pose=(-2.0, 0.0, 0.1), quat=(0.0, 0.0, 0.0, 1.0))  # half a turn
+    turned = call(api.entities._get_state, GetEntityState, entity='turned').state.pose
+    assert (abs(turned.orientation.z), turned.orientation.w) == pytest.approx((1.0, 0.0),
+                                                                             abs=1e-6)
     entities = api.entities
     relative = entities._state('box', 'arm')
     arm_pose = frame_pose(api.control, 'arm')

@@ -199,6 +199,13 @@ def test_file_relative_and_absolute_mesh_paths_and_scale(tmp_path):
         assert vertices.max(axis=0).tolist() == [2.0, 3.0, 4.0]
 
 
+def test_a_path_object_is_read_and_named_as_text(tmp_path):
+    from body_bridge.formats import urdf
+    path = write(tmp_path, TWO)
+    model = urdf.load(path)  # a pathlib.Path
+    assert model.source == str(path) and model.link('base').visuals[0].source == str(path)
+
+
 def test_a_package_mesh_found_nowhere_is_a_missing_file(tmp_path, monkeypatch):
     monkeypatch.setenv('ROS_PACKAGE_PATH', '')
     with pytest.raises(ModelError, match='part.stl'):
