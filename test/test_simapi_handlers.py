@@ -661,20 +661,35 @@ def test_serve_world_without_a_world_or_without_the_interfaces(ros, monkeypatch,
     assert serve_world(object(), None, '/') is None
 
 
+def _graph(query, ready, timeout=10.0):
+    """A graph query of this process's own node, asked again until ``ready`` (the graph cache
+    is filled asynchronously)."""
+    end = time.monotonic() + timeout
+    answer = query()
+    while not ready(answer) and time.monotonic() < end:
+        time.sleep(0.05)
+        answer = query()
+    return answer
+
+
 def test_services_are_served_under_the_namespace(api):
     from rclpy.action import get_action_server_names_and_types_by_node
     node = api.node
     assert node.get_namespace() == '/lab' and node.get_name() == 'sim'
-    served = {name: types for name, types in node.get_service_names_and_types_by_node(
-        'sim', '/lab') if not name.startswith('/lab/sim/')}  # the node's parameter services
+
+    def services():
+        return {name: types for name, types in node.get_service_names_and_types_by_node(
+            'sim', '/lab') if not name.startswith('/lab/sim/')}  # not the parameter services
+    served = _graph(services, lambda s: len([n for n in s if '/_action/' not in n]) >= 16)
     assert served['/lab/get_simulator_features'] == [
         'simulation_interfaces/srv/GetSimulatorFeatures']
     assert served['/lab/spawn_entity'] == ['simulation_interfaces/srv/SpawnEntity']
     assert {'/lab/get_entity_state', '/lab/reset_simulation', '/lab/get_spawnables',
             '/lab/step_simulation', '/lab/set_entity_info', '/lab/delete_entity'} <= set(served)
     assert len([n for n in served if '/_action/' not in n]) == 16
-    assert get_action_server_names_and_types_by_node(node, 'sim', '/lab') == [
-        ('/lab/simulate_steps', ['simulation_interfaces/action/SimulateSteps'])]
+    actions = _graph(lambda: get_action_server_names_and_types_by_node(node, 'sim', '/lab'),
+                     bool)
+    assert actions == [('/lab/simulate_steps', ['simulation_interfaces/action/SimulateSteps'])]
 
 
 def test_a_deleted_model_s_node_is_retired_from_the_executor(api):

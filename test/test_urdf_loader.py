@@ -210,3 +210,21 @@ def test_a_package_mesh_found_nowhere_is_a_missing_file(tmp_path, monkeypatch):
     monkeypatch.setenv('ROS_PACKAGE_PATH', '')
     with pytest.raises(ModelError, match='part.stl'):
         load_model(write(tmp_path, _meshed('package://pkg/meshes/part.stl')))
+
+
+def test_mimic_joints_with_and_without_multiplier_and_offset(tmp_path):
+    def joint(name, mimic=''):
+        return (f'<link name="{name}_link"><inertial><mass value="1"/><inertia ixx="0.01" '
+                'ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>'
+                f'<joint name="{name}" type="revolute"><parent link="base"/>'
+                f'<child link="{name}_link"/><axis xyz="0 0 1"/>'
+                f'<limit lower="-1" upper="1" effort="1" velocity="1"/>{mimic}</joint>')
+    text = ('<?xml version="1.0"?><robot name="m"><link name="base"><inertial><mass value="1"/>'
+            '<inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>'
+            '</link>' + joint('lead') + joint('plain', '<mimic joint="lead"/>') +
+            joint('scaled', '<mimic joint="lead" multiplier="-2" offset="0.1"/>') + '</robot>')
+    m = load_model(write(tmp_path, text))
+    plain, scaled = m.joint('plain').mimic, m.joint('scaled').mimic
+    assert (plain.joint, plain.multiplier, plain.offset) == ('lead', 1.0, 0.0)
+    assert (scaled.joint, scaled.multiplier, scaled.offset) == ('lead', -2.0, 0.1)
+    assert m.joint('lead').mimic is None

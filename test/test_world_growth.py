@@ -333,3 +333,14 @@ def test_a_chrono_model_whose_elements_move_in_the_world_goes_on(file, start):
         sim.step_period()
         np.testing.assert_allclose(sim.joint_positions(), reference.joint_positions(),
                                    atol=1e-5, err_msg=f'period {period}')
+
+
+def test_a_world_of_more_models_than_collision_bits_is_refused_in_one_line():
+    box = load_model(OWN / 'box.body')
+    many = [(box, SimOptions(initial_pose=Pose((i, 0.0, 0.1))))
+            for i in range(world_module.MAX_MODELS + 1)]
+    with pytest.raises(ModelError, match=f': {world_module.MAX_MODELS + 1} models in one world; '
+                       f'at most {world_module.MAX_MODELS} can share one$'):
+        world_module.World(many)
+    with pytest.raises(ValueError, match='at least one model'):
+        world_module.World([])

@@ -271,9 +271,7 @@ def _topic_problem(name: str) -> str | None:
     """Why ROS refuses a topic name, in a few words (None: it takes it)."""
     from rclpy.expand_topic_name import expand_topic_name
     from rclpy.validate_full_topic_name import validate_full_topic_name
-    from rclpy.validate_topic_name import validate_topic_name
     try:
-        validate_topic_name(name)
         validate_full_topic_name(expand_topic_name(name, 'body_bridge', '/'))
     except Exception as err:  # noqa: BLE001 - rclpy raises several kinds, with the C source
         text = str(err).splitlines()[0].split(', at ')[0].rstrip(':')
