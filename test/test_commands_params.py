@@ -147,6 +147,19 @@ def test_joint_topics_default_to_the_bridge_s_names_and_qos():
     assert qos.joint_topic(values, 'joint_commands') == ('joint_commands', qos.COMMANDS)
 
 
+def test_the_profiles_of_the_topic_table():
+    # docs/topics-and-parameters.md: robot_description and /tf_static reliable, transient
+    # local, depth 1; /tf reliable, volatile, depth 100; /clock reliable, depth 1.
+    from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
+    latched = (1, ReliabilityPolicy.RELIABLE, DurabilityPolicy.TRANSIENT_LOCAL)
+    for profile, expected in ((qos.LATCHED, latched), (qos.TF_STATIC, latched),
+                              (qos.TF, (100, ReliabilityPolicy.RELIABLE,
+                                        DurabilityPolicy.VOLATILE)),
+                              (qos.CLOCK, (1, ReliabilityPolicy.RELIABLE,
+                                           DurabilityPolicy.VOLATILE))):
+        assert (profile.depth, profile.reliability, profile.durability) == expected
+
+
 def test_joint_topics_take_the_names_and_qos_given():
     from rclpy.qos import DurabilityPolicy, HistoryPolicy, ReliabilityPolicy
     values = _joint_topics(joint_commands_topic='/robot_joint_commands', joint_commands_depth=1,

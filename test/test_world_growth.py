@@ -344,3 +344,29 @@ def test_a_world_of_more_models_than_collision_bits_is_refused_in_one_line():
         world_module.World(many)
     with pytest.raises(ValueError, match='at least one model'):
         world_module.World([])
+
+
+@pytest.mark.parametrize('policy', ['pause', 'reset'])
+def test_a_spawned_model_that_diverges_gets_the_note_and_the_world_its_policy(policy):
+    arm = Simulation(load_model(SAMPLE_ARM), SimOptions(on_divergence=policy))
+    world = arm.world
+    run(arm, 0.1)
+    box = spawn(world, OWN / 'box.body', 'box/', Pose((2.0, 0.0, 0.5)))
+    run(arm, 0.05)
+    before = arm.time
+    free = box.mj.joint('box/box_free')
+    box.data.qvel[free.dofadr[0]] = 1e12  # m/s: beyond what the watchdog accepts
+    diverged = world.step_period()
+    assert diverged is not None and diverged.joint == 'box/box_free'
+    assert arm.notes == [] and len(box.notes) == 1
+    note = box.notes[0]
+    assert note.startswith(f"the integrator diverged at t = {before:.6g} s (joint 'box_free': ")
+    assert world.watchdog.count == 1
+    if policy == 'pause':
+        assert world.halted and arm.time == pytest.approx(before)
+        assert '(on_divergence: pause)' in note
+        assert box.data.qvel[free.dofadr[0]] == 1e12  # the state before that period
+    else:
+        assert not world.halted and arm.time == 0.0
+        assert 'the world was reset to its initial state (on_divergence: reset)' in note
+        assert abs(box.data.qvel[free.dofadr[0]]) < 1.0
