@@ -311,6 +311,8 @@ def test_a_chrono_model_s_motors_go_on_across_a_spawn_and_a_delete(file, start):
     assert forces.engaged('arm_angle' if file == 'controllers.yaml' else 'pos_sine_motor')
     if file == 'motors.yaml':
         assert not forces.engaged('lin_speed_motor')
+        ramp = sim.joint_positions()[sim.joint_names.index('pos_ramp_motor')]
+        assert ramp == pytest.approx(0.1 + 0.4 * sim.time, abs=1e-3)  # test_chrono_dynamics
 
 
 @pytest.mark.parametrize('file, start', CHRONO_CASES)
@@ -344,6 +346,10 @@ def test_a_world_of_more_models_than_collision_bits_is_refused_in_one_line():
         world_module.World(many)
     with pytest.raises(ValueError, match='at least one model'):
         world_module.World([])
+    full = world_module.World(many[:-1])
+    with pytest.raises(ModelError, match=f'holds {world_module.MAX_MODELS} models already'):
+        full.add(box, SimOptions(), 'one_more/')
+    assert len(full.entries) == world_module.MAX_MODELS
 
 
 @pytest.mark.parametrize('policy', ['pause', 'reset'])
@@ -352,13 +358,14 @@ def test_a_spawned_model_that_diverges_gets_the_note_and_the_world_its_policy(po
     world = arm.world
     run(arm, 0.1)
     box = spawn(world, OWN / 'box.body', 'box/', Pose((2.0, 0.0, 0.5)))
+    other = spawn(world, OWN / 'box.body', 'other/', Pose((-2.0, 0.0, 0.5)))
     run(arm, 0.05)
     before = arm.time
     free = box.mj.joint('box/box_free')
     box.data.qvel[free.dofadr[0]] = 1e12  # m/s: beyond what the watchdog accepts
     diverged = world.step_period()
     assert diverged is not None and diverged.joint == 'box/box_free'
-    assert arm.notes == [] and len(box.notes) == 1
+    assert arm.notes == [] and other.notes == [] and len(box.notes) == 1
     note = box.notes[0]
     assert note.startswith(f"the integrator diverged at t = {before:.6g} s (joint 'box_free': ")
     assert world.watchdog.count == 1
