@@ -4,7 +4,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from body_bridge.errors import ModelError
+from body_bridge.errors import ModelError, ParameterError
 from body_bridge.formats import load_model
 from body_bridge.model import Pose
 from body_bridge.sim import world as world_module
@@ -377,3 +377,23 @@ def test_a_spawned_model_that_diverges_gets_the_note_and_the_world_its_policy(po
         assert not world.halted and arm.time == 0.0
         assert 'the world was reset to its initial state (on_divergence: reset)' in note
         assert abs(box.data.qvel[free.dofadr[0]]) < 1.0
+
+
+def test_a_model_whose_root_is_the_world_cannot_be_placed(tmp_path):
+    path = tmp_path / 'bolted.urdf'
+    path.write_text(
+        '<?xml version="1.0"?><robot name="bolted"><link name="world"/><link name="base">'
+        '<inertial><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" '
+        'izz="0.01"/></inertial><collision><geometry><box size="0.1 0.1 0.1"/></geometry>'
+        '</collision></link><joint name="bolt" type="fixed"><parent link="world"/>'
+        '<child link="base"/></joint></robot>')
+    bolted = load_model(path)
+    assert world_module.is_world_rooted(bolted)
+    assert not world_module.is_world_rooted(load_model(SAMPLE_ARM))  # fixed, but to 'base'
+    assert not world_module.is_world_rooted(load_model(OWN / 'box.body'))
+    with pytest.raises(ParameterError, match='root link of bolted is the world'):
+        world_module.World([(bolted, SimOptions(initial_pose=Pose((1.0, 0.0, 0.0))))])
+    arm = Simulation(load_model(SAMPLE_ARM))
+    with pytest.raises(ParameterError, match='cannot be moved'):
+        arm.world.add(bolted, SimOptions(initial_pose=Pose((1.0, 0.0, 0.0))), 'bolted/')
+    assert arm.world.prefixes == ['']
