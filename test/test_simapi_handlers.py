@@ -57,7 +57,8 @@ def api(ros, tmp_path, monkeypatch):
     spinning.start()
     world = serve_world(node.runner, executor, '/lab')
     yield world
-    world.stop()
+    if not getattr(world, 'stopped_by_the_test', False):
+        world.stop()
     executor.shutdown(timeout_sec=1.0)
     node.destroy_node()
 
@@ -697,3 +698,36 @@ def test_a_deleted_model_s_node_is_retired_from_the_executor(api):
     call(api.spawn._delete, DeleteEntity, entity='box')
     assert node not in api._main.get_nodes()
     assert time.monotonic() - started < 3.0  # the executor took its turns, no time-out
+
+
+def test_stopping_destroys_the_world_node_and_the_spawned_ones(api):
+    from rclpy.exceptions import InvalidHandle
+    spawn(api, 'box', BOX, pose=(1.0, 0.0, 0.3))
+    box, arm = api.control.entities['box'].node, api.control.entities['arm'].node
+    files = api.control._files.name
+    api.stop()
+    api.stopped_by_the_test = True
+    assert not api._thread.is_alive()
+    for node in (api.node, box):
+        with pytest.raises(InvalidHandle):
+            node.get_name()
+    assert arm.get_name() == 'body_bridge'  # the bridge's own node is its owner's to destroy
+    import os
+    assert not os.path.exists(files)
+
+
+def test_a_deleted_model_s_node_is_destroyed_after_two_turns_of_the_executor(api, monkeypatch):
+    spawn(api, 'box', BOX, pose=(1.0, 0.0, 0.3))
+    node = api.control.entities['box'].node
+    turns, seen = [], []
+    create_task = api._main.create_task
+
+    def counted(work):
+        turns.append(create_task(work))
+        return turns[-1]
+    monkeypatch.setattr(api._main, 'create_task', counted)
+    destroy = node.destroy_node
+    monkeypatch.setattr(node, 'destroy_node',
+                        lambda: (seen.append([t.done() for t in turns]), destroy())[1])
+    call(api.spawn._delete, DeleteEntity, entity='box')
+    assert seen == [[True, True]]  # out of the executor, which turned twice without it
