@@ -19,6 +19,7 @@ from body_bridge.sim.forces_laws import map_force, rsda_angle, small_rotation, s
 from body_bridge.sim.simulation import SimOptions, Simulation
 
 DATA = Path(__file__).parent / 'data' / 'chrono'
+BOX = Path(__file__).parent / 'data' / 'choreonoid' / 'box.body'
 
 
 def compiled(name: str):
@@ -111,8 +112,19 @@ def test_a_motor_on_a_loop_closure_drives_the_closure_joint():
                   passive_joints=('a', 'b', 'd'), ground_plane=False)
     sim = Simulation(model, SimOptions(build=BuildOptions(ground_plane=False)))
     joint = sim.mj.joint('loop:hinge0')
+    # The drive's weight is the loop's inverse inertia about the driven angle: turning it by
+    # dq turns the crank and the rocker (each 0.01 + 1 * 0.15^2 kg m^2 about its pivot) by
+    # dq and moves the level coupler (1 kg) by 0.3 dq: 1 / (2 * 0.0325 + 0.09).
+    assert sim.mj.dof_invweight0[joint.dofadr[0]] == pytest.approx(1 / 0.155, rel=1e-3)
     worst = 0.0
-    for _ in range(150):
+    for step in range(150):
+        if step == 75:  # a box joins the world: the drive keeps its weight and its motion
+            weight = sim.mj.dof_invweight0[joint.dofadr[0]]
+            box, placed = load_model(BOX), SimOptions(initial_pose=Pose((3.0, 0.0, 0.5)))
+            sim.world.add(box, placed, 'box/')
+            Simulation(box, placed, world=sim.world)
+            joint = sim.mj.joint('loop:hinge0')
+            assert sim.mj.dof_invweight0[joint.dofadr[0]] == weight
         sim.step_period()
         target = 0.3 * math.sin(math.pi * sim.time)
         worst = max(worst, abs(sim.data.qpos[joint.qposadr[0]] - target))

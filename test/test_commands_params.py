@@ -15,7 +15,9 @@ from body_bridge.errors import ParameterError
 from body_bridge.formats import load_model
 from body_bridge.ros.commands import read_controllers
 from body_bridge.ros.launcher import model_names, split_ros_args
-from body_bridge.ros.params import initial_pose, read_gains, read_initial_positions
+from body_bridge.ros import qos
+from body_bridge.ros.params import (PARAMETERS, check_joint_topics, initial_pose, read_gains,
+                                    read_initial_positions)
 from body_bridge.sim.simulation import Mode
 
 from conftest import REPO, SAMPLE_ARM
@@ -132,7 +134,99 @@ def test_node_reads_its_parameters(ros, tmp_path):
         node.destroy_node()
 
 
+def _joint_topics(**given):
+    values = {name: default for name, (default, _, _) in PARAMETERS.items()}
+    values.update(given)
+    return values
+
+
+def test_joint_topics_default_to_the_bridge_s_names_and_qos():
+    values = _joint_topics()
+    check_joint_topics(values)
+    assert qos.joint_topic(values, 'joint_states') == ('joint_states', qos.JOINT_STATES)
+    assert qos.joint_topic(values, 'joint_commands') == ('joint_commands', qos.COMMANDS)
+
+
+def test_the_profiles_of_the_topic_table():
+    # docs/topics-and-parameters.md: robot_description and /tf_static reliable, transient
+    # local, depth 1; /tf reliable, volatile, depth 100; /clock reliable, depth 1.
+    from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
+    latched = (1, ReliabilityPolicy.RELIABLE, DurabilityPolicy.TRANSIENT_LOCAL)
+    for profile, expected in ((qos.LATCHED, latched), (qos.TF_STATIC, latched),
+                              (qos.TF, (100, ReliabilityPolicy.RELIABLE,
+                                        DurabilityPolicy.VOLATILE)),
+                              (qos.CLOCK, (1, ReliabilityPolicy.RELIABLE,
+                                           DurabilityPolicy.VOLATILE))):
+        assert (profile.depth, profile.reliability, profile.durability) == expected
+
+
+def test_joint_topics_take_the_names_and_qos_given():
+    from rclpy.qos import DurabilityPolicy, HistoryPolicy, ReliabilityPolicy
+    values = _joint_topics(joint_commands_topic='/robot_joint_commands', joint_commands_depth=1,
+                           joint_states_topic='~/states', joint_states_reliability='best_effort',
+                           joint_states_depth=5)
+    check_joint_topics(values)
+    name, profile = qos.joint_topic(values, 'joint_commands')
+    assert name == '/robot_joint_commands'
+    assert (profile.depth, profile.reliability) == (1, ReliabilityPolicy.RELIABLE)
+    name, profile = qos.joint_topic(values, 'joint_states')
+    assert name == '~/states'
+    assert (profile.depth, profile.reliability) == (5, ReliabilityPolicy.BEST_EFFORT)
+    assert (profile.history, profile.durability) == (HistoryPolicy.KEEP_LAST,
+                                                     DurabilityPolicy.VOLATILE)
+
+
+@pytest.mark.parametrize('given, message', [
+    ({'joint_commands_topic': '9lives'}, "parameter joint_commands_topic: '9lives' is not a "
+     'topic name: '),
+    ({'joint_states_topic': 'joint states'}, "parameter joint_states_topic: 'joint states' is "
+     'not a topic name: '),
+    ({'joint_states_topic': ''}, "parameter joint_states_topic: '' is not a topic name: "),
+    ({'joint_states_topic': 'a//b'}, "parameter joint_states_topic: 'a//b' is not a topic name: "
+     "topic name must not contain repeated '/'"),
+    ({'joint_commands_topic': 'cmd/'}, "parameter joint_commands_topic: 'cmd/' is not a topic "
+     'name: topic name must not end with a forward slash'),
+    ({'joint_commands_depth': 0}, 'parameter joint_commands_depth: must be 1 or more, not 0'),
+    ({'joint_states_depth': -3}, 'parameter joint_states_depth: must be 1 or more, not -3'),
+])
+def test_bad_joint_topics_are_refused_in_one_line(given, message):
+    with pytest.raises(ParameterError) as err:
+        check_joint_topics(_joint_topics(**given))
+    text = str(err.value)
+    assert text.startswith(message) and '\n' not in text, text
+    assert not message.endswith(': ') or len(text) > len(message), text  # ROS's reason
+    assert not text.endswith(':') and ' at /' not in text, text
+    check_joint_topics(_joint_topics(joint_states_depth=1, joint_commands_depth=1))
+
+
+def test_the_node_serves_the_joint_topics_its_parameters_name(ros, tmp_path):
+    from rclpy.parameter import Parameter
+    from rclpy.qos import ReliabilityPolicy
+    from body_bridge.ros.node import BridgeNode
+    node = BridgeNode(namespace='/tbs', parameter_overrides=[
+        Parameter('joint_states_topic', value='robot_joint_states'),
+        Parameter('joint_states_reliability', value='best_effort'),
+        Parameter('joint_states_depth', value=2),
+        Parameter('joint_commands_topic', value='/robot_joint_commands'),
+        Parameter('joint_commands_reliability', value='best_effort'),
+        Parameter('joint_commands_depth', value=1),
+        Parameter('mesh_directory', value=str(tmp_path))])
+    try:
+        states, commands = node._state_pub, node.commands.subscriptions[0]
+        assert states.topic_name == '/tbs/robot_joint_states'
+        assert (states.qos_profile.depth, states.qos_profile.reliability) == \
+            (2, ReliabilityPolicy.BEST_EFFORT)
+        assert commands.topic_name == '/robot_joint_commands'
+        assert (commands.qos_profile.depth, commands.qos_profile.reliability) == \
+            (1, ReliabilityPolicy.BEST_EFFORT)
+        assert node.get_parameter('joint_commands_reliability').value == 'best_effort'
+    finally:
+        node.destroy_node()
+
+
 @pytest.mark.parametrize('args, message', [
+    (['-p', 'joint_states_reliability:=sometimes'],
+     "parameter joint_states_reliability: 'sometimes' is not one of reliable, best_effort"),
     (['-p', 'real_time_factor:=fast'], "parameter real_time_factor: must be a number, not 'fast'"),
     (['-p', 'real_time_factor:=-1.0'], 'parameter real_time_factor: must be 0 or positive'),
     (['-p', 'controllers.arm.type:=nope', '-p', 'controllers.arm.joints:=[elbow_pitch]'],

@@ -35,6 +35,19 @@ def test_a_falling_box_reports_pose_velocity_and_gravity():
     assert s.angular == pytest.approx([0, 0, 0]) and s.angular_acc == pytest.approx([0, 0, 0])
 
 
+def test_a_box_at_rest_on_the_floor_reads_no_acceleration():
+    # Its proper acceleration is g upwards (what an accelerometer reads); the coordinate
+    # acceleration the state gives is zero, and so is the velocity.
+    box = box_at(Pose((0.0, 0.0, 0.1)))
+    for _ in range(100):
+        box.step_period()
+    s = entity_state(box)
+    assert s.pos[2] == pytest.approx(0.1, abs=2e-3)
+    assert s.linear == pytest.approx([0, 0, 0], abs=1e-3)
+    assert s.linear_acc == pytest.approx([0, 0, 0], abs=0.05)
+    assert s.angular_acc == pytest.approx([0, 0, 0], abs=0.05)
+
+
 def test_a_teleported_box_is_there_with_the_velocity_given_in_world_axes():
     box = box_at(Pose((0.0, 0.0, 1.0)))
     turned = Pose.from_axis_angle((0, 0, 1), math.pi / 2, pos=(1.0, 2.0, 3.0))
@@ -90,3 +103,16 @@ def test_bounds_of_the_arm_leave_out_the_ground_plane():
     lower, upper = entity_bounds(arm)
     assert np.all(np.isfinite(lower)) and np.all(upper - lower < 3.0)
     assert np.all(upper > lower)
+
+
+def test_bounds_of_a_model_without_geometry_are_its_root_point(tmp_path):
+    text = BOX.read_text(encoding='utf-8')
+    path = tmp_path / 'point.body'
+    path.write_text(text[:text.index('    elements:')], encoding='utf-8')
+    point = Simulation(load_model(path), SimOptions(initial_pose=Pose((1.0, 2.0, 3.0))))
+    lower, upper = entity_bounds(point)
+    assert lower.tolist() == [0.0, 0.0, 0.0] and upper.tolist() == [0.0, 0.0, 0.0]
+    lower, upper = entity_bounds(point, local=False)
+    assert lower.tolist() == pytest.approx([1.0, 2.0, 3.0]) and upper.tolist() == lower.tolist()
+    upper[0] = 9.0  # two arrays, not one
+    assert lower[0] == pytest.approx(1.0)

@@ -116,3 +116,115 @@ def test_broken_files_give_one_line(tmp_path, text, message):
     with pytest.raises(ModelError, match=message) as err:
         load_model(write(tmp_path, text))
     assert '\n' not in str(err.value)
+
+
+TETRA = """solid tetra
+facet normal 0 0 -1
+ outer loop
+  vertex 0 0 0
+  vertex 0 1 0
+  vertex 1 0 0
+ endloop
+endfacet
+facet normal 0 -1 0
+ outer loop
+  vertex 0 0 0
+  vertex 1 0 0
+  vertex 0 0 1
+ endloop
+endfacet
+facet normal -1 0 0
+ outer loop
+  vertex 0 0 0
+  vertex 0 0 1
+  vertex 0 1 0
+ endloop
+endfacet
+facet normal 1 1 1
+ outer loop
+  vertex 1 0 0
+  vertex 0 1 0
+  vertex 0 0 1
+ endloop
+endfacet
+endsolid tetra
+"""
+
+
+def _meshed(uri, scale='1 1 1'):
+    return f"""<?xml version="1.0"?>
+<robot name="meshed">
+  <link name="base">
+    <inertial><mass value="1"/>
+      <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>
+    <visual><geometry><mesh filename="{uri}" scale="{scale}"/></geometry></visual>
+  </link>
+</robot>
+"""
+
+
+def _tetra(folder):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / 'part.stl').write_text(TETRA)
+    return folder / 'part.stl'
+
+
+def _mesh_of(model):
+    shape = model.link('base').visuals[0]
+    return shape.geometry.source, np.asarray(shape.geometry.vertices)
+
+
+@pytest.mark.parametrize('where', ['package root', 'beside', 'ROS_PACKAGE_PATH'])
+def test_package_uris_find_the_mesh(tmp_path, monkeypatch, where):
+    """package://pkg/meshes/part.stl: the package's folder above the URDF's (pkg/urdf/x.urdf),
+    the URDF's folder itself, or pkg under a folder of ROS_PACKAGE_PATH."""
+    urdf_dir = tmp_path / 'pkg' / 'urdf'
+    urdf_dir.mkdir(parents=True)
+    other = tmp_path / 'elsewhere'
+    monkeypatch.setenv('ROS_PACKAGE_PATH', f'{tmp_path / "nothing"}:{other}')
+    target = {'package root': tmp_path / 'pkg' / 'meshes', 'beside': urdf_dir / 'meshes',
+              'ROS_PACKAGE_PATH': other / 'pkg' / 'meshes'}[where]
+    mesh = _tetra(target)
+    model = load_model(write(urdf_dir, _meshed('package://pkg/meshes/part.stl')))
+    source, vertices = _mesh_of(model)
+    assert source == str(mesh)
+    assert vertices.max(axis=0).tolist() == [1.0, 1.0, 1.0]
+
+
+def test_file_relative_and_absolute_mesh_paths_and_scale(tmp_path):
+    mesh = _tetra(tmp_path / 'meshes')
+    for uri in (f'file://{mesh}', str(mesh), 'meshes/part.stl'):
+        source, vertices = _mesh_of(load_model(write(tmp_path, _meshed(uri, '2 3 4'))))
+        assert source == str(mesh)
+        assert vertices.max(axis=0).tolist() == [2.0, 3.0, 4.0]
+
+
+def test_a_path_object_is_read_and_named_as_text(tmp_path):
+    from body_bridge.formats import urdf
+    path = write(tmp_path, TWO)
+    model = urdf.load(path)  # a pathlib.Path
+    assert model.source == str(path) and model.link('base').visuals[0].source == str(path)
+
+
+def test_a_package_mesh_found_nowhere_is_a_missing_file(tmp_path, monkeypatch):
+    monkeypatch.setenv('ROS_PACKAGE_PATH', '')
+    with pytest.raises(ModelError, match='part.stl'):
+        load_model(write(tmp_path, _meshed('package://pkg/meshes/part.stl')))
+
+
+def test_mimic_joints_with_and_without_multiplier_and_offset(tmp_path):
+    def joint(name, mimic=''):
+        return (f'<link name="{name}_link"><inertial><mass value="1"/><inertia ixx="0.01" '
+                'ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>'
+                f'<joint name="{name}" type="revolute"><parent link="base"/>'
+                f'<child link="{name}_link"/><axis xyz="0 0 1"/>'
+                f'<limit lower="-1" upper="1" effort="1" velocity="1"/>{mimic}</joint>')
+    text = ('<?xml version="1.0"?><robot name="m"><link name="base"><inertial><mass value="1"/>'
+            '<inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>'
+            '</link>' + joint('lead') + joint('plain', '<mimic joint="lead"/>') +
+            joint('scaled', '<mimic joint="lead" multiplier="-2" offset="0.1"/>') + '</robot>')
+    m = load_model(write(tmp_path, text))
+    plain, scaled = m.joint('plain').mimic, m.joint('scaled').mimic
+    assert (plain.joint, plain.multiplier, plain.offset) == ('lead', 1.0, 0.0)
+    assert (scaled.joint, scaled.multiplier, scaled.offset) == ('lead', -2.0, 0.1)
+    assert m.joint('lead').mimic is None

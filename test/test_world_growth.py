@@ -4,7 +4,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from body_bridge.errors import ModelError
+from body_bridge.errors import ModelError, ParameterError
 from body_bridge.formats import load_model
 from body_bridge.model import Pose
 from body_bridge.sim import world as world_module
@@ -15,6 +15,7 @@ from body_bridge.sim.trajectory import JointTrajectory
 from conftest import REPO, SAMPLE_ARM
 
 OWN = REPO / 'test' / 'data' / 'choreonoid'
+CHRONO = REPO / 'test' / 'data' / 'chrono'
 JOINTS = ['shoulder_yaw', 'shoulder_pitch', 'elbow_pitch']
 
 
@@ -209,6 +210,33 @@ def test_carry_state_matches_elements_by_name_not_index():
         assert not new.xfrc_applied[new_mj.body('body_a').id].any()
 
 
+def _actuated(order, integrating=()):
+    spec = mujoco.MjSpec()
+    for name in order:
+        body = spec.worldbody.add_body(name=f'body_{name}')
+        body.add_geom(size=[0.1, 0, 0], mass=1.0)
+        body.add_joint(name=name, axis=[0, 1, 0])
+        act = spec.add_actuator(name=f'act_{name}', target=name,
+                                trntype=mujoco.mjtTrn.mjTRN_JOINT)
+        if name in integrating:
+            act.dyntype = mujoco.mjtDyn.mjDYN_INTEGRATOR  # one activation
+    mj = spec.compile()
+    return mj, mujoco.MjData(mj)
+
+
+def test_carry_state_carries_controls_and_activations_by_actuator_name():
+    old_mj, old = _actuated(['a', 'b', 'c'], integrating=('a', 'b'))
+    old.ctrl[:] = [0.1, 0.2, 0.3]
+    old.act[:] = [0.5, 0.6]
+    # b keeps its activation; c has one now (it had none), a none (it had one), d is new.
+    new_mj, new = _actuated(['c', 'd', 'b', 'a'], integrating=('b', 'c', 'd'))
+    carry_state(old_mj, old, new_mj, new)
+    ctrl = {n: new.ctrl[new_mj.actuator(f'act_{n}').id] for n in 'abcd'}
+    assert ctrl == pytest.approx({'a': 0.1, 'b': 0.2, 'c': 0.3, 'd': 0.0})
+    act = {n: new.act[new_mj.actuator_actadr[new_mj.actuator(f'act_{n}').id]] for n in 'bcd'}
+    assert act == pytest.approx({'b': 0.6, 'c': 0.0, 'd': 0.0})
+
+
 def test_carry_state_leaves_a_joint_that_changed_type_at_its_initial_value():
     old_mj, old = _joints(['a'])
     old.qpos[:] = 0.7
@@ -240,3 +268,132 @@ def test_a_spawned_arm_camera_sees_a_box_spawned_in_front_of_it():
     r, g, b = (int(v) for v in after.rgb[h // 2, w // 2])
     assert r > b + 40 and g > b + 20, (r, g, b)  # the box's yellow (0.9, 0.7, 0.1)
     assert not np.array_equal(before[0][h // 2, w // 2], after.rgb[h // 2, w // 2])
+
+
+def _release_a_speed_motor(sim):
+    run(sim, 0.3)
+    sim.command(Mode.POSITION, ['lin_speed_motor'], [-0.3])  # the servo takes it over
+
+
+def _feed_the_controllers(sim):
+    sim.forces.set_motor_input('arm_angle', 0.5)  # rad
+    sim.forces.set_load_input('wheel_torque', [0.0, 0.0, 0.02])  # N m
+    sim.forces.set_motor_input('cart_force', 0.4)  # N
+    run(sim, 0.1)
+
+
+CHRONO_CASES = [('motors.yaml', _release_a_speed_motor),
+                ('controllers.yaml', _feed_the_controllers)]
+
+
+@pytest.mark.parametrize('file, start', CHRONO_CASES)
+def test_a_chrono_model_s_motors_go_on_across_a_spawn_and_a_delete(file, start):
+    """Motors of every kind (functions of the time, SPEED motors' integrals, FORCE motors'
+    wrenches, a motor a command released, controller inputs, a load controller): the
+    model's joint path is the one it has alone."""
+    reference, sim = (Simulation(load_model(CHRONO / file)) for _ in range(2))
+    start(reference)
+    start(sim)
+    forces, world = sim.forces, sim.world
+    for period in range(100):
+        if period == 20:
+            spawn(world, OWN / 'box.body', 'box/', Pose((-3.0, -3.0, 0.15)))
+        if period == 60:
+            world.remove('box/')
+        reference.step_period()
+        sim.step_period()
+        np.testing.assert_allclose(sim.joint_positions(), reference.joint_positions(),
+                                   atol=1e-5, err_msg=f'period {period}')
+        np.testing.assert_allclose(sim.joint_velocities(), reference.joint_velocities(),
+                                   atol=1e-3, err_msg=f'period {period}')
+    # What the ROS controller topics feed (ros/chrono_controllers.py) is what drives it.
+    assert sim.forces is forces
+    assert forces.engaged('arm_angle' if file == 'controllers.yaml' else 'pos_sine_motor')
+    if file == 'motors.yaml':
+        assert not forces.engaged('lin_speed_motor')
+        ramp = sim.joint_positions()[sim.joint_names.index('pos_ramp_motor')]
+        assert ramp == pytest.approx(0.1 + 0.4 * sim.time, abs=1e-3)  # test_chrono_dynamics
+
+
+@pytest.mark.parametrize('file, start', CHRONO_CASES)
+def test_a_chrono_model_whose_elements_move_in_the_world_goes_on(file, start):
+    """The Chrono model is the third of its world and the second leaves: every MuJoCo index
+    of its bodies, joints, motors and equalities changes; its joint path does not."""
+    def world_of_three():
+        first = Simulation(load_model(OWN / 'box.body'),
+                           SimOptions(initial_pose=Pose((-3.0, 3.0, 0.1))))
+        spawn(first.world, OWN / 'box.body', 'box2/', Pose((-3.0, -3.0, 0.1)))
+        return spawn(first.world, CHRONO / file, 'chrono/')
+    reference, sim = world_of_three(), world_of_three()
+    start(reference)
+    start(sim)
+    for period in range(50):
+        if period == 10:
+            sim.world.remove('box2/')
+            assert sim.index == 1 and sim.prefix == 'chrono/'
+        reference.step_period()
+        sim.step_period()
+        np.testing.assert_allclose(sim.joint_positions(), reference.joint_positions(),
+                                   atol=1e-5, err_msg=f'period {period}')
+
+
+def test_a_world_of_more_models_than_collision_bits_is_refused_in_one_line():
+    box = load_model(OWN / 'box.body')
+    many = [(box, SimOptions(initial_pose=Pose((i, 0.0, 0.1))))
+            for i in range(world_module.MAX_MODELS + 1)]
+    with pytest.raises(ModelError, match=f': {world_module.MAX_MODELS + 1} models in one world; '
+                       f'at most {world_module.MAX_MODELS} can share one$'):
+        world_module.World(many)
+    with pytest.raises(ValueError, match='at least one model'):
+        world_module.World([])
+    full = world_module.World(many[:-1])
+    with pytest.raises(ModelError, match=f'holds {world_module.MAX_MODELS} models already'):
+        full.add(box, SimOptions(), 'one_more/')
+    assert len(full.entries) == world_module.MAX_MODELS
+
+
+@pytest.mark.parametrize('policy', ['pause', 'reset'])
+def test_a_spawned_model_that_diverges_gets_the_note_and_the_world_its_policy(policy):
+    arm = Simulation(load_model(SAMPLE_ARM), SimOptions(on_divergence=policy))
+    world = arm.world
+    run(arm, 0.1)
+    box = spawn(world, OWN / 'box.body', 'box/', Pose((2.0, 0.0, 0.5)))
+    other = spawn(world, OWN / 'box.body', 'other/', Pose((-2.0, 0.0, 0.5)))
+    run(arm, 0.05)
+    before = arm.time
+    free = box.mj.joint('box/box_free')
+    box.data.qvel[free.dofadr[0]] = 1e12  # m/s: beyond what the watchdog accepts
+    diverged = world.step_period()
+    assert diverged is not None and diverged.joint == 'box/box_free'
+    assert arm.notes == [] and other.notes == [] and len(box.notes) == 1
+    note = box.notes[0]
+    assert note.startswith(f"the integrator diverged at t = {before:.6g} s (joint 'box_free': ")
+    assert world.watchdog.count == 1
+    if policy == 'pause':
+        assert world.halted and arm.time == pytest.approx(before)
+        assert '(on_divergence: pause)' in note
+        assert box.data.qvel[free.dofadr[0]] == 1e12  # the state before that period
+    else:
+        assert not world.halted and arm.time == 0.0
+        assert 'the world was reset to its initial state (on_divergence: reset)' in note
+        assert abs(box.data.qvel[free.dofadr[0]]) < 1.0
+
+
+def test_a_model_whose_root_is_the_world_cannot_be_placed(tmp_path):
+    path = tmp_path / 'bolted.urdf'
+    path.write_text(
+        '<?xml version="1.0"?><robot name="bolted"><link name="world"/><link name="base">'
+        '<inertial><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" '
+        'izz="0.01"/></inertial><collision><geometry><box size="0.1 0.1 0.1"/></geometry>'
+        '</collision></link><joint name="bolt" type="fixed"><parent link="world"/>'
+        '<child link="base"/></joint></robot>')
+    bolted = load_model(path)
+    assert world_module.is_world_rooted(bolted)
+    assert not world_module.is_world_rooted(load_model(SAMPLE_ARM))  # fixed, but to 'base'
+    assert not world_module.is_world_rooted(load_model(OWN / 'box.body'))
+    with pytest.raises(ParameterError, match='root link of bolted is the world'):
+        world_module.World([(bolted, SimOptions(initial_pose=Pose((1.0, 0.0, 0.0))))])
+    arm = Simulation(load_model(SAMPLE_ARM))
+    with pytest.raises(ParameterError, match='cannot be moved'):
+        arm.world.add(bolted, SimOptions(initial_pose=Pose((1.0, 0.0, 0.0))), 'bolted/')
+    assert arm.world.prefixes == ['']

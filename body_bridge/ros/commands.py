@@ -179,8 +179,9 @@ class CommandTopics:
     def __init__(self, node, sim, controllers: list[Controller]):
         self.node, self.sim = node, sim
         controllers = [c for c in controllers if c.kind != 'gripper']  # an action, no topic
-        self.subscriptions = [self._subscribe(JointState, 'joint_commands',
-                                              self._on_joint_commands)]
+        topic, profile = qos.joint_topic(node.params, 'joint_commands')
+        self.subscriptions = [self._subscribe(JointState, topic, self._on_joint_commands,
+                                              profile)]
         for c in controllers:
             if c.kind == 'trajectory':
                 sub = self._subscribe(JointTrajectoryMsg, c.topic,
@@ -191,12 +192,12 @@ class CommandTopics:
         self._topics = {id(c): s.topic_name for c, s in zip(controllers, self.subscriptions[1:])}
         self.controllers = controllers
 
-    def _subscribe(self, msg_type, topic: str, callback):
+    def _subscribe(self, msg_type, topic: str, callback, profile=qos.COMMANDS):
         """A command subscription whose QoS mismatches are reported once per second."""
         holder: list = []
         events = SubscriptionEventCallbacks(incompatible_qos=lambda info: self._incompatible(
             holder[0].topic_name if holder else topic, info))
-        sub = self.node.create_subscription(msg_type, topic, callback, qos.COMMANDS,
+        sub = self.node.create_subscription(msg_type, topic, callback, profile,
                                             event_callbacks=events)
         holder.append(sub)
         return sub
@@ -208,7 +209,8 @@ class CommandTopics:
             policy = str(info.last_policy_kind)
         self._warn(topic, f'a publisher offers QoS incompatible with this subscription '
                    f'({policy}); none of its messages are received: publish commands reliable '
-                   '(the bridge subscribes reliable, volatile, depth 10)')
+                   '(the bridge subscribes reliable, volatile, depth 10; joint_commands_'
+                   'reliability: best_effort takes best-effort publishers on joint_commands)')
 
     def _warn(self, topic: str, text: str) -> None:
         self.node.warn_throttled(f'{topic}: {text}')

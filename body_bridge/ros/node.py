@@ -118,8 +118,9 @@ class BridgeNode(Node):
         self.sim = self.runner = None
         self._owns_runner = False
         if not p['simulate']:
+            topic, profile = qos.joint_topic(p, 'joint_states')
             self._state_sub = self.create_subscription(
-                JointState, 'joint_states', self._on_external_state, qos.JOINT_STATES)
+                JointState, topic, self._on_external_state, profile)
             self._warn_unclaimed()
         elif not shared:
             from .runner import SimulationRunner
@@ -239,7 +240,8 @@ class BridgeNode(Node):
         self._sim_lock = runner.lock
         self._clock_pub = self.create_publisher(Clock, '/clock', qos.CLOCK) \
             if publishes_clock else None
-        self._state_pub = self.create_publisher(JointState, 'joint_states', qos.JOINT_STATES)
+        self._state_pub = self.create_publisher(
+            JointState, *qos.joint_topic(self.params, 'joint_states'))
         # Built once, patched and published as bytes every period (see wire.py).
         self._state_msg = wire.joint_state_message(list(sim.joint_names))
         fixed_frame = self.params['fixed_frame']

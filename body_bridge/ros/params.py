@@ -25,8 +25,8 @@ from rcl_interfaces.msg import ParameterDescriptor, ParameterType
 from ..errors import ParameterError
 from ..model import Model, Pose
 
-__all__ = ['PARAMETERS', 'SETTABLE', 'READ_ONLY', 'GROUPS', 'GROUP_READ_ONLY',
-           'declare_parameters', 'group', 'read_gains', 'read_initial_positions', 'initial_pose',
+__all__ = ['PARAMETERS', 'SETTABLE', 'READ_ONLY', 'GROUPS', 'GROUP_READ_ONLY', 'JOINT_TOPICS',
+           'RELIABILITIES', 'declare_parameters', 'check_joint_topics', 'group', 'read_gains', 'read_initial_positions', 'initial_pose',
            'unused_parameters']
 
 _D, _B, _S = ParameterType.PARAMETER_DOUBLE, ParameterType.PARAMETER_BOOL, \
@@ -107,6 +107,21 @@ PARAMETERS = {
                     '[spawn]}] (docs/simulator-api.md).'),
     'world_sources': ('', _S, 'Folders whose world files (*.world.yaml) get_available_worlds '
                       'lists besides the bundled ones, as a list or comma-separated.'),
+    'joint_states_topic': ('joint_states', _S, 'Topic of the joint states (sensor_msgs/'
+                           'JointState; relative: in the node\'s namespace); with simulate: '
+                           'false, the topic read.'),
+    'joint_states_reliability': ('reliable', _S, 'QoS reliability of joint_states_topic: '
+                                 'reliable (reliable and best-effort subscribers match) or '
+                                 'best_effort.'),
+    'joint_states_depth': (10, _I, 'QoS history depth of joint_states_topic (keep last).'),
+    'joint_commands_topic': ('joint_commands', _S, 'Topic of the joint commands (sensor_msgs/'
+                             'JointState, docs/commands.md): a ros2_control TopicBasedSystem\'s '
+                             'joint_commands_topic (docs/simulator-api.md).'),
+    'joint_commands_reliability': ('reliable', _S, 'QoS reliability of the joint commands '
+                                   'subscription: reliable (only reliable publishers match) '
+                                   'or best_effort (both match).'),
+    'joint_commands_depth': (10, _I, 'QoS history depth of the joint commands subscription '
+                             '(keep last).'),
 }
 
 #: What a parameter set while the node runs does (``ros2 param set``); the others are
@@ -152,6 +167,12 @@ READ_ONLY = {
     'foxglove_port': 'the server starts with the bridge',
     'named_poses': 'read once by the simulator API, at start',
     'world_sources': 'read once by the simulator API, at start',
+    'joint_states_topic': 'the joint states publisher is made at start',
+    'joint_states_reliability': 'the joint states publisher is made at start',
+    'joint_states_depth': 'the joint states publisher is made at start',
+    'joint_commands_topic': 'the command subscriptions are made at start',
+    'joint_commands_reliability': 'the command subscriptions are made at start',
+    'joint_commands_depth': 'the command subscriptions are made at start',
 }
 #: String parameters that also take a list of strings (joined by commas).
 _LISTS = ('drive_left_joints', 'drive_right_joints', 'passive_joints', 'world_sources')
@@ -170,12 +191,19 @@ GROUP_READ_ONLY = {
 #: Parameters rclpy declares itself, or that the node declares later.
 _OTHERS = {'use_sim_time', 'robot_description', 'start_type_description_service'}
 
+#: Values of the ``*_reliability`` parameters.
+RELIABILITIES = ('reliable', 'best_effort')
+
 _KINDS = {_D: 'a number', _B: 'true or false', _S: 'a string', _DA: 'a list of numbers',
           _I: 'an integer'}
 
 #: String parameters with a fixed set of values; true/false mean on/off (YAML and ``-p x:=on``
 #: turn a bare on/off into a boolean).
-_SWITCHES = {'gravity_compensation': ('auto', 'on', 'off'), 'ground_plane': ('auto', 'on', 'off')}
+_SWITCHES = {'gravity_compensation': ('auto', 'on', 'off'), 'ground_plane': ('auto', 'on', 'off'),
+             'joint_states_reliability': RELIABILITIES,
+             'joint_commands_reliability': RELIABILITIES}
+#: The joint topics whose names and QoS are parameters (``<topic>_topic``, ...).
+JOINT_TOPICS = ('joint_states', 'joint_commands')
 
 
 def _coerce(name: str, value, ptype: int):
@@ -226,7 +254,36 @@ def declare_parameters(node, defaults: Mapping[str, object] | None = None) -> di
                                          read_only=name not in SETTABLE)
         node.declare_parameters('', [(name, value, descriptor)], ignore_override=True)
         values[name] = value
+    check_joint_topics(values)
     return values
+
+
+def check_joint_topics(values: Mapping[str, object]) -> None:
+    """The joint topics' names and depths.
+
+    Raises:
+        ParameterError: a name ROS refuses, a depth under 1.
+    """
+    for topic in JOINT_TOPICS:
+        name = values[f'{topic}_topic']
+        problem = _topic_problem(name)
+        if problem is not None:
+            raise ParameterError(f'{topic}_topic', f'{name!r} is not a topic name: {problem}')
+        if values[f'{topic}_depth'] < 1:
+            raise ParameterError(f'{topic}_depth', f'must be 1 or more, not '
+                                 f'{values[f"{topic}_depth"]}')
+
+
+def _topic_problem(name: str) -> str | None:
+    """Why ROS refuses a topic name, in a few words (None: it takes it)."""
+    from rclpy.expand_topic_name import expand_topic_name
+    from rclpy.validate_full_topic_name import validate_full_topic_name
+    try:
+        validate_full_topic_name(expand_topic_name(name, 'body_bridge', '/'))
+    except Exception as err:  # noqa: BLE001 - rclpy raises several kinds, with the C source
+        text = str(err).splitlines()[0].split(', at ')[0].rstrip(':')
+        return text.partition('is invalid: ')[2] or text.partition(': ')[2] or text
+    return None
 
 
 def group(node, prefix: str) -> dict[str, object]:

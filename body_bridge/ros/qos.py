@@ -3,7 +3,8 @@
 from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,
                        qos_profile_sensor_data)
 
-__all__ = ['LATCHED', 'TF', 'TF_STATIC', 'JOINT_STATES', 'CLOCK', 'SENSOR', 'COMMANDS']
+__all__ = ['LATCHED', 'TF', 'TF_STATIC', 'JOINT_STATES', 'CLOCK', 'SENSOR', 'COMMANDS',
+           'joint_topic']
 
 #: robot_description: reliable, transient local, depth 1 (late joiners get it).
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
@@ -25,3 +26,13 @@ CLOCK = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
 SENSOR = qos_profile_sensor_data
 #: Command topics: reliable, depth 10.
 COMMANDS = JOINT_STATES
+
+
+def joint_topic(params, topic: str) -> tuple[str, QoSProfile]:
+    """The name and QoS of ``joint_states`` or ``joint_commands`` from the node's parameters
+    (``<topic>_topic``, ``<topic>_reliability``, ``<topic>_depth``: volatile, keep last)."""
+    reliability = ReliabilityPolicy.BEST_EFFORT if \
+        params[f'{topic}_reliability'] == 'best_effort' else ReliabilityPolicy.RELIABLE
+    return params[f'{topic}_topic'], QoSProfile(
+        depth=params[f'{topic}_depth'], history=HistoryPolicy.KEEP_LAST,
+        reliability=reliability, durability=DurabilityPolicy.VOLATILE)

@@ -147,8 +147,9 @@ class Binding:
 
         Command modes, targets, trajectories being followed and effort limits stay as they
         were; the servos are retuned in the new model. The mimic, track and force hooks are
-        made again for the new model (a motor's time function restarts from its state at
-        reset only if the world is reset).
+        made again for the new model; the force system (motors, springs, loads) is found again
+        in it and goes on where it was (its functions of the carried time, SPEED motors'
+        integrals, released motors, controller inputs).
         """
         old_mj, rows = self.mj, np.arange(len(self.actuated))
         limited = old_mj.actuator_forcelimited[self._act].astype(bool)
@@ -163,13 +164,8 @@ class Binding:
         for hook in self._own_hooks:
             self.step_hooks.remove(hook)
         self._install_mimic()
-        if self.forces is not None:
-            for hooks, hook in ((self.step_hooks, self.forces.before_step),
-                                (self.reset_hooks, self.forces.on_reset),
-                                (self.command_hooks, self.forces.on_command)):
-                hooks.remove(hook)
-        if not self.kinematic:
-            self.forces = install_forces(self)
+        if not self.kinematic:  # the same force system, its motors' state kept
+            self.forces = install_forces(self, self.forces)
         self._install_tracks()
         self._tune_servos()
         self._mode = mode

@@ -37,7 +37,7 @@ import numpy as np
 from ..model import LoopClosure, Pose
 
 __all__ = ['add_closure', 'closure_gaps', 'driven_joint', 'pose_for_frame',
-           'weigh_virtual_bodies', 'CLOSURE_TYPES', 'VIRTUAL_MASS']
+           'weigh_virtual_bodies', 'weigh_closure_drives', 'CLOSURE_TYPES', 'VIRTUAL_MASS']
 
 #: Mass [kg] and inertia [kg m^2] of each virtual body of a closure chain.
 VIRTUAL_MASS = 1e-4
@@ -205,3 +205,35 @@ def weigh_virtual_bodies(mj: mujoco.MjModel, model, prefix: str = '') -> None:
         for index in range(len(_CHAINS[closure.type][0])):
             body = mj.body(f'{prefix}{closure.name}:virtual{index}').id
             mj.body_invweight0[body] = mj.body_invweight0[base]
+
+
+def weigh_closure_drives(m: mujoco.MjModel, d: mujoco.MjData, model, prefix: str,
+                         dofs: list[int]) -> None:
+    """Give each motor-driven closure joint (its dof in ``dofs``) the inverse inertia the
+    loop really has.
+
+    MuJoCo softens a constraint by its estimate of the inverse inertia it acts on; for a
+    virtual joint of a closure chain that estimate is the virtual body's (tiny) one, which
+    would make the motor's equality soft. The constrained value, at the current (reference)
+    configuration, is ``e M^-1 e - (J M^-1 e)^T (J M^-1 J^T)^+ (J M^-1 e)`` with ``J`` the
+    loop's constraint rows.
+    """
+    mujoco.mj_forward(m, d)
+    full = np.zeros((m.nv, m.nv))
+    mujoco.mj_fullM(m, d, full)
+    inverse = np.linalg.inv(full)
+    jac = np.zeros((d.nefc, m.nv))
+    if mujoco.mj_isSparse(m):
+        mujoco.mju_sparse2dense(jac, d.efc_J, d.efc_J_rownnz, d.efc_J_rowadr, d.efc_J_colind)
+    else:
+        jac[:] = d.efc_J[:d.nefc * m.nv].reshape(d.nefc, m.nv)
+    closures = {m.eq(prefix + c.name).id for c in model.closures}
+    rows = [i for i in range(d.nefc)
+            if d.efc_type[i] == mujoco.mjtConstraint.mjCNSTR_EQUALITY
+            and int(d.efc_id[i]) in closures]
+    loop = jac[rows]
+    for dof in dofs:
+        e = inverse[:, dof]
+        coupling = loop @ e
+        effective = e[dof] - coupling @ np.linalg.pinv(loop @ inverse @ loop.T) @ coupling
+        m.dof_invweight0[dof] = max(float(effective), 1e-9)

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import functions
 from ..model import Actuation, FunctionKind, LoadKind, Model, SpringKind
-from .closures import weigh_virtual_bodies
+from .closures import weigh_closure_drives, weigh_virtual_bodies
 from .forces import motor_joint, plan_springs
 from .forces_laws import rsda_angle, small_rotation, spring_force, unwrap
 from .names import DRIVE_SUFFIX, DRIVER_SUFFIX, Mode
@@ -94,39 +94,11 @@ class ForceSystem:
             self.motors.append(entry)
 
     def _weigh_closure_drives(self) -> None:
-        """Give a motor-driven closure joint the inverse inertia the loop really has.
-
-        MuJoCo softens a constraint by its estimate of the inverse inertia it acts on; for a
-        virtual joint of a closure chain that estimate is the virtual body's (tiny) one, which
-        would make the motor's equality soft. The constrained value, at the reference
-        configuration, is ``e M^-1 e - (J M^-1 e)^T (J M^-1 J^T)^+ (J M^-1 e)`` with ``J`` the
-        loop's constraint rows.
-        """
-        m, d = self.mj, self.data
-        driven = [e for e in self.motors if e['model_joint'] is None and 'eq' in e]
-        if not driven:
-            return
-        mujoco.mj_forward(m, d)
-        full = np.zeros((m.nv, m.nv))
-        mujoco.mj_fullM(m, d, full)
-        inverse = np.linalg.inv(full)
-        jac = np.zeros((d.nefc, m.nv))
-        if mujoco.mj_isSparse(m):
-            mujoco.mju_sparse2dense(jac, d.efc_J, d.efc_J_rownnz, d.efc_J_rowadr,
-                                    d.efc_J_colind)
-        else:
-            jac[:] = d.efc_J[:d.nefc * m.nv].reshape(d.nefc, m.nv)
-        closures = {m.eq(self.sim.mj_name(c.name)).id for c in self.model.closures}
-        rows = [i for i in range(d.nefc)
-                if d.efc_type[i] == mujoco.mjtConstraint.mjCNSTR_EQUALITY
-                and int(d.efc_id[i]) in closures]
-        loop = jac[rows]
-        for entry in driven:
-            dof = int(m.jnt_dofadr[entry['joint']])
-            e = inverse[:, dof]
-            coupling = loop @ e
-            effective = e[dof] - coupling @ np.linalg.pinv(loop @ inverse @ loop.T) @ coupling
-            m.dof_invweight0[dof] = max(float(effective), 1e-9)
+        """A motor-driven closure joint gets the inverse inertia its loop really has."""
+        dofs = [int(self.mj.jnt_dofadr[e['joint']]) for e in self.motors
+                if e['model_joint'] is None and 'eq' in e]
+        if dofs:
+            weigh_closure_drives(self.mj, self.data, self.model, self.sim.prefix, dofs)
 
     def _prepare_elements(self) -> None:
         plan = plan_springs(self.model)
@@ -138,6 +110,29 @@ class ForceSystem:
         self._needs_state = bool(self.springs or self.model.bushings or self.model.loads or
                                  any(e['motor'].actuation == Actuation.FORCE
                                      for e in self.motors))
+
+    def rebind(self, sim) -> None:
+        """Find the model's elements again in its world compiled anew (a model joined or left:
+        ``World.add``, ``World.remove``), keeping what they were doing: SPEED motors'
+        integrals, released motors, controller inputs, springs' unwrapped angles, the closure
+        drives' weights and this system's share of the body wrenches (``carry_state`` carried
+        ``xfrc_applied`` by body name). The functions' time is the world's, carried too."""
+        old_mj, share = self.mj, self._xfrc
+        kept = {e['name']: (e['integral'], e['joint']) for e in self.motors}
+        with self._lock:
+            inputs = dict(self._inputs)
+        self.mj, self.data, self._bodies = sim.mj, sim.data, {}
+        self._xfrc = np.zeros((self.mj.nbody, 6))
+        for row in np.flatnonzero(np.any(share != 0.0, axis=1)):
+            name = mujoco.mj_id2name(old_mj, mujoco.mjtObj.mjOBJ_BODY, int(row))
+            self._xfrc[self.mj.body(name).id] = share[row]
+        self._prepare_motors()  # indices in the new model (the inputs are put back below)
+        for entry in self.motors:  # the weights as they were (see _weigh_closure_drives)
+            entry['integral'], joint = kept[entry['name']]
+            weight = old_mj.dof_invweight0[old_mj.jnt_dofadr[joint]]
+            self.mj.dof_invweight0[self.mj.jnt_dofadr[entry['joint']]] = weight
+        with self._lock:
+            self._inputs = inputs
 
     # --- inputs (thread safe) ----------------------------------------------------------------
 
@@ -397,8 +392,12 @@ class ForceSystem:
         mujoco.mj_forward(m, d)
 
 
-def install_forces(sim):
+def install_forces(sim, running: ForceSystem | None = None):
     """Attach the model's runtime forces to a Simulation (None when it has none); hold its
-    loop closures as firmly as direct joints would be."""
+    loop closures as firmly as direct joints would be. ``running``: the model's system before
+    its world was compiled again, bound to the new one with its state."""
     weigh_virtual_bodies(sim.mj, sim.model, sim.prefix)
+    if running is not None:
+        running.rebind(sim)
+        return running
     return ForceSystem.install(sim)

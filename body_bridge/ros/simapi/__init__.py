@@ -44,6 +44,8 @@ class WorldApi:
         self._main = executor
         self.control = WorldControl(runner, executor.add_node, self._retire,
                                     namespace, EntityCategory.CATEGORY_ROBOT)
+        #: The bridge's own nodes (the models it started with): its launcher destroys them.
+        self._given = {id(e.node) for e in self.control.entities.values()}
         self.time = TimeServices(self.node, self.control, spawn_formats())
         self.entities = EntityServices(self.node, self.control)
         self.spawn = SpawnServices(self.node, self.control, self._make_node)
@@ -90,7 +92,8 @@ class WorldApi:
         self.node.destroy_node()
         self.control.runner.stop()  # a loaded world's runner has no other owner
         for entity in self.control.entities.values():
-            entity.node.destroy_node()
+            if id(entity.node) not in self._given:
+                entity.node.destroy_node()
         self.control.close()
 
 

@@ -38,12 +38,11 @@ def format_of_text(text: str) -> str | None:
     if head.startswith('<'):
         if '<robot' in head and '<link' in head:  # URDF (OpenRAVE has no <link>)
             return '.urdf'
-        lowered = head.lower()
-        for tag, ext in (('<robot', '.robot.xml'), ('<kinbody', '.kinbody.xml'),
-                         ('<environment', '.env.xml'), ('<collada', '.dae')):
-            if tag in lowered:
-                return ext
-        return None
+        lowered = head.lower()  # the first of these elements is the root
+        found = [(lowered.find(tag), ext) for tag, ext in (
+            ('<robot', '.robot.xml'), ('<kinbody', '.kinbody.xml'),
+            ('<environment', '.env.xml'), ('<collada', '.dae')) if tag in lowered]
+        return min(found)[1] if found else None
     if 'ChoreonoidBody' in head:
         return '.body'
     if 'model:' in head:  # a Chrono YAML model
