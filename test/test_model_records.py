@@ -1,0 +1,149 @@
+"""The records of what acts besides the tree (model/dynamics.py): every field a loader sets is
+kept, defaults are zero or absent, values are normalised (kinds from their file names, arrays
+read-only and shaped), the records cannot change after loading, and a record with arrays
+compares and hashes by identity (comparing arrays element-wise would be ambiguous)."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from body_bridge.model import (Actuation, BodyVelocity, Bushing, Function, FunctionKind, Load,
+                               LoadKind, LoopClosure, Motor, MotorKind, Pose, Repeat, Spring,
+                               SpringKind)
+
+POSE_A = Pose((1, 2, 3))
+POSE_B = Pose((0, 0, 1))
+
+
+def test_the_kinds_are_the_names_the_files_use():
+    assert [k.value for k in FunctionKind] == ['constant', 'polynomial', 'sine', 'ramp', 'data',
+                                               'controller']
+    assert [k.value for k in SpringKind] == ['translational', 'rotational', 'joint']
+    assert [k.value for k in MotorKind] == ['rotation', 'linear']
+    assert [k.value for k in Actuation] == ['position', 'speed', 'force']
+    assert [k.value for k in LoadKind] == ['force', 'torque']
+
+
+def test_a_loop_closure_keeps_every_field_and_defaults_to_a_z_axis():
+    c = LoopClosure(name='c', type='hinge', link1='a', link2='b', pose1=POSE_A, pose2=POSE_B,
+                    axis=np.array([1.0, 0, 0]), source='f.yaml:3', length=0.5)
+    assert (c.name, c.type, c.link1, c.link2, c.source, c.length) == \
+        ('c', 'hinge', 'a', 'b', 'f.yaml:3', 0.5)
+    assert c.pose1 is POSE_A and c.pose2 is POSE_B and c.axis.tolist() == [1, 0, 0]
+    d = LoopClosure('d', 'ball', 'a', 'b')
+    assert d.pose1.is_identity() and d.pose2.is_identity()
+    assert d.axis.tolist() == [0.0, 0.0, 1.0] and d.length == 0.0 and d.source is None
+
+
+def test_a_function_normalises_its_kind_parameters_and_points():
+    f = Function('data', params=(1, 2), points=[0, 0, 1, 2, 3, 4],
+                 repeat=Repeat(start=0.5, width=2.0, shift=0.25))
+    assert f.kind is FunctionKind.DATA and f.params == (1.0, 2.0)
+    assert all(type(p) is float for p in f.params)
+    assert f.points.shape == (3, 2) and f.points[2].tolist() == [3.0, 4.0]
+    assert not f.points.flags.writeable
+    assert (f.repeat.start, f.repeat.width, f.repeat.shift) == (0.5, 2.0, 0.25)
+    g = Function(FunctionKind.CONSTANT, (2,))
+    assert g.points is None and g.repeat is None
+    with pytest.raises(ValueError):
+        Function('cubic')
+
+
+def test_a_spring_keeps_every_field_and_shapes_its_tables():
+    s = Spring(name='s', kind='translational', link1='a', link2='b', pose1=POSE_A,
+               pose2=POSE_B, joint=None, rest=0.3, stiffness=100.0, damping=2.0, preload=5.0,
+               spring_curve=[0, 0, 1, 10], damping_curve=[[0, 0], [1, 1], [2, 4]],
+               map_deformations=[[0.0], [0.1]], map_data=[[0, 1, 2], [1, 3, 4]],
+               degressivity=(0.5, 0.25), stops=(0.1, 0.5), source='s.yaml:1')
+    assert s.kind is SpringKind.TRANSLATIONAL
+    assert (s.name, s.link1, s.link2, s.rest, s.stiffness, s.damping, s.preload, s.source) == \
+        ('s', 'a', 'b', 0.3, 100.0, 2.0, 5.0, 's.yaml:1')
+    assert s.pose1 is POSE_A and s.pose2 is POSE_B
+    assert s.spring_curve.shape == (2, 2) and s.damping_curve.shape == (3, 2)
+    assert s.map_deformations.shape == (2,) and s.map_data.shape == (2, 3)
+    for table in (s.spring_curve, s.damping_curve, s.map_deformations, s.map_data):
+        assert table.dtype == float and not table.flags.writeable
+    assert s.degressivity == (0.5, 0.25) and s.stops == (0.1, 0.5)
+    j = Spring('j', SpringKind.JOINT, joint='knee', stiffness=3.0)
+    assert j.joint == 'knee' and (j.link1, j.link2, j.rest, j.damping, j.preload) == \
+        ('', '', 0.0, 0.0, 0.0)
+    assert j.pose1.is_identity() and j.pose2.is_identity()
+    assert j.spring_curve is j.damping_curve is j.map_deformations is j.map_data is None
+
+
+@pytest.mark.parametrize('extra, linear', [
+    ({}, True), ({'spring_curve': [[0, 0], [1, 1]]}, False),
+    ({'damping_curve': [[0, 0], [1, 1]]}, False),
+    ({'map_deformations': [0, 1], 'map_data': [[0, 1, 2]]}, False),
+    ({'degressivity': (1.0, 1.0)}, False), ({'stops': (0.0, 1.0)}, False)])
+def test_only_stiffness_damping_and_preload_make_a_linear_spring(extra, linear):
+    assert Spring('s', 'rotational', stiffness=1.0, damping=1.0, preload=1.0,
+                  **extra).is_linear is linear
+
+
+def test_a_bushing_has_six_stiffnesses_and_dampings_zero_by_default():
+    b = Bushing('b', 'a', 'c', pose1=POSE_A, pose2=POSE_B, stiffness=range(6),
+                damping=[1] * 6, source='b.yaml:2')
+    assert b.stiffness.tolist() == [0, 1, 2, 3, 4, 5] and b.damping.tolist() == [1.0] * 6
+    assert not b.stiffness.flags.writeable and not b.damping.flags.writeable
+    assert (b.link1, b.link2, b.source) == ('a', 'c', 'b.yaml:2') and b.pose1 is POSE_A
+    zero = Bushing('z', 'a', 'c')
+    assert zero.stiffness.tolist() == [0.0] * 6 and zero.damping.tolist() == [0.0] * 6
+    with pytest.raises(ValueError):
+        Bushing('b', 'a', 'c', stiffness=[1, 2, 3])
+
+
+def test_a_motor_keeps_its_joint_or_closure_and_parses_its_kinds():
+    f = Function('sine', (1, 0.5, 0, 0))
+    m = Motor('m', 'rotation', 'speed', f, joint='hip', source='m.yaml:9')
+    assert (m.kind, m.actuation, m.function, m.joint, m.closure, m.source) == \
+        (MotorKind.ROTATION, Actuation.SPEED, f, 'hip', None, 'm.yaml:9')
+    n = Motor(name='n', kind='linear', actuation='force', function=f, closure='loop')
+    assert (n.name, n.kind, n.actuation, n.joint, n.closure) == \
+        ('n', MotorKind.LINEAR, Actuation.FORCE, None, 'loop')
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        n.joint = 'x'
+
+
+def test_a_load_keeps_its_frames_and_defaults_to_nothing():
+    f = Function('ramp', (0, 1))
+    load = Load('l', 'torque', 'arm', vector=(0, 0, 2), local_vector=False, point=(1, 0, 0),
+                local_point=False, function=f, controller=True, source='l.yaml:4')
+    assert load.kind is LoadKind.TORQUE and load.link == 'arm'
+    assert load.vector.tolist() == [0, 0, 2] and load.point.tolist() == [1, 0, 0]
+    assert (load.local_vector, load.local_point, load.function, load.controller,
+            load.source) == (False, False, f, True, 'l.yaml:4')
+    plain = Load('p', 'force', 'arm')
+    assert plain.vector.tolist() == [0.0] * 3 and plain.point.tolist() == [0.0] * 3
+    assert (plain.local_vector, plain.local_point, plain.function, plain.controller) == \
+        (True, True, None, False)
+    assert not plain.vector.flags.writeable and not plain.point.flags.writeable
+
+
+def test_a_body_velocity_defaults_to_rest():
+    v = BodyVelocity('base', linear=(1, 0, 0), angular=(0, 0, 2), source='v.yaml:1')
+    assert v.linear.tolist() == [1, 0, 0] and v.angular.tolist() == [0, 0, 2]
+    assert v.source == 'v.yaml:1' and not v.linear.flags.writeable
+    rest = BodyVelocity('base')
+    assert rest.linear.tolist() == [0.0] * 3 and rest.angular.tolist() == [0.0] * 3
+    assert rest.source is None
+
+
+@pytest.mark.parametrize('make', [
+    lambda: LoopClosure('c', 'ball', 'a', 'b'), lambda: Function('constant', (1,)),
+    lambda: Spring('s', 'joint'), lambda: Bushing('b', 'a', 'c'), lambda: Load('l', 'force', 'a'),
+    lambda: BodyVelocity('a')])
+def test_records_with_arrays_are_frozen_and_compare_by_identity(make):
+    a, b = make(), make()
+    assert a == a and a != b and len({a, b}) == 2
+    field = dataclasses.fields(a)[0].name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(a, field, getattr(b, field))
+
+
+def test_a_repeat_and_a_motor_are_values():
+    assert Repeat(0.0, 1.0, 0.5) == Repeat(0.0, 1.0, 0.5)
+    assert len({Repeat(0.0, 1.0, 0.5), Repeat(0.0, 1.0, 0.5)}) == 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Repeat(0.0, 1.0, 0.5).width = 2.0
