@@ -1,16 +1,19 @@
-"""The records of what acts besides the tree (model/dynamics.py): every field a loader sets is
-kept, defaults are zero or absent, values are normalised (kinds from their file names, arrays
-read-only and shaped), the records cannot change after loading, and a record with arrays
-compares and hashes by identity (comparing arrays element-wise would be ambiguous)."""
+"""The model's records of geometry and appearance (model/shapes.py) and of what acts besides
+the tree (model/dynamics.py): every field a loader sets is kept, defaults are the documented
+ones, values are normalised (kinds from their file names, arrays read-only and shaped), the
+records cannot change after loading and carry no per-instance dictionary (a large model holds
+thousands), and a record with arrays compares and hashes by identity (comparing arrays
+element-wise would be ambiguous)."""
 
 import dataclasses
 
 import numpy as np
 import pytest
 
-from body_bridge.model import (Actuation, BodyVelocity, Bushing, Function, FunctionKind, Load,
-                               LoadKind, LoopClosure, Motor, MotorKind, Pose, Repeat, Spring,
-                               SpringKind)
+from body_bridge.model import (Actuation, BodyVelocity, Box, Bushing, Capsule, Cone,
+                               ContactMaterial, ContactPair, Cylinder, Function, FunctionKind,
+                               Load, LoadKind, LoopClosure, Material, Mesh, Motor, MotorKind, Pose,
+                               Repeat, Shape, ShapeContact, Sphere, Spring, SpringKind)
 
 POSE_A = Pose((1, 2, 3))
 POSE_B = Pose((0, 0, 1))
@@ -147,3 +150,56 @@ def test_a_repeat_and_a_motor_are_values():
     assert len({Repeat(0.0, 1.0, 0.5), Repeat(0.0, 1.0, 0.5)}) == 1
     with pytest.raises(dataclasses.FrozenInstanceError):
         Repeat(0.0, 1.0, 0.5).width = 2.0
+
+
+VALUES = [lambda: Box((1.0, 2.0, 3.0)), lambda: Sphere(0.5), lambda: Cylinder(0.1, 0.2),
+          lambda: Capsule(0.1, 0.2), lambda: Cone(0.1, 0.2), lambda: Material(),
+          lambda: Shape(Sphere(1.0), POSE_A), lambda: ContactMaterial('steel'),
+          lambda: ContactPair('a', 'b', 0.5), lambda: ShapeContact('l', 0, ContactMaterial('m'))]
+
+
+@pytest.mark.parametrize('make', VALUES)
+def test_geometry_and_contact_records_are_frozen_slotted_values(make):
+    a, b = make(), make()
+    assert a == b and a is not b
+    assert not hasattr(a, '__dict__')
+    field = dataclasses.fields(a)[0].name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(a, field, getattr(b, field))
+
+
+def test_a_mesh_shapes_and_freezes_its_arrays():
+    mesh = Mesh([0, 0, 0, 1, 0, 0, 0, 1, 0], [[0, 1, 2]], name='tri', source='t.stl',
+                texcoords=[0, 0, 1, 0, 0, 1])
+    assert mesh.vertices.shape == (3, 3) and mesh.vertices.dtype == float
+    assert mesh.faces.shape == (1, 3) and mesh.faces.dtype == np.int64
+    assert mesh.texcoords.shape == (3, 2) and (mesh.name, mesh.source) == ('tri', 't.stl')
+    for array in (mesh.vertices, mesh.faces, mesh.texcoords):
+        assert not array.flags.writeable
+    plain = Mesh(np.zeros((3, 3)), [0, 1, 2])
+    assert (plain.name, plain.source, plain.texcoords) == ('mesh', None, None)
+    assert plain != Mesh(np.zeros((3, 3)), [0, 1, 2]) and len({plain, mesh}) == 2
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        plain.name = 'other'
+    with pytest.raises(ValueError, match=r"mesh 'tri': 2 texture coordinates for 3 vertices"):
+        Mesh(np.zeros((3, 3)), [0, 1, 2], name='tri', texcoords=[0, 0, 1, 1])
+
+
+def test_appearance_and_contact_defaults_are_the_documented_ones():
+    m = Material()
+    assert m.rgba == (0.7, 0.7, 0.7, 1.0)
+    assert (m.name, m.texture, m.emission, m.specular, m.shininess, m.ambient) == (None,) * 6
+    full = Material(rgba=(1, 0, 0, 0.5), name='red', texture='r.png', emission=(0.1, 0, 0),
+                    specular=(1, 1, 1), shininess=0.3, ambient=0.2)
+    assert (full.name, full.texture, full.emission, full.specular, full.shininess,
+            full.ambient) == ('red', 'r.png', (0.1, 0, 0), (1, 1, 1), 0.3, 0.2)
+    shape = Shape(Box((1, 1, 1)))
+    assert shape.pose.is_identity() and shape.material is None and shape.source is None
+    steel = ContactMaterial('steel')
+    assert (steel.friction, steel.restitution, dict(steel.smc), steel.rule) == \
+        (0.8, 0.01, {}, 'max')
+    rubber = ContactMaterial('rubber', 1.2, 0.5, smc={'young_modulus': 1e7}, rule='min')
+    assert dict(rubber.smc) == {'young_modulus': 1e7} and rubber.rule == 'min'
+    assert ContactPair('a', 'b', 0.4).restitution == 0.0
+    touch = ShapeContact('arm', 2, steel)
+    assert (touch.link, touch.index, touch.material, touch.radius) == ('arm', 2, steel, 0.0)
