@@ -1,5 +1,5 @@
-"""The model's records of geometry and appearance (model/shapes.py) and of what acts besides
-the tree (model/dynamics.py): every field a loader sets is kept, defaults are the documented
+"""The model's records of links, joints, devices and frames (model/parts.py), of geometry and
+appearance (model/shapes.py) and of what acts besides the tree (model/dynamics.py): every field a loader sets is kept, defaults are the documented
 ones, values are normalised (kinds from their file names, arrays read-only and shaped), the
 records cannot change after loading and carry no per-instance dictionary (a large model holds
 thousands), and a record with arrays compares and hashes by identity (comparing arrays
@@ -11,9 +11,11 @@ import numpy as np
 import pytest
 
 from body_bridge.model import (Actuation, BodyVelocity, Box, Bushing, Capsule, Cone,
-                               ContactMaterial, ContactPair, Cylinder, Function, FunctionKind,
-                               Load, LoadKind, LoopClosure, Material, Mesh, Motor, MotorKind, Pose,
-                               Repeat, Shape, ShapeContact, Sphere, Spring, SpringKind)
+                               ContactMaterial, ContactPair, Cylinder, Device, DeviceKind, Frame,
+                               Function, FunctionKind, Inertial, Joint, JointType, Limits, Link,
+                               Load, LoadKind, LoopClosure, Manipulator, Material, Mesh, Mimic,
+                               Motor, MotorKind, Pose, Repeat, Shape, ShapeContact, Sphere,
+                               Spring, SpringKind)
 
 POSE_A = Pose((1, 2, 3))
 POSE_B = Pose((0, 0, 1))
@@ -136,7 +138,8 @@ def test_a_body_velocity_defaults_to_rest():
 @pytest.mark.parametrize('make', [
     lambda: LoopClosure('c', 'ball', 'a', 'b'), lambda: Function('constant', (1,)),
     lambda: Spring('s', 'joint'), lambda: Bushing('b', 'a', 'c'), lambda: Load('l', 'force', 'a'),
-    lambda: BodyVelocity('a')])
+    lambda: BodyVelocity('a'), lambda: Inertial(1.0), lambda: Joint('j', 'fixed', 'a', 'b'),
+    lambda: Mesh(np.zeros((3, 3)), [0, 1, 2])])
 def test_records_with_arrays_are_frozen_and_compare_by_identity(make):
     a, b = make(), make()
     assert a == a and a != b and len({a, b}) == 2
@@ -155,7 +158,9 @@ def test_a_repeat_and_a_motor_are_values():
 VALUES = [lambda: Box((1.0, 2.0, 3.0)), lambda: Sphere(0.5), lambda: Cylinder(0.1, 0.2),
           lambda: Capsule(0.1, 0.2), lambda: Cone(0.1, 0.2), lambda: Material(),
           lambda: Shape(Sphere(1.0), POSE_A), lambda: ContactMaterial('steel'),
-          lambda: ContactPair('a', 'b', 0.5), lambda: ShapeContact('l', 0, ContactMaterial('m'))]
+          lambda: ContactPair('a', 'b', 0.5), lambda: ShapeContact('l', 0, ContactMaterial('m')),
+          lambda: Link('l', POSE_A), lambda: Limits(-1.0, 1.0), lambda: Mimic('j', 2.0),
+          lambda: Device('d', 'imu', 'l', POSE_A), lambda: Frame('f', 'l', POSE_A)]
 
 
 @pytest.mark.parametrize('make', VALUES)
@@ -203,3 +208,70 @@ def test_appearance_and_contact_defaults_are_the_documented_ones():
     assert ContactPair('a', 'b', 0.4).restitution == 0.0
     touch = ShapeContact('arm', 2, steel)
     assert (touch.link, touch.index, touch.material, touch.radius) == ('arm', 2, steel, 0.0)
+
+
+def test_joint_types_by_name_degrees_of_freedom_and_rigidity():
+    assert {t.value: (t.dof, t.rigid) for t in JointType} == {
+        'fixed': (0, True), 'revolute': (1, False), 'continuous': (1, False),
+        'prismatic': (1, False), 'ball': (3, False), 'free': (6, False), 'track': (1, True)}
+    assert [k.value for k in DeviceKind] == ['accelerometer', 'gyro', 'imu', 'force', 'camera',
+                                             'range', 'light', 'other']
+
+
+def test_a_joint_keeps_every_field_and_defaults_to_a_free_z_axis():
+    mimic = Mimic('shoulder', multiplier=-2.0, offset=0.1, expression=None)
+    j = Joint(name='elbow', type='revolute', parent='upper', child='lower', axis=(0, 1, 0),
+              limits=Limits(lower=-1.0, upper=2.0, velocity=3.0, effort=4.0), initial=0.5,
+              damping=0.1, friction=0.2, armature=0.3, mimic=mimic, source='a.body:7',
+              meta={'k': 1})
+    assert j.type is JointType.REVOLUTE and j.axis.tolist() == [0, 1, 0]
+    assert not j.axis.flags.writeable
+    assert (j.limits.lower, j.limits.upper, j.limits.velocity, j.limits.effort) == \
+        (-1.0, 2.0, 3.0, 4.0)
+    assert (j.initial, j.damping, j.friction, j.armature, j.mimic, j.source, dict(j.meta)) == \
+        (0.5, 0.1, 0.2, 0.3, mimic, 'a.body:7', {'k': 1})
+    plain = Joint('j', 'prismatic', 'a', 'b')
+    assert plain.axis.tolist() == [0.0, 0.0, 1.0] and plain.limits == Limits()
+    assert (plain.initial, plain.damping, plain.friction, plain.armature, plain.mimic) == \
+        (0.0, 0.0, 0.0, 0.0, None)
+    assert Limits() == Limits(None, None, None, None)
+    follow = Mimic('a')
+    assert (follow.multiplier, follow.offset, follow.expression) == (1.0, 0.0, None)
+    with pytest.raises(ValueError):
+        Joint('j', 'hinge', 'a', 'b')
+
+
+def test_links_inertials_devices_frames_and_manipulators_keep_their_fields():
+    shape = Shape(Sphere(0.1))
+    inertial = Inertial(2, com=(0, 0, 0.1), inertia=[1, 0, 0, 0, 2, 0, 0, 0, 3])
+    assert inertial.mass == 2.0 and type(inertial.mass) is float
+    assert inertial.inertia.shape == (3, 3) and not inertial.inertia.flags.writeable
+    assert Inertial(1.0).com.tolist() == [0.0] * 3 and not Inertial(1.0).inertia.any()
+    link = Link('arm', POSE_A, inertial, visuals=(shape,), collisions=(shape, shape),
+                source='a.body:1')
+    assert (link.inertial, link.visuals, link.collisions, link.source) == \
+        (inertial, (shape,), (shape, shape), 'a.body:1')
+    bare = Link('base')
+    assert bare.pose.is_identity() and (bare.inertial, bare.visuals, bare.collisions) == \
+        (None, (), ())
+    device = Device('cam', 'camera', 'arm', POSE_A, {'width': 640}, type_name='Camera',
+                    source='a.body:9')
+    assert (device.kind, device.type_name, dict(device.params)) == \
+        (DeviceKind.CAMERA, 'Camera', {'width': 640})
+    assert Device('g', DeviceKind.GYRO, 'arm').type_name == ''
+    frame = Frame(name='tool', link='hand', pose=POSE_B, source='r.xml:3')
+    assert (frame.name, frame.link, frame.pose, frame.source) == ('tool', 'hand', POSE_B,
+                                                                   'r.xml:3')
+    assert Frame('f', 'l').pose.is_identity() and Frame('f', 'l').source is None
+    arm = Manipulator('arm', 'base', 'hand', 'tool', ('j1', 'j2'), ('g1',), (1.0,),
+                      direction=(1, 0, 0), ik_solver='ikfast', source='r.xml:5')
+    assert (arm.arm_joints, arm.gripper_joints, arm.closing_direction, arm.ik_solver) == \
+        (('j1', 'j2'), ('g1',), (1.0,), 'ikfast')
+    assert arm.direction.tolist() == [1, 0, 0] and not arm.direction.flags.writeable
+    default = Manipulator('m', 'base', 'hand', 'tool')
+    assert default.direction.tolist() == [0.0, 0.0, 1.0] and default.ik_solver is None
+    assert default != Manipulator('m', 'base', 'hand', 'tool')
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        default.base = 'other'
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Joint('j', 'fixed', 'a', 'b').parent = 'c'
