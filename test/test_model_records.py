@@ -275,3 +275,21 @@ def test_links_inertials_devices_frames_and_manipulators_keep_their_fields():
         default.base = 'other'
     with pytest.raises(dataclasses.FrozenInstanceError):
         Joint('j', 'fixed', 'a', 'b').parent = 'c'
+
+
+def test_records_keep_read_only_copies_of_what_a_loader_passes():
+    from body_bridge.model import freeze
+    from body_bridge.model._values import EMPTY, frozen_array
+    assert freeze(None) is EMPTY and freeze({}) is EMPTY
+    given = {'width': 640}
+    kept = freeze(given)
+    given['width'] = 1
+    assert dict(kept) == {'width': 640}
+    with pytest.raises(TypeError):
+        kept['width'] = 2
+    source = np.arange(3)
+    copy = frozen_array(source)
+    assert source.flags.writeable and copy.dtype == float and not copy.flags.writeable
+    source[0] = 7
+    assert copy.tolist() == [0.0, 1.0, 2.0]
+    assert frozen_array([[1, 2]]).shape == (1, 2)
