@@ -14,6 +14,10 @@ tree is never touched; each mutant is written there and the given tests run on i
 -x``, with a timeout): a failing or timed-out run kills the mutant, a passing one lets it
 survive. The report lists the survivors with their line; ``--json`` writes every result.
 
+The tests of each mutant run in a child forked from this process, which imported numpy,
+MuJoCo, rclpy, pytest, ... once (``_forkrun.py``): a mutant costs its tests and the import of
+the package, not a Python start. ``--isolated`` runs each in a new Python process instead.
+
 ``bench/equivalent.txt`` lists the mutants judged equivalent (they cannot change any result),
 each with the reason, by the text of its line and its description (line numbers move); they
 are left out of the count.
@@ -42,6 +46,8 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+import _forkrun
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -252,31 +258,49 @@ def _forget_bytecode(module: Path) -> None:
         cached.unlink()
 
 
+PYTEST_ARGS = ['-x', '-q', '-p', 'no:cacheprovider', '--no-header', '-W', 'ignore']
+
+
 def _run_tests(repo: Path, tests: list[str], timeout: float, show: bool = False,
-               counts: dict | None = None) -> tuple[str, float]:
+               counts: dict | None = None, isolated: bool = False) -> tuple[str, float]:
     """The outcome of the tests on the copy (``counts``, when given, gets the numbers of
-    passed, skipped, ... tests of the summary line)."""
-    env = dict(os.environ, PYTHONPATH=str(repo))
-    cmd = [sys.executable, '-m', 'pytest', '-x', '-q', '-p', 'no:cacheprovider',
-           '--no-header', '-W', 'ignore', *tests]
-    start = time.monotonic()
-    try:
-        proc = subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True,
-                              timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return 'killed (timeout)', time.monotonic() - start
-    seconds = time.monotonic() - start
+    passed, skipped, ... tests of the summary line): in a child forked from this process
+    (``_forkrun``), or with ``isolated`` in a new Python process."""
+    if isolated:
+        env = dict(os.environ, PYTHONPATH=str(repo))
+        start = time.monotonic()
+        try:
+            proc = subprocess.run([sys.executable, '-m', 'pytest', *PYTEST_ARGS, *tests],
+                                  cwd=repo, env=env, capture_output=True, text=True,
+                                  timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return 'killed (timeout)', time.monotonic() - start
+        status, output = proc.returncode, proc.stdout + proc.stderr
+        seconds = time.monotonic() - start
+    else:
+        log = repo.parent / 'pytest.log'
+        status, seconds = _forkrun.run(repo, [*PYTEST_ARGS, *tests], timeout, log)
+        if status is None:
+            return 'killed (timeout)', seconds
+        output = log.read_text(errors='replace')
     if counts is not None:
-        counts.update(summary_counts(proc.stdout))
-    if show and proc.returncode != 0:
-        print('\n'.join((proc.stdout + proc.stderr).splitlines()[-30:]), file=sys.stderr)
-    if proc.returncode == 0:
-        return 'survived', seconds
-    if proc.returncode in (2, 3, 4):  # pytest: interrupted, internal or usage error
-        tail = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
-        if 'error' in ' '.join(tail).lower() and 'collect' in ' '.join(tail).lower():
-            return 'killed (import)', seconds
-    return 'killed', seconds
+        counts.update(summary_counts(output))
+    if show and status != 0:
+        print('\n'.join(output.splitlines()[-30:]), file=sys.stderr)
+    return verdict(status, output), seconds
+
+
+def verdict(status: int, output: str) -> str:
+    """A run's outcome from pytest's exit status and output: 'survived' (the tests pass),
+    'killed (import)' (pytest stopped at collection: the mutant breaks an import), or
+    'killed' (a test fails, or the process died)."""
+    if status == 0:
+        return 'survived'
+    if status in (2, 3, 4):  # pytest: interrupted, internal or usage error
+        tail = ' '.join(output.strip().splitlines()[-3:]).lower()
+        if 'error' in tail and 'collect' in tail:
+            return 'killed (import)'
+    return 'killed'
 
 
 def summary_counts(output: str) -> dict[str, int]:
@@ -342,6 +366,9 @@ def main(argv=None) -> int:
     parser.add_argument('--survivors-of', metavar='JSON',
                         help='run only the mutants that survived in this earlier --json run '
                         '(after tests were added); the figure counts the earlier kills')
+    parser.add_argument('--isolated', action='store_true',
+                        help='run each mutant in a new Python process (slower; the default '
+                        'forks a process that imported the heavy libraries once)')
     parser.add_argument('--list', action='store_true', help='list the mutants, run nothing')
     parser.add_argument('--json', help='write every result here')
     args = parser.parse_intermixed_args(argv)
@@ -430,7 +457,10 @@ def measure(module: Path, tests: list[str], args, quiet: bool = False
         repo = _copy_repo(Path(tmp))
         target = repo / module
         counts: dict[str, int] = {}
-        outcome, base = _run_tests(repo, tests, timeout=3600, show=True, counts=counts)
+        if not args.isolated:
+            _forkrun.preload(repo, tests)
+        outcome, base = _run_tests(repo, tests, timeout=3600, show=True, counts=counts,
+                                   isolated=args.isolated)
         problem = baseline_problem(outcome, counts)
         if problem:
             print(f'{module}: {problem}', file=sys.stderr)
@@ -443,7 +473,7 @@ def measure(module: Path, tests: list[str], args, quiet: bool = False
         for n, m in enumerate(found, 1):
             target.write_text(apply(source, m))
             _forget_bytecode(target)
-            m.outcome, m.seconds = _run_tests(repo, tests, timeout)
+            m.outcome, m.seconds = _run_tests(repo, tests, timeout, isolated=args.isolated)
             if m.outcome == 'survived':
                 print(f'  survived {module}:{m.line}:{m.col}: {m.description} || {m.code}',
                       flush=True)

@@ -257,3 +257,15 @@ def test_a_mesh_folder_that_is_a_file_is_one_line(capsys, tmp_path):
     status, _, err = run(capsys, 'convert', 'sample_arm', '-o', tmp_path / 'arm.urdf',
                          '--mesh-dir', tmp_path / 'made')
     assert status == 0 and (tmp_path / 'arm.urdf').exists(), err
+
+
+@pytest.mark.parametrize('command, dest', [('record', 'output'), ('sim', 'record')])
+def test_a_bag_folder_that_exists_is_refused_in_one_line(tmp_path, command, dest):
+    from body_bridge.arguments import OutputError, check_outputs
+    option = '--' + dest.replace('_', '-')
+    check_outputs(command, argparse.Namespace(**{dest: str(tmp_path / 'new_bag')}))
+    (tmp_path / 'old_bag').mkdir()
+    with pytest.raises(OutputError) as refused:
+        check_outputs(command, argparse.Namespace(**{dest: str(tmp_path / 'old_bag')}))
+    assert str(refused.value) == (f'{option} {tmp_path / "old_bag"}: already exists (a bag is '
+                                  'written into a new folder)')

@@ -1,15 +1,21 @@
-"""bench/mutate.py's judgement of a run (a baseline where no test ran is no measurement) and
-bench/coverage_map.py's choice of the test files that may execute a changed module."""
+"""bench/mutate.py's judgement of a run (a baseline where no test ran is no measurement), its
+runs in forked children (bench/_forkrun.py) and bench/coverage_map.py's choice of the test
+files that may execute a changed module."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import textwrap
+import time
 
+import hypothesis  # noqa: F401 - imported once, as in mutate.py's parent: a forked run skips it
 import pytest
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / 'bench'))
+import _forkrun  # noqa: E402
 import coverage_map  # noqa: E402
 import mutate  # noqa: E402
 
@@ -79,3 +85,100 @@ def test_the_test_files_importing_a_module_directly_or_not_are_its_candidates():
     assert 'test/test_fparser_values.py' not in drive + goals      # imports neither
     # through other modules: the node imports goals through ros/actions.py
     assert 'test/test_commands_params.py' in goals
+
+
+def _tiny_repo(tmp_path, value: int, test_body: str):
+    """A repository with one module (``VALUE = value``) and one test file."""
+    repo = tmp_path / 'repo'
+    (repo / 'test').mkdir(parents=True, exist_ok=True)
+    (repo / 'pytest.ini').write_text('[pytest]\n')
+    (repo / 'tiny.py').write_text(f'VALUE = {value}\n')
+    (repo / 'test' / 'test_tiny.py').write_text(textwrap.dedent(test_body))
+    return repo
+
+
+def _forked(repo, timeout=60.0):
+    log = repo.parent / 'pytest.log'
+    status, seconds = _forkrun.run(repo, [*mutate.PYTEST_ARGS, 'test/test_tiny.py'], timeout,
+                                   log)
+    output = log.read_text() if log.exists() else ''
+    return status, mutate.verdict(status, output) if status is not None else None, output
+
+
+def test_each_forked_run_imports_the_module_as_it_is_written_then(tmp_path):
+    repo = _tiny_repo(tmp_path, 1, 'import tiny\n\ndef test_value():\n    assert tiny.VALUE == 1\n')
+    assert _forked(repo)[:2] == (0, 'survived')
+    assert mutate.summary_counts(_forked(repo)[2]) == {'passed': 1}
+    (repo / 'tiny.py').write_text('VALUE = 2\n')  # same size, same second: a stale .pyc
+    mutate._forget_bytecode(repo / 'tiny.py')
+    status, outcome, output = _forked(repo)
+    assert (status, outcome) == (1, 'killed')
+    assert 'assert 2 == 1' in output
+    assert 'tiny' not in sys.modules  # never imported here
+
+
+def test_a_mutant_that_breaks_an_import_is_killed(tmp_path):
+    repo = _tiny_repo(tmp_path, 1, 'import tiny\n\ndef test_value():\n    assert tiny.VALUE\n')
+    (repo / 'tiny.py').write_text('VALUE = (\n')
+    status, outcome, _ = _forked(repo)
+    assert (status, outcome) == (2, 'killed (import)')
+
+
+def test_a_crashed_child_is_killed_and_a_hung_one_ends_with_what_it_started(tmp_path):
+    repo = _tiny_repo(tmp_path, 1, '''
+        import os, subprocess, time
+
+        def test_abort():
+            if os.environ.get('HANG'):
+                child = subprocess.Popen(['sleep', '60'])
+                open('sleeper.pid', 'w').write(str(child.pid))
+                time.sleep(60)
+            os.abort()
+        ''')
+    assert _forked(repo)[:2] == (128 + 6, 'killed')
+    os.environ['HANG'] = '1'
+    try:
+        start = time.monotonic()
+        status, _, _ = _forked(repo, timeout=4.0)
+    finally:
+        del os.environ['HANG']
+    assert status is None and time.monotonic() - start < 20
+    sleeper = int((repo / 'sleeper.pid').read_text())
+    time.sleep(0.2)
+    assert not os.path.exists(f'/proc/{sleeper}') or \
+        open(f'/proc/{sleeper}/stat').read().split()[2] == 'Z'
+
+
+def test_the_libraries_preloaded_are_third_party_imports_only(tmp_path):
+    (tmp_path / 'a.py').write_text('import numpy.linalg, os\nfrom yaml import safe_load\n'
+                                   'from . import sibling\nfrom body_bridge.model import Link\n'
+                                   'import conftest\nfrom lxml import etree as et\n')
+    found = _forkrun.third_party_imports([tmp_path / 'a.py'], {'body_bridge', 'conftest'})
+    assert found == ['numpy.linalg', 'os', 'yaml', 'yaml.safe_load', 'lxml', 'lxml.etree']
+
+
+def test_a_forked_run_and_a_new_process_give_the_same_outcome_and_counts(tmp_path):
+    repo = _tiny_repo(tmp_path, 1, '''
+        import pytest
+        import tiny
+
+        def test_value():
+            assert tiny.VALUE == 1
+
+        @pytest.mark.skip
+        def test_skipped():
+            pass
+        ''')
+    seen = []
+    for text in ('VALUE = 1\n', 'VALUE = 3\n', 'VALUE = (\n'):
+        (repo / 'tiny.py').write_text(text)
+        mutate._forget_bytecode(repo / 'tiny.py')
+        for isolated in (False, True):
+            counts = {}
+            outcome, _ = mutate._run_tests(repo, ['test/test_tiny.py'], 60, counts=counts,
+                                           isolated=isolated)
+            seen.append((text, isolated, outcome, counts))
+    assert [s[2:] for s in seen] == [
+        ('survived', {'passed': 1, 'skipped': 1}), ('survived', {'passed': 1, 'skipped': 1}),
+        ('killed', {'failed': 1}), ('killed', {'failed': 1}),
+        ('killed (import)', {'error': 1}), ('killed (import)', {'error': 1})]

@@ -84,7 +84,7 @@ def load(path: str, data: bytes, node: str | None, warn: Warnings) -> list[_comm
         elif key == 'usemtl':
             current_mtl, mtl_line = ' '.join(words[1:]), lineno
         elif key == 'mtllib':
-            for name in _mtl_names(raw):
+            for name in _mtl_names(raw, base):
                 _read_mtl(path, lineno, os.path.join(base, name), materials, warn)
         elif key not in _SKIPPED:
             warn(path, lineno, f'OBJ statement {key[:40]!r} is not understood; ignored')
@@ -163,11 +163,13 @@ def _reference(path: str, line: int, text: str, count: int, what: str, word: str
     return index
 
 
-def _mtl_names(raw: str) -> list[str]:
+def _mtl_names(raw: str, base: str) -> list[str]:
+    """The libraries ``mtllib`` names: several, separated by spaces, or one whose name has
+    spaces (when a file of that whole name is there)."""
     rest = raw.split(None, 1)[1] if len(raw.split(None, 1)) > 1 else ''
     rest = rest.strip()
-    if os.path.splitext(rest)[1].lower() == '.mtl':
-        return [rest]  # one name, possibly with spaces
+    if ' ' in rest and os.path.isfile(os.path.join(base, rest)):
+        return [rest]
     return rest.split()
 
 
