@@ -73,27 +73,32 @@ def side_by_side(sides: dict[str, Callable[[], Cost]], repeats: int) -> dict[str
         for name, run in order:
             costs[name].append(run())
     return {name: Cost(statistics.median(c.wall for c in values),
-                       statistics.median(c.cpu for c in values))
+                       statistics.median(c.cpu for c in values),
+                       statistics.median(c.process for c in values))
             for name, values in costs.items()}
 
 
 @dataclass(frozen=True)
 class Cost:
-    """What a piece of work cost: wall time [s], and CPU time of the thread that did it [s]
-    (its own work, without the time other processes took the core or it waited)."""
+    """What a piece of work cost: wall time [s], CPU time of the thread that did it [s] (its
+    own work, without the time other processes took the core or it waited), and CPU time of
+    the whole process meanwhile [s] (its other threads' too: the middleware's, the
+    renderer's)."""
 
     wall: float
     cpu: float
+    process: float = 0.0
 
     def __truediv__(self, n: float) -> Cost:
-        return Cost(self.wall / n, self.cpu / n)
+        return Cost(self.wall / n, self.cpu / n, self.process / n)
 
 
 def timed(function: Callable[[], object]) -> Cost:
     """What one call costs."""
-    wall, cpu = time.perf_counter(), time.thread_time()
+    wall, cpu, process = time.perf_counter(), time.thread_time(), time.process_time()
     function()
-    return Cost(time.perf_counter() - wall, time.thread_time() - cpu)
+    return Cost(time.perf_counter() - wall, time.thread_time() - cpu,
+                time.process_time() - process)
 
 
 def percentile(values, fraction: float) -> float:

@@ -7,7 +7,11 @@ Starts the bridge in its own process (its own DDS domain, this machine only), th
 publish an effort command on ``joint_commands`` and wait for the first ``joint_states``
 message whose effort for that joint is the commanded value (an effort is applied exactly, so
 the state that shows it is the first that reflects the command). The wall time between the
-two is one sample; commands are sent at random phases of the control period.
+two is one sample; commands are sent at phases spread evenly over the control period (the
+k-th a fraction k times the golden ratio, modulo 1, of a period after the previous state
+arrived): a command waits for the next period, so the median is about half a period plus
+the bridge's own delay, and phases drawn at random would move that median by about 0.3 ms
+(one standard error over 300 samples) from run to run.
 
 Prints ``name value unit`` lines: the median and the 99th percentile of the latency [ms], and
 the control period they should be compared with.
@@ -25,6 +29,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+#: The golden ratio's fractional part: its multiples modulo 1 spread evenly over [0, 1).
+GOLDEN = (5 ** 0.5 - 1) / 2
 
 
 def _arguments(argv):
@@ -98,7 +104,7 @@ def measure(args) -> list[float]:
             spin_until(reflected, f'the state of command {k}')
             arrived = next(t for t, m in received if abs(m.effort[index] - effort) < 1e-12)
             latencies.append(arrived - sent)
-            time.sleep(random.uniform(0.0, 1.0 / args.control_rate))  # a random phase
+            time.sleep(((k * GOLDEN) % 1.0) / args.control_rate)  # the next phase
         return latencies
     finally:
         node.destroy_node()

@@ -42,13 +42,22 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
 
 
-def _wait_for(listener, topic: str, timeout: float, proc=None) -> None:
+def _wait_for(listener, topic: str, timeout: float, proc=None,
+              log: Path | None = None) -> None:
+    """Until the listener has heard ``topic``; the error says what it heard instead, and the
+    last lines of the bridge's output ``log``."""
     deadline = time.monotonic() + timeout
     while listener.send('report')['counts'].get(topic, 0) == 0:
         if proc is not None and proc.poll() is not None:
             raise RuntimeError(f'the bridge exited with status {proc.returncode}')
         if time.monotonic() > deadline:
-            raise TimeoutError(f'nothing on {topic} within {timeout} s')
+            report = listener.send('report')
+            heard = {t: n for t, n in report['counts'].items() if n}
+            tail = '' if log is None else '; the bridge said:\n' + '\n'.join(
+                log.read_text(errors='replace').splitlines()[-15:])
+            raise TimeoutError(f'nothing on {topic} within {timeout} s; the listener heard '
+                               f'{heard or "nothing"}, subscribed to '
+                               f'{report["subscriptions"]}{tail}')
         time.sleep(0.1)
 
 
@@ -64,7 +73,8 @@ def paced(figures, listener, overlay: Path, window: float, settle: float,
         proc = subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
     try:
         listener.send('add', ns=ns, cameras=True)
-        _wait_for(listener, f'{ns}/{CAMERA}/image_raw', 60.0, proc)
+        _wait_for(listener, f'{ns}/{CAMERA}/image_raw', 60.0, proc,
+                  scratch / 'realtime_bridge.log')
         # Past the start: the first frames (the renderer's context) put the bridge behind,
         # and it catches up (the pacing's deadlines are absolute).
         time.sleep(settle)

@@ -81,7 +81,7 @@ def paced(figures, context, listener, window: float, settle: float, scratch: Pat
     publisher = node.create_publisher(Twist, 'cmd_vel', 10)
     try:
         listener.send('add', ns=ns, cameras=KINECT)
-        _wait_for(listener, f'{ns}/Kinect/image_raw', 60.0, proc)
+        _wait_for(listener, f'{ns}/Kinect/image_raw', 60.0, proc, scratch / 'tank_bridge.log')
         deadline = time.monotonic() + 10.0
         while publisher.get_subscription_count() == 0 and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -23,7 +23,8 @@ EXPECTED = (
         'time', 'floor', 'ratio', 'model_files', 'mesh_time', 'ratio_without_meshes')] +
     [f'throughput_{m}_{f}' for m in RUNNING for f in (
         'raw_period', 'bridge_period', 'ratio', 'ratio_wall', 'bridge_rtf_wall',
-        'bridge_period_unsubscribed', 'ratio_unsubscribed', 'messages_received')] +
+        'bridge_period_unsubscribed', 'ratio_unsubscribed', 'messages_received',
+        'bridge_process_period', 'ratio_process')] +
     [f'scale_chain{n}_{f}' for n in (1, 10, 30, 100)
      for f in ('bridge_period', 'raw_period', 'ratio', 'bridge_rtf')] +
     ['scale_realtime_lost_joints', 'scale_realtime_lost_joints_raw'] +

@@ -430,3 +430,62 @@ def test_a_bad_commands_file_is_one_line(tmp_path, name, text, message):
     with pytest.raises(ModelError, match=message) as err:
         read_commands(str(tmp_path / name))
     assert '\n' not in str(err.value)
+
+
+class RefusingPublisher(FakePublisher):
+    def publish(self, msg):
+        from rclpy.impl.implementation_singleton import rclpy_implementation
+        raise rclpy_implementation.RCLError('failed to publish: timeout')
+
+
+class Owner:
+    def __init__(self, ok=True, throttled=True):
+        self.warnings, self._ok = [], ok
+        if throttled:
+            self.warn_throttled = self.warnings.append
+        self.context = self
+
+    def ok(self):
+        return self._ok
+
+    def get_logger(self):
+        return self
+
+    def warning(self, text):
+        self.warnings.append(('logger', text))
+
+
+@pytest.mark.parametrize('throttled', [True, False])
+@pytest.mark.parametrize('sink', [False, True])
+def test_a_write_the_middleware_refuses_is_warned_about_and_the_world_goes_on(throttled, sink):
+    from std_msgs.msg import String
+
+    from body_bridge.ros import qos
+    from body_bridge.ros.outlets import Outlets
+    outlets, owner = Outlets(), Owner(throttled=throttled)
+    channel = outlets.channel(RefusingPublisher('/tf', String, qos.TF), qos.TF, lambda: 2.0,
+                              owner)
+    listening = ListSink()
+    if sink:
+        outlets.attach(listening)
+    channel.publish(String(data='a'))  # no exception: the stepping thread goes on
+    text = '/tf: a message could not be written (failed to publish: timeout); a reliable ' \
+           'subscriber may not keep up'
+    assert owner.warnings == [text if throttled else ('logger', text)]
+    # The other outlets (a bag, Foxglove) still get it: one slow DDS reader held it up.
+    assert len(listening.written) == (1 if sink else 0)
+
+
+@pytest.mark.parametrize('owner', [None, Owner(ok=False)])
+def test_a_refused_write_without_an_owner_or_once_ros_shuts_down_is_raised(owner):
+    from rclpy.impl.implementation_singleton import rclpy_implementation
+    from std_msgs.msg import String
+
+    from body_bridge.ros import qos
+    from body_bridge.ros.outlets import Outlets
+    channel = Outlets().channel(RefusingPublisher('/tf', String, qos.TF), qos.TF, lambda: 0.0,
+                                owner)
+    with pytest.raises(rclpy_implementation.RCLError):
+        channel.publish(String(data='a'))
+    if owner is not None:
+        assert owner.warnings == []

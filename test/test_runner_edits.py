@@ -1,6 +1,8 @@
 """Changes of a running world go through the stepping thread (SimulationRunner.call): between
 two control periods, playing or paused, their result or exception handed back."""
 
+import ctypes
+import sys
 import threading
 import time
 
@@ -87,3 +89,32 @@ def test_a_change_not_taken_in_time_is_withdrawn(runner):
 def test_without_a_stepping_thread_it_runs_at_once():
     r = SimulationRunner([Node()])
     assert r.call(lambda: threading.current_thread() is threading.main_thread())
+
+
+@pytest.mark.skipif(not sys.platform.startswith('linux'), reason='timer slack is Linux')
+def test_the_stepping_thread_wakes_from_its_sleeps_on_time(runner):
+    libc = ctypes.CDLL(None)
+    get_timer_slack = 30  # prctl(2): PR_GET_TIMERSLACK [ns]
+    assert runner.call(lambda: libc.prctl(get_timer_slack, 0, 0, 0, 0)) == 1
+    assert libc.prctl(get_timer_slack, 0, 0, 0, 0) > 1  # others keep theirs (50 us)
+
+
+@pytest.mark.skipif(not sys.platform.startswith('linux'), reason='timer slack is Linux')
+def test_precise_wakeups_says_whether_it_set_the_slack():
+    from body_bridge.ros import runner as runner_module
+    got = []
+    thread = threading.Thread(target=lambda: got.append(
+        (runner_module.precise_wakeups(), ctypes.CDLL(None).prctl(30, 0, 0, 0, 0))))
+    thread.start()
+    thread.join()
+    assert got == [(True, 1)]
+
+
+@pytest.mark.parametrize('missing', [OSError('no C library'), AttributeError('no prctl')])
+def test_precise_wakeups_without_prctl_is_false(monkeypatch, missing):
+    from body_bridge.ros import runner as runner_module
+
+    def unavailable(name):
+        raise missing
+    monkeypatch.setattr(runner_module.ctypes, 'CDLL', unavailable)
+    assert runner_module.precise_wakeups() is False

@@ -293,12 +293,12 @@ class BridgeNode(Node):
     def _publish_state(self) -> Time:
         sim = self.sim
         sec, nanosec = wire.stamp_parts(sim.time)
-        self.publish_clock()
         msg = self._state_msg
         msg.set_stamp(sec, nanosec)
         self.joint_noise.fill(msg, sim.joint_positions(), sim.joint_velocities())
         msg.set('effort', sim.joint_efforts())
-        self._state_pub.publish(msg.payload())
+        self._state_pub.publish(msg.payload())  # first: a controller waits for it
+        self.publish_clock()
         if self._tf_msg is not None:
             pos, quat = sim.moving_transforms()
             tf = self._tf_msg

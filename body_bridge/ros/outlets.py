@@ -34,6 +34,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from rclpy.serialization import serialize_message
 
@@ -88,15 +89,30 @@ class Channel:
         """Publish a message (object or serialized bytes) on DDS and to the sinks."""
         sinks = [sink for sink in self.sinks if sink.subscribers(self)] if self.sinks else ()
         if not sinks and not self.latched:
-            self.raw.publish(msg)
+            self._write(msg)
             return
         data = msg if isinstance(msg, bytes) else serialize_message(msg)
-        self.raw.publish(data)
+        self._write(data)
         stamp = int(round(self.clock() * 1e9))
         if self.latched:
             self.last = (data, stamp)
         for sink in sinks:
             sink.write(self, data, stamp)
+
+
+    def _write(self, msg) -> None:
+        """Write on DDS. A write the middleware refuses (Fast DDS fails a reliable write that
+        a subscriber too slow to acknowledge holds up past its blocking time) is warned about
+        by the owner, and the world goes on; once ROS is shutting down it is raised."""
+        try:
+            self.raw.publish(msg)
+        except _rclpy.RCLError as err:
+            owner = self.owner
+            if owner is None or not owner.context.ok():
+                raise
+            warn = getattr(owner, 'warn_throttled', None) or owner.get_logger().warning
+            warn(f'{self.topic}: a message could not be written ({err}); a reliable subscriber '
+                 'may not keep up')
 
 
 class Outlets:
