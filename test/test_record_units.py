@@ -17,6 +17,19 @@ from body_bridge.ros import record as record_mod  # noqa: E402
 from body_bridge.ros.command_file import Commands, Twist  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def own_default_context(monkeypatch):
+    """``record`` initialises and shuts down rclpy's default context, as the command it is;
+    where the session's ``ros`` fixture already holds that context, each test here gets a
+    default context of its own, and the session's is given back afterwards."""
+    from rclpy import utilities
+    monkeypatch.setattr(utilities, 'g_default_context', None)  # a new one, made on demand
+    yield
+    context = utilities.g_default_context
+    if context is not None and context.ok():
+        context.try_shutdown()
+
+
 def test_the_size_of_a_bag_is_that_of_its_files(tmp_path):
     (tmp_path / 'a').write_bytes(b'x' * 10)
     (tmp_path / 'b').write_bytes(b'y' * 32)
