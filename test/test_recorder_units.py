@@ -10,7 +10,10 @@ import types
 
 import pytest
 
+from conftest import ROS_MISSING  # noqa: E402
+
 pytestmark = pytest.mark.ros
+pytest.importorskip('rclpy', reason=ROS_MISSING)
 
 from body_bridge.ros import qos  # noqa: E402
 from body_bridge.ros.recorder import PERIOD, Recorder  # noqa: E402
