@@ -26,7 +26,6 @@ naming the topic and the reason (each distinct warning at most once per second).
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -278,7 +277,4 @@ class CommandTopics:
         if start is not None and start - self.sim.time > 3600.0:
             self._warn(topic, f'the trajectory starts {start - self.sim.time:.6g} s from now in '
                        'simulated time (is the sender running with use_sim_time?)')
-        if start is not None and not math.isfinite(start):
-            self._warn(topic, 'rejected: the header stamp is not finite')
-            return
         self._send(topic, self.sim.follow, trajectory, start)
