@@ -189,24 +189,24 @@ class GoalServers:
 
     # --- any thread, world locked -----------------------------------------------------------
 
-    def command(self, call, *args, **kwargs):
-        """Call a Simulation command method as this server (not an outside command)."""
-        self._own.active = True
+    def command(self, goal: Goal, call, *args, **kwargs):
+        """Call a Simulation command method for ``goal``: a command to its own joints, not
+        one from elsewhere (a goal of another action server on the same joints is one)."""
+        self._own.key = goal.key
         try:
             return call(*args, **kwargs)
         finally:
-            self._own.active = False
+            self._own.key = None
 
     def hold(self, goal: Goal) -> None:
         """The goal's joints hold their present positions from the next period on."""
         positions = self.sim.joint_positions()[[self._index[j] for j in goal.joints]]
-        self.command(self.sim.command, Mode.POSITION, goal.joints, positions)
+        self.command(goal, self.sim.command, Mode.POSITION, goal.joints, positions)
 
     def _on_command(self, mode, names) -> None:
-        if getattr(self._own, 'active', False):
-            return
+        own = getattr(self._own, 'key', None)
         for goal in list(self._goals.values()):
-            if set(names) & set(goal.joints):
+            if goal.key != own and set(names) & set(goal.joints):
                 goal.interrupted = 'its joints were commanded by another source'
 
     def _on_reset(self, sim) -> None:

@@ -86,7 +86,7 @@ class FollowTrajectoryServers(GoalServers):
                                  f'{start + trajectory.duration:.6g} s, before the current '
                                  f'simulated time {sim.time:.6g} s')
         try:
-            notes = self.command(sim.follow, trajectory, start,
+            notes = self.command(goal, sim.follow, trajectory, start,
                                  source=f'{goal.key}/{self.action_suffix}')
         except CommandRejected as err:
             raise G.GoalRejected(G.INVALID_GOAL, str(err)) from None

@@ -111,8 +111,8 @@ class GripperServers(GoalServers):
                                      'max_effort >= 0')
             raise Refused(_result(GripperCommand.Result, *self._state(goal)))
         try:
-            self.command(self.sim.limit_efforts, goal.joints, [effort] * len(goal.joints))
-            notes = self.command(self.sim.command, Mode.POSITION, goal.joints,
+            self.command(goal, self.sim.limit_efforts, goal.joints, [effort] * len(goal.joints))
+            notes = self.command(goal, self.sim.command, Mode.POSITION, goal.joints,
                                  goal.directions * position)
         except CommandRejected as err:
             self.node.warn_throttled(f'{goal.key}/{self.action_suffix}: refused: {err}')
