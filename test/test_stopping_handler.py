@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 
 import pytest
@@ -91,11 +92,14 @@ def test_the_deadline_ends_the_process_with_status_0_what_it_printed_flushed(mon
     out, err = _Stream(closed=True), _Stream()
     monkeypatch.setattr(stopping.sys, 'stdout', out)
     monkeypatch.setattr(stopping.sys, 'stderr', err)
+    late = stopping._deadline(60.0)  # checked first: a failed check leaves no timer due soon
+    assert isinstance(late, threading.Timer) and late.daemon and late.is_alive()
+    late.cancel()
     timer = stopping._deadline(0.05)
-    assert timer.daemon
     time.sleep(0.5)
     assert ends == [0] and err.flushed == 1  # a closed stream does not stop it
-    assert not stopping._deadline(5.0).cancel()  # cancelled in time: nothing happens
+    late.join(1.0)
+    assert not late.is_alive() and ends == [0]  # cancelled in time: nothing happens
 
 
 def test_rclpy_is_initialised_without_its_own_signal_handlers():
