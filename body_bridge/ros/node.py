@@ -198,7 +198,9 @@ class BridgeNode(Node):
             track_lateral_friction=p['track_lateral_friction'])
 
     def create_publisher(self, *args, **kwargs):
-        """A publisher as a channel of the process's outlets (DDS, bag, Foxglove)."""
+        """A publisher as a channel of the process's outlets (DDS, bag, Foxglove), without
+        publisher event handlers (``qos.NO_PUBLISHER_EVENTS``)."""
+        kwargs.setdefault('event_callbacks', qos.NO_PUBLISHER_EVENTS)
         return OUTLETS.wrap(self, super().create_publisher(*args, **kwargs))
 
     # --- frames -------------------------------------------------------------------------
