@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+import types
 from types import SimpleNamespace
 
 import numpy as np
@@ -293,6 +294,18 @@ def test_a_spawned_box_joins_with_its_node_namespace_and_frames(api):
     assert api.control.runner.world.prefixes == ['', 'other/', 'third/']
     assert sorted(api.control.delete_spawned()) == ['other', 'third']
     assert api.control.runner.world.prefixes == ['']
+
+
+def test_watchers_are_told_of_every_node_spawned_and_deleted(api):
+    told = []
+    watcher = types.SimpleNamespace(add_node=lambda n: told.append(('add', n)),
+                                    remove_node=lambda n: told.append(('remove', n)))
+    api.watchers.append(watcher)
+    spawn(api, 'box', BOX, pose=(1.0, 0.0, 0.3))
+    box = api.control.entities['box'].node
+    assert told == [('add', box)]
+    call(api.spawn._delete, DeleteEntity, entity='box')
+    assert told == [('add', box), ('remove', box)]
 
 
 def test_spawn_in_the_frame_of_an_entity(api):

@@ -2,8 +2,9 @@
 
 The launcher starts them once its nodes exist and stops them when it ends. The recording lasts
 as long as the process: a reload (new nodes) goes on recording into the same bag, its new
-channels joining the outlets as they are made. The Foxglove server serves one set of nodes (their
-parameters and services) and is restarted with them.
+channels joining the outlets as they are made. The Foxglove server serves the nodes of one
+session (their parameters and services), the simulator API's node, and the models the API
+spawns or deletes while it runs; a reload restarts it with the new nodes.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class LiveOutlets:
     def __init__(self):
         self.recorder = None
         self.foxglove = None
+        self._world = None
 
     def start(self, nodes: list) -> None:
         """Start what the first node's parameters ask for (a recording only once).
@@ -63,9 +65,21 @@ class LiveOutlets:
             from .foxglove import FoxgloveServer
             self.foxglove = FoxgloveServer(nodes, port)
 
+    def serve_world(self, world_api) -> None:
+        """Have the Foxglove server (if any) serve the simulator API's node and every model
+        the API spawns, loads or deletes from now on (None: no API)."""
+        if self.foxglove is None or world_api is None:
+            return
+        self.foxglove.add_node(world_api.node)
+        world_api.watchers.append(self.foxglove)
+        self._world = world_api
+
     def stop_server(self) -> None:
         """Stop the Foxglove server (the session's nodes go)."""
         if self.foxglove is not None:
+            if self._world is not None and self.foxglove in self._world.watchers:
+                self._world.watchers.remove(self.foxglove)
+            self._world = None
             self.foxglove.stop()
             self.foxglove = None
 
