@@ -348,6 +348,8 @@ def test_nodes_made_and_deleted_while_it_runs_are_served_then_dropped(server, no
         assert {'/only_mine', '/both'} <= set(server._channels)
         mesh = f'file://{tmp_path / "arm.stl"}'
         assert server._asset(mesh) is None  # not served before the node is
+        server.remove_node(other)  # not served yet: nothing of its is touched
+        assert '/only_mine' in server._channels and server.sent.status == []
         server.add_node(other)
         server.add_node(other)  # told twice: served once
         assert [s for s in server.sent.status if s[0] == 'add'] == [('add', ['/fox2/poke'])]
@@ -362,11 +364,15 @@ def test_nodes_made_and_deleted_while_it_runs_are_served_then_dropped(server, no
         closed = []
         server._channels['/only_mine'] = types.SimpleNamespace(
             close=lambda: closed.append('/only_mine'))
+        server.on_subscribe(types.SimpleNamespace(id=4), types.SimpleNamespace(
+            topic='/only_mine', id=6))
+        assert server.subscribers(channel('/only_mine')) == 1
         server.remove_node(other)
         server.remove_node(other)  # told twice: removed once
         assert [s for s in server.sent.status if s[0] == 'remove'] == \
             [('remove', ['/fox2/poke'])]
         assert closed == ['/only_mine'] and '/only_mine' not in server._channels
+        assert server.subscribers(channel('/only_mine')) == 0  # a model of that name later
         assert '/both' in server._channels  # the first node still publishes it
         assert server._asset(mesh) is None
         assert not any(p.name.startswith('/fox2.')
@@ -400,6 +406,14 @@ def test_a_node_whose_services_the_sdk_refuses_is_served_without_them(server, ro
         assert any(n is other for n in server.nodes)
         server.remove_node(other)  # nothing of its was served: nothing to remove
         assert not [s for s in server.sent.status if s[0] == 'remove']
+        quiet = Node('fox4', context=ros)  # no services: none added
+        try:
+            del server.sent.add_services  # the recording stand-in's own again
+            server.add_node(quiet)
+            assert any(n is quiet for n in server.nodes)
+            assert not [s for s in server.sent.status if s[0] == 'add']
+        finally:
+            quiet.destroy_node()
     finally:
         other.destroy_node()
 
