@@ -40,9 +40,8 @@ class LiveOutlets:
     """The recorder and the Foxglove server of a running bridge process."""
 
     def __init__(self):
-        self.recorder = None
-        self.foxglove = None
-        self._world = None
+        # the bag's recorder, the Foxglove server, the simulator API the server serves
+        self.recorder = self.foxglove = self._world = None
 
     def start(self, nodes: list) -> None:
         """Start what the first node's parameters ask for (a recording only once).
@@ -59,7 +58,7 @@ class LiveOutlets:
             self.recorder = start_recording(nodes, params['record'])
         port = params['foxglove_port']
         if port:
-            if not 0 < port < 65536:
+            if not 1 <= port <= 65535:
                 raise ParameterError('foxglove_port', f'must be a TCP port (1..65535), not '
                                      f'{port}')
             from .foxglove import FoxgloveServer
