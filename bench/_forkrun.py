@@ -94,10 +94,18 @@ def preload(repo: Path, tests: list[str]) -> list[str]:
     return done
 
 
+#: Added to pytest's status by a child that got to the end: a child that leaves another way
+#: (a test, or a timer it started, calling ``os._exit(0)``) has not passed the tests.
+FINISHED = 100
+#: The status :func:`run` gives a child that ended before pytest did.
+ENDED_EARLY = 99
+
+
 def run(repo: Path, args: list[str], timeout: float, log: Path) -> tuple[int | None, float]:
     """Run ``pytest args`` in the repository copy in a forked child, its output into ``log``;
     (pytest's exit status, or None on a timeout; a child killed by a signal gives 128 +
-    the signal; the seconds taken)."""
+    the signal, one that ended before pytest finished :data:`ENDED_EARLY`; the seconds
+    taken)."""
     sys.stdout.flush()
     sys.stderr.flush()
     start = time.monotonic()
@@ -110,7 +118,12 @@ def run(repo: Path, args: list[str], timeout: float, log: Path) -> tuple[int | N
             done, raw = os.waitpid(pid, os.WNOHANG)
             if done:
                 status = os.waitstatus_to_exitcode(raw)
-                status = 128 - status if status < 0 else status
+                if status < 0:
+                    status = 128 - status
+                elif FINISHED <= status < 128:
+                    status -= FINISHED
+                else:
+                    status = ENDED_EARLY
                 break
             time.sleep(0.02)
     finally:
@@ -129,7 +142,7 @@ def _kill_group(pid: int) -> None:
 
 
 def _child(repo: Path, args: list[str], log: Path) -> None:
-    code = 70
+    code = 70  # an error before pytest's end (reported in the log)
     try:
         os.setpgid(0, 0)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -158,4 +171,4 @@ def _child(repo: Path, args: list[str], log: Path) -> None:
             sys.stdout.flush()
             sys.stderr.flush()
         finally:
-            os._exit(code)
+            os._exit(FINISHED + min(max(code, 0), 27))

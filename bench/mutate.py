@@ -170,11 +170,15 @@ def mutants(source: str) -> list[Mutant]:
 EQUIVALENT = Path(__file__).with_name('equivalent.txt')
 
 
-def equivalent_keys(module: str, path: Path = EQUIVALENT) -> dict[tuple[str, str], str]:
-    """(line text, description) -> reason of the module's equivalent mutants.
+def equivalent_keys(module: str, path: Path = EQUIVALENT) -> dict[tuple, str]:
+    """(line text, description) or (line text, description, column) -> reason of the
+    module's equivalent mutants.
 
     The file: ``# module: PATH`` starts a module's entries; each entry is
-    ``LINE TEXT || DESCRIPTION || REASON``; other lines starting with ``#`` are comments.
+    ``LINE TEXT || DESCRIPTION || REASON``, or ``LINE TEXT || DESCRIPTION || col N || REASON``
+    where the line text and mutation are not enough (the same text on several lines, or two
+    alike operators on one: the column of the mutated node, as ``--list`` prints it); other
+    lines starting with ``#`` are comments.
     """
     out, current = {}, None
     if not path.exists():
@@ -184,10 +188,23 @@ def equivalent_keys(module: str, path: Path = EQUIVALENT) -> dict[tuple[str, str
             current = line.split(':', 1)[1].strip()
         elif line.strip() and not line.startswith('#') and current == module:
             parts = [p.strip() for p in line.split('||')]
-            if len(parts) != 3:
-                raise SystemExit(f'{path}:{number}: expected CODE || MUTATION || REASON')
-            out[(parts[0], parts[1])] = parts[2]
+            column = re.fullmatch(r'col (\d+)', parts[2]) if len(parts) == 4 else None
+            if len(parts) == 3:
+                out[(parts[0], parts[1])] = parts[2]
+            elif column is not None:
+                out[(parts[0], parts[1], int(column.group(1)))] = parts[3]
+            else:
+                raise SystemExit(f'{path}:{number}: expected CODE || MUTATION || REASON or '
+                                 'CODE || MUTATION || col N || REASON')
     return out
+
+
+def _excluded(mutant: Mutant, excluded: dict) -> tuple | None:
+    """The entry of ``excluded`` that lists ``mutant`` as equivalent, or None."""
+    for key in ((*mutant.key, mutant.col), mutant.key):
+        if key in excluded:
+            return key
+    return None
 
 
 class _Pass(ast.NodeTransformer):
@@ -428,14 +445,15 @@ def measure(module: Path, tests: list[str], args, quiet: bool = False
     if args.lines:
         first, last = (int(x) for x in args.lines.split('-'))
         found = [m for m in found if first <= m.line <= last]
-    equivalent = [m for m in found if m.key in excluded]
-    found = [m for m in found if m.key not in excluded]
+    equivalent = [m for m in found if _excluded(m, excluded)]
+    found = [m for m in found if not _excluded(m, excluded)]
     total = len(found)
     earlier_killed = 0
     sample = args.sample
     if args.survivors_of:
         earlier = json.loads(Path(args.survivors_of).read_text())
-        ran = [m for m in earlier['mutants'] if (m['code'], m['description']) not in excluded]
+        ran = [m for m in earlier['mutants'] if not _excluded(Mutant(
+            0, '', m['line'], m['col'], m['description'], m['code']), excluded)]
         survivors = [m for m in ran if m['outcome'] == 'survived']
         earlier_killed = earlier.get('earlier_killed', 0) + len(ran) - len(survivors)
         found = _match(found, survivors)
@@ -443,10 +461,19 @@ def measure(module: Path, tests: list[str], args, quiet: bool = False
     if sample and sample < len(found):
         found = random.Random(args.seed).sample(found, sample)
     found.sort(key=lambda m: (m.line, m.col))
-    unused = set(excluded) - {m.key for m in equivalent}
-    for code, description in sorted(unused):
-        print(f'warning: bench/equivalent.txt: no mutant {description!r} of `{code}` in {module}',
-              file=sys.stderr)
+    unused = set(excluded) - {_excluded(m, excluded) for m in equivalent}
+    for key in sorted(unused, key=str):
+        where = f' at column {key[2]}' if len(key) == 3 else ''
+        print(f'warning: bench/equivalent.txt: no mutant {key[1]!r} of `{key[0]}`{where} in '
+              f'{module}', file=sys.stderr)
+    places: dict[tuple, list] = {}
+    for m in equivalent:
+        places.setdefault(_excluded(m, excluded), []).append(f'line {m.line} col {m.col}')
+    for key, where in sorted(places.items(), key=str):
+        if len(key) == 2 and len(where) > 1:
+            print(f'warning: bench/equivalent.txt: {key[1]!r} of `{key[0]}` lists '
+                  f'{len(where)} mutants ({", ".join(where)}): if not all are equivalent, '
+                  'name the column of those that are (col N)', file=sys.stderr)
     if args.list:
         for m in found:
             print(f'{module}:{m.line}:{m.col}: {m.description}')

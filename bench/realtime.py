@@ -12,14 +12,12 @@ Two runs, with a subscriber in another process on every topic, the camera's incl
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 from chains import model_path
-from figures import REPO, timed
+from figures import timed
+from paced import rates, watch_paced
 from throughput import bridge_under_test
 
 __all__ = ['run', 'write_overlay']
@@ -36,31 +34,6 @@ def write_overlay(folder: Path) -> Path:
     return path
 
 
-def _cpu_seconds(pid: int) -> float:
-    with open(f'/proc/{pid}/stat') as stat:
-        fields = stat.read().rsplit(')', 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
-
-
-def _wait_for(listener, topic: str, timeout: float, proc=None,
-              log: Path | None = None) -> None:
-    """Until the listener has heard ``topic``; the error says what it heard instead, and the
-    last lines of the bridge's output ``log``."""
-    deadline = time.monotonic() + timeout
-    while listener.send('report')['counts'].get(topic, 0) == 0:
-        if proc is not None and proc.poll() is not None:
-            raise RuntimeError(f'the bridge exited with status {proc.returncode}')
-        if time.monotonic() > deadline:
-            report = listener.send('report')
-            heard = {t: n for t, n in report['counts'].items() if n}
-            tail = '' if log is None else '; the bridge said:\n' + '\n'.join(
-                log.read_text(errors='replace').splitlines()[-15:])
-            raise TimeoutError(f'nothing on {topic} within {timeout} s; the listener heard '
-                               f'{heard or "nothing"}, subscribed to '
-                               f'{report["subscriptions"]}{tail}')
-        time.sleep(0.1)
-
-
 def paced(figures, listener, overlay: Path, window: float, settle: float,
           scratch: Path) -> None:
     """The bridge process at real-time factor 1: what it keeps up over ``window`` [s] of wall
@@ -69,36 +42,12 @@ def paced(figures, listener, overlay: Path, window: float, settle: float,
     cmd = [sys.executable, '-m', 'body_bridge', 'sim', 'sample_arm', '--ros-args',
            '-r', f'__ns:={ns}', '-p', f'devices_file:={overlay}',
            '-p', f'mesh_directory:={scratch / "meshes"}', '-p', 'real_time_factor:=1.0']
-    with open(scratch / 'realtime_bridge.log', 'w') as log:
-        proc = subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        listener.send('add', ns=ns, cameras=True)
-        _wait_for(listener, f'{ns}/{CAMERA}/image_raw', 60.0, proc,
-                  scratch / 'realtime_bridge.log')
-        # Past the start: the first frames (the renderer's context) put the bridge behind,
-        # and it catches up (the pacing's deadlines are absolute).
-        time.sleep(settle)
-        listener.send('reset')
-        cpu0, wall0 = _cpu_seconds(proc.pid), time.monotonic()
-        time.sleep(window)
-        report = listener.send('report')
-        cpu = (_cpu_seconds(proc.pid) - cpu0) / (time.monotonic() - wall0)
-    finally:
-        listener.send('drop', ns=ns)
-        proc.send_signal(2)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    sim0, wall0, sim1, wall1 = report['clock']
-    counts = report['counts']
-    span = wall1 - wall0
-    figures.add('realtime_camera_rtf', (sim1 - sim0) / span, 'x')
-    figures.add('realtime_camera_image_rate', counts.get(f'{ns}/{CAMERA}/image_raw', 0) / span,
-                'Hz')
-    figures.add('realtime_camera_depth_rate',
-                counts.get(f'{ns}/{CAMERA}/depth/image', 0) / span, 'Hz')
+    report, cpu = watch_paced(listener, cmd, ns, scratch / 'realtime_bridge.log',
+                              f'{ns}/{CAMERA}/image_raw', settle, window, cameras=True)
+    rtf, image, depth = rates(report, f'{ns}/{CAMERA}/image_raw', f'{ns}/{CAMERA}/depth/image')
+    figures.add('realtime_camera_rtf', rtf, 'x')
+    figures.add('realtime_camera_image_rate', image, 'Hz')
+    figures.add('realtime_camera_depth_rate', depth, 'Hz')
     figures.add('realtime_camera_bridge_cpu', cpu, 'cores')
 
 

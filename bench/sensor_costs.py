@@ -24,15 +24,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 os.environ.setdefault('MUJOCO_GL', 'egl')
 
-from figures import REPO, Cost, Figures, isolate_dds, side_by_side, timed  # noqa: E402
+from figures import Cost, Figures, isolate_dds, side_by_side, timed  # noqa: E402
 
 IMU_NOISE = {'linear_acceleration': 0.01, 'linear_acceleration_bias': 0.02,
              'linear_acceleration_turn_on_bias': 0.05,
@@ -176,7 +174,8 @@ def realtime_camera(figures: Figures, listener, quick: bool, scratch: Path) -> N
 
 def _paced(listener, quick: bool, scratch: Path, kind: str, camera: str):
     """(real-time factor, image rate, depth rate, CPU use) of one paced run."""
-    from realtime import _cpu_seconds, _wait_for, write_overlay
+    from paced import rates, watch_paced
+    from realtime import write_overlay
     ns = f'/bench_{kind}'
     overlay = write_overlay(scratch)
     cmd = [sys.executable, '-m', 'body_bridge', 'sim', 'sample_arm', '--ros-args',
@@ -187,38 +186,9 @@ def _paced(listener, quick: bool, scratch: Path, kind: str, camera: str):
     msg = 'sensor_msgs/msg/CompressedImage' if kind == 'compressed' else 'sensor_msgs/msg/Image'
     topics = [[f'{ns}/{camera}/{image}', msg, False], [f'{ns}/{camera}/{depth}', msg, False],
               ['/clock', 'rosgraph_msgs/msg/Clock', False]]
-    with open(scratch / f'{kind}_bridge.log', 'w') as log:
-        proc = subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        listener.send('add', ns=ns, topics=topics)
-        _wait_for(listener, topics[0][0], 60.0, proc)
-        time.sleep(1.5 if quick else 3.0)
-        listener.send('reset')
-        cpu0, wall0 = _cpu_seconds(proc.pid), time.monotonic()
-        time.sleep(2.0 if quick else 20.0)
-        report = listener.send('report')
-        for _ in range(10):  # a loaded machine can hold the listener's first /clock back
-            if report.get('clock') is not None:
-                break
-            time.sleep(1.0)
-            report = listener.send('report')
-        cpu = (_cpu_seconds(proc.pid) - cpu0) / (time.monotonic() - wall0)
-    finally:
-        listener.send('drop', ns=ns)
-        proc.send_signal(2)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    if report.get('clock') is None:
-        raise RuntimeError(f'{kind}: the listener heard no /clock from the bridge '
-                           f'({scratch / f"{kind}_bridge.log"})')
-    sim0, wall0, sim1, wall1 = report['clock']
-    span = wall1 - wall0
-    counts = report['counts']
-    return ((sim1 - sim0) / span, counts.get(topics[0][0], 0) / span,
-            counts.get(topics[1][0], 0) / span, cpu)
+    report, cpu = watch_paced(listener, cmd, ns, scratch / f'{kind}_bridge.log', topics[0][0],
+                              1.5 if quick else 3.0, 2.0 if quick else 20.0, topics=topics)
+    return (*rates(report, topics[0][0], topics[1][0]), cpu)
 
 
 def run(figures: Figures, listener, quick: bool, scratch: Path) -> None:

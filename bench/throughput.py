@@ -11,6 +11,11 @@ Throughput ratio = raw time / bridge time (1 means the bridge costs nothing; 0.5
 costs as much again as the physics). Measured twice: with nobody listening (devices nobody
 subscribes to are not even read) and with a subscriber in another process on every topic but
 the cameras' (the realistic case: a controller and rviz are listening).
+
+With the subscriber, a run of its own counts the messages written a period and the stepping
+thread's CPU inside rclpy's ``publish`` (serialisation and the middleware's write, the
+subscriber's wake-up included): ``*_ratio_ceiling`` is raw time / (raw time + that), the
+ratio the bridge would reach if everything but the physics and the writes cost nothing.
 """
 
 from __future__ import annotations
@@ -137,6 +142,37 @@ def bridge_under_test(context, model, namespace, parameters=None):
         bridge.close()
 
 
+@contextmanager
+def counted_writes():
+    """Count rclpy's ``Publisher.publish`` calls and the calling thread's CPU inside them
+    (the message's serialisation and the middleware's write, a subscriber's wake-up
+    included) while the block runs; yields a dict with 'calls' and 'cpu' [s]."""
+    from rclpy.publisher import Publisher
+    original = Publisher.publish
+    tally = {'calls': 0, 'cpu': 0.0}
+
+    def publish(self, msg):
+        start = time.thread_time()
+        try:
+            return original(self, msg)
+        finally:
+            tally['cpu'] += time.thread_time() - start
+            tally['calls'] += 1
+    Publisher.publish = publish
+    try:
+        yield tally
+    finally:
+        Publisher.publish = original
+
+
+def writes(bridge: BridgeUnderTest, periods: int) -> tuple[float, float]:
+    """Messages written a period, and the stepping thread's CPU inside those writes a
+    period [s], over ``periods`` turns (a run of its own: the counting costs a little)."""
+    with counted_writes() as tally:
+        bridge.bridge(periods)
+    return tally['calls'] / periods, tally['cpu'] / periods
+
+
 def overhead(bridge: BridgeUnderTest, seconds: float, repeats: int) -> dict[str, Cost]:
     """Bridge and raw cost per control period, side by side (medians)."""
     periods = max(1, round(seconds / bridge.world.period))
@@ -146,7 +182,8 @@ def overhead(bridge: BridgeUnderTest, seconds: float, repeats: int) -> dict[str,
     return {side: cost / periods for side, cost in costs.items()}
 
 
-def _report(figures, name: str, bridge: BridgeUnderTest, alone, heard, received) -> None:
+def _report(figures, name: str, bridge: BridgeUnderTest, alone, heard, received,
+            written) -> None:
     period = bridge.world.period
     prefix = f'throughput_{name}'
     raw, ours = heard['raw'], heard['bridge']
@@ -160,6 +197,12 @@ def _report(figures, name: str, bridge: BridgeUnderTest, alone, heard, received)
     figures.add(f'{prefix}_bridge_rtf_wall', period / ours.wall, 'x')
     figures.add(f'{prefix}_bridge_period_unsubscribed', 1e6 * alone['bridge'].cpu, 'us')
     figures.add(f'{prefix}_ratio_unsubscribed', alone['raw'].cpu / alone['bridge'].cpu, 'x')
+    # What the middleware's writes cost the stepping thread: with the physics, a ceiling on
+    # the ratio that no cut in the bridge's own code passes while it writes these messages.
+    count, cpu = written
+    figures.add(f'{prefix}_writes_per_period', count, 'count')
+    figures.add(f'{prefix}_write_period', 1e6 * cpu, 'us')
+    figures.add(f'{prefix}_ratio_ceiling', raw.cpu / (raw.cpu + cpu), 'x')
     figures.add(f'{prefix}_messages_received',
                 sum(n for topic, n in received.items() if topic.startswith(bridge.namespace)),
                 'count')
@@ -188,6 +231,7 @@ def run(figures, context, listener, models: dict, quick: bool) -> None:
             listener.send('reset')
             heard = overhead(bridge, seconds, repeats)
             received = listener.send('report')['counts']
-            _report(figures, name, bridge, alone[name], heard, received)
+            written = writes(bridge, max(1, round(seconds / bridge.world.period)))
+            _report(figures, name, bridge, alone[name], heard, received, written)
         for bridge in bridges.values():
             listener.send('drop', ns=bridge.namespace)

@@ -17,13 +17,12 @@ Kinect subscribed at real-time factor 1.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import time
 from dataclasses import replace
 from pathlib import Path
 
-from figures import REPO, shared_model, side_by_side, timed
+from figures import shared_model, side_by_side, timed
 
 __all__ = ['run', 'TANK']
 
@@ -70,46 +69,31 @@ def paced(figures, context, listener, window: float, settle: float, scratch: Pat
     """The Tank at real-time factor 1, driving, everything subscribed (Kinect included)."""
     import rclpy
     from geometry_msgs.msg import Twist
-    from realtime import _cpu_seconds, _wait_for
+    from paced import rates, watch_paced
     ns = '/bench_tank'
     cmd = [sys.executable, '-m', 'body_bridge', 'sim', str(shared_model(TANK)), '--ros-args',
            '-r', f'__ns:={ns}', '-p', f'mesh_directory:={scratch / "meshes"}',
            '-p', 'real_time_factor:=1.0']
-    with open(scratch / 'tank_bridge.log', 'w') as log:
-        proc = subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
     node = rclpy.create_node('bench_tank_driver', namespace=ns, context=context)
     publisher = node.create_publisher(Twist, 'cmd_vel', 10)
-    try:
-        listener.send('add', ns=ns, cameras=KINECT)
-        _wait_for(listener, f'{ns}/Kinect/image_raw', 60.0, proc, scratch / 'tank_bridge.log')
+
+    def drive() -> None:
         deadline = time.monotonic() + 10.0
         while publisher.get_subscription_count() == 0 and time.monotonic() < deadline:
             time.sleep(0.05)
-        drive = Twist()
-        drive.linear.x, drive.angular.z = 0.3, 0.3
-        publisher.publish(drive)
-        time.sleep(settle)
-        listener.send('reset')
-        cpu0, wall0 = _cpu_seconds(proc.pid), time.monotonic()
-        time.sleep(window)
-        report = listener.send('report')
-        cpu = (_cpu_seconds(proc.pid) - cpu0) / (time.monotonic() - wall0)
+        twist = Twist()
+        twist.linear.x, twist.angular.z = 0.3, 0.3
+        publisher.publish(twist)
+    try:
+        report, cpu = watch_paced(listener, cmd, ns, scratch / 'tank_bridge.log',
+                                  f'{ns}/Kinect/image_raw', settle, window, started=drive,
+                                  cameras=KINECT)
     finally:
-        listener.send('drop', ns=ns)
         node.destroy_node()
-        proc.send_signal(2)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    sim0, wall0, sim1, wall1 = report['clock']
-    counts, span = report['counts'], wall1 - wall0
-    figures.add('tracks_tank_kinect_rtf', (sim1 - sim0) / span, 'x')
-    figures.add('tracks_tank_kinect_image_rate', counts.get(f'{ns}/Kinect/image_raw', 0) / span,
-                'Hz')
-    figures.add('tracks_tank_kinect_depth_rate',
-                counts.get(f'{ns}/Kinect/depth/image', 0) / span, 'Hz')
+    rtf, image, depth = rates(report, f'{ns}/Kinect/image_raw', f'{ns}/Kinect/depth/image')
+    figures.add('tracks_tank_kinect_rtf', rtf, 'x')
+    figures.add('tracks_tank_kinect_image_rate', image, 'Hz')
+    figures.add('tracks_tank_kinect_depth_rate', depth, 'Hz')
     figures.add('tracks_tank_kinect_bridge_cpu', cpu, 'cores')
 
 

@@ -24,7 +24,8 @@ EXPECTED = (
     [f'throughput_{m}_{f}' for m in RUNNING for f in (
         'raw_period', 'bridge_period', 'ratio', 'ratio_wall', 'bridge_rtf_wall',
         'bridge_period_unsubscribed', 'ratio_unsubscribed', 'messages_received',
-        'bridge_process_period', 'ratio_process')] +
+        'bridge_process_period', 'ratio_process', 'writes_per_period', 'write_period',
+        'ratio_ceiling')] +
     [f'scale_chain{n}_{f}' for n in (1, 10, 30, 100)
      for f in ('bridge_period', 'raw_period', 'ratio', 'bridge_rtf')] +
     ['scale_realtime_lost_joints', 'scale_realtime_lost_joints_raw'] +
@@ -86,6 +87,11 @@ def test_quick_run_prints_and_writes_every_figure(tmp_path):
     for model in RUNNING:
         assert printed[f'throughput_{model}_messages_received'][0] > 0  # a subscriber heard
         assert 0.0 < printed[f'throughput_{model}_ratio'][0] < 1.5
+        # joint_states, /tf, /clock and at least one device a period, each costing something
+        assert printed[f'throughput_{model}_writes_per_period'][0] >= 4
+        assert printed[f'throughput_{model}_write_period'][0] > 0
+        assert printed[f'throughput_{model}_ratio'][0] < \
+            printed[f'throughput_{model}_ratio_ceiling'][0] < 1
     assert printed['realtime_camera_image_rate'][0] > 10.0  # Hz, of 30
     assert printed['sensors_compressed_image_rate'][0] > 5.0  # Hz, of 30: compressed arrive
     assert printed['sensors_640x480_compressed_bytes_per_s'][0] < \

@@ -134,6 +134,23 @@ def test_node_reads_its_parameters(ros, tmp_path):
         node.destroy_node()
 
 
+def test_only_command_subscriptions_give_the_executor_event_handlers(ros, tmp_path):
+    """Every event handler is an entity the executor polls in each turn, before it takes a
+    command: the publishers have none (their subscribers report QoS mismatches), the command
+    subscriptions keep theirs (a controller with mismatched QoS is reported)."""
+    from rclpy.parameter import Parameter
+    from body_bridge.ros.node import BridgeNode
+    node = BridgeNode(parameter_overrides=[Parameter('mesh_directory', value=str(tmp_path))])
+    try:
+        publishers = list(node.publishers)
+        assert len(publishers) > 10
+        assert [p.topic_name for p in publishers if p.event_handlers] == []
+        kept = [h for s in node.subscriptions for h in s.event_handlers]
+        assert kept and list(node.waitables) == kept
+    finally:
+        node.destroy_node()
+
+
 def _joint_topics(**given):
     values = {name: default for name, (default, _, _) in PARAMETERS.items()}
     values.update(given)

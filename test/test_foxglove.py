@@ -96,6 +96,9 @@ def test_a_foxglove_client_watches_and_drives_the_robot(bridge):
     names = {s['name']: s['type'] for s in seen['services']}
     assert names['/body_bridge/step'] == 'std_srvs/srv/Trigger'
     assert names['/body_bridge/set_paused'] == 'std_srvs/srv/SetBool'
+    # the simulator API's services too (its node was made after the server started)
+    assert names['/spawn_entity'] == 'simulation_interfaces/srv/SpawnEntity'
+    assert names['/get_entities'] == 'simulation_interfaces/srv/GetEntities'
     assert seen['paused'] == {'success': True, 'message': 'paused'}
     t1 = float(seen['stepped']['message'].rsplit('= ', 1)[1].split()[0])
     t2 = float(seen['stepped_again']['message'].rsplit('= ', 1)[1].split()[0])

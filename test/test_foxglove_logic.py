@@ -50,6 +50,12 @@ class Sent:
         self.stopped = True
         self._server.stop()
 
+    def add_services(self, services):
+        self.status.append(('add', sorted(s.name for s in services)))
+
+    def remove_services(self, names):
+        self.status.append(('remove', sorted(names)))
+
 
 URDF = ('<robot name="r"><link name="a"><visual><geometry>'
         '<mesh filename="file://{mesh}" scale="1 1 1"/></geometry></visual>'
@@ -313,3 +319,120 @@ def test_parameter_values_become_plain_lists():
     assert type(_native(array.array('q', [1]))) is list
     assert _native((1, [2, 3])) == [1, [2, 3]]
     assert _native('text') == 'text' and _native(2.5) == 2.5
+
+
+def test_nodes_made_and_deleted_while_it_runs_are_served_then_dropped(server, node, ros,
+                                                                       tmp_path):
+    """A model spawned later: its parameters, services, meshes and client publishing are
+    served; deleted: its services are removed and the channels only it had are closed,
+    those another node shares stay."""
+    from rclpy.node import Node
+    from rclpy.qos import QoSProfile
+    from rclpy.serialization import serialize_message
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import String
+    from std_srvs.srv import Trigger
+
+    from body_bridge.ros.outlets import OUTLETS
+    other = Node('fox2', context=ros)
+    try:
+        (tmp_path / 'arm.stl').write_bytes(b'solid arm\nendsolid arm\n')
+        other.urdf = URDF.format(mesh=tmp_path / 'arm.stl')
+        other.declare_parameter('gain', 2.0)
+        other.create_service(Trigger, '~/poke', lambda request, response: response)
+        other.create_subscription(JointState, 'commands2', lambda m: None, 10)
+        mine = OUTLETS.channel(other.create_publisher(String, "only_mine", 1), QoSProfile(depth=1),
+                               lambda: 0.0, other)
+        shared = [OUTLETS.channel(n.create_publisher(String, '/both', 1), QoSProfile(depth=1),
+                                  lambda: 0.0, n) for n in (node, other)]
+        assert {'/only_mine', '/both'} <= set(server._channels)
+        mesh = f'file://{tmp_path / "arm.stl"}'
+        assert server._asset(mesh) is None  # not served before the node is
+        server.remove_node(other)  # not served yet: nothing of its is touched
+        assert '/only_mine' in server._channels and server.sent.status == []
+        server.add_node(other)
+        server.add_node(other)  # told twice: served once
+        assert [s for s in server.sent.status if s[0] == 'add'] == [('add', ['/fox2/poke'])]
+        assert server._asset(mesh) == b'solid arm\nendsolid arm\n'
+        got = {p.name: p.get_value() for p in server.on_get_parameters(None, [])}
+        assert got['/fox2.gain'] == 2.0 and got['/fox.rate'] == 1.5
+        server.on_set_parameters(None, [foxglove.Parameter('/fox2.gain', value=3.0)])
+        assert other.get_parameter('gain').value == 3.0
+        advertise(server, '/commands2', client=4, ident=1)
+        assert server._publishers['/commands2'].topic_name == '/commands2'
+        server._publishers['/commands2'].owner = other  # as a bridge node's channel is
+        closed = []
+        server._channels['/only_mine'] = types.SimpleNamespace(
+            close=lambda: closed.append('/only_mine'))
+        server.on_subscribe(types.SimpleNamespace(id=4), types.SimpleNamespace(
+            topic='/only_mine', id=6))
+        assert server.subscribers(channel('/only_mine')) == 1
+        server.remove_node(other)
+        server.remove_node(other)  # told twice: removed once
+        assert [s for s in server.sent.status if s[0] == 'remove'] == \
+            [('remove', ['/fox2/poke'])]
+        assert closed == ['/only_mine'] and '/only_mine' not in server._channels
+        assert server.subscribers(channel('/only_mine')) == 0  # a model of that name later
+        assert '/both' in server._channels  # the first node still publishes it
+        assert server._asset(mesh) is None
+        assert not any(p.name.startswith('/fox2.')
+                       for p in server.on_get_parameters(None, []))
+        server.on_message_data(types.SimpleNamespace(id=4), 1,
+                               serialize_message(JointState(name=['a'])))
+        assert server.sent.status[-1][0] == ('/commands2: the bridge no longer subscribes to '
+                                             'this topic (its model was deleted)')
+        advertise(server, '/commands2', client=4, ident=2)
+        assert server.sent.status[-1][0].startswith('/commands2: the bridge does not subscribe')
+    finally:
+        for owner in (node, other):
+            OUTLETS.forget(owner)
+        other.destroy_node()
+    assert mine.owner is other and len(shared) == 2
+
+
+def test_a_node_whose_services_the_sdk_refuses_is_served_without_them(server, ros):
+    from rclpy.node import Node
+    from std_srvs.srv import Trigger
+    other = Node('fox3', context=ros)
+    try:
+        other.create_service(Trigger, '~/poke', lambda request, response: response)
+
+        def refuse(services):
+            raise RuntimeError('service name is not unique')
+        server.server.add_services = refuse
+        server.add_node(other)
+        assert server.log_lines[-1] == ('warning', 'Foxglove: the services of /fox3 are not '
+                                                   'served: service name is not unique')
+        assert any(n is other for n in server.nodes)
+        server.remove_node(other)  # nothing of its was served: nothing to remove
+        assert not [s for s in server.sent.status if s[0] == 'remove']
+        quiet = Node('fox4', context=ros)  # no services: none added
+        try:
+            del server.sent.add_services  # the recording stand-in's own again
+            server.add_node(quiet)
+            assert any(n is quiet for n in server.nodes)
+            assert not [s for s in server.sent.status if s[0] == 'add']
+        finally:
+            quiet.destroy_node()
+    finally:
+        other.destroy_node()
+
+
+def test_the_live_outlets_serve_the_simulator_api_and_its_models(server, ros):
+    from rclpy.node import Node
+    from body_bridge.ros.live_outlets import LiveOutlets
+    from body_bridge.ros.outlets import OUTLETS
+    api = types.SimpleNamespace(node=Node('sim', context=ros), watchers=[])
+    try:
+        outlets = LiveOutlets()
+        outlets.serve_world(api)  # no server: nothing to serve
+        assert api.watchers == []
+        outlets.foxglove = server
+        outlets.serve_world(None)  # no simulator API
+        outlets.serve_world(api)
+        assert api.watchers == [server] and any(n is api.node for n in server.nodes)
+        outlets.stop_server()
+        assert api.watchers == [] and outlets.foxglove is None
+        assert server.sent.stopped and server not in OUTLETS.sinks
+    finally:
+        api.node.destroy_node()

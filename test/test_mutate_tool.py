@@ -149,6 +149,65 @@ def test_a_crashed_child_is_killed_and_a_hung_one_ends_with_what_it_started(tmp_
         open(f'/proc/{sleeper}/stat').read().split()[2] == 'Z'
 
 
+def test_a_child_that_ends_before_pytest_does_has_not_passed(tmp_path):
+    """A test (or a timer it started) calling os._exit(0) leaves with status 0: not a pass."""
+    repo = _tiny_repo(tmp_path, 1, '''
+        import os
+
+        def test_leaves():
+            os._exit(0)
+        ''')
+    status, outcome, _ = _forked(repo)
+    assert (status, outcome) == (_forkrun.ENDED_EARLY, 'killed')
+
+
+def test_an_equivalent_entry_may_name_its_column(tmp_path, capsys):
+    listing = tmp_path / 'equivalent.txt'
+    listing.write_text('''# module: pkg/m.py
+# a comment
+x = a < b < c || < -> <= || col 4 || the first comparison cannot be equal here
+y = 1 || 1 -> 0 || y is never read
+# module: pkg/other.py
+x = a < b < c || < -> <= || not this module's
+''')
+    keys = mutate.equivalent_keys('pkg/m.py', listing)
+    assert keys == {('x = a < b < c', '< -> <=', 4): 'the first comparison cannot be equal here',
+                    ('y = 1', '1 -> 0'): 'y is never read'}
+    first = mutate.Mutant(0, 'cmp', 3, 4, '< -> <=', 'x = a < b < c')
+    second = mutate.Mutant(1, 'cmp', 3, 8, '< -> <=', 'x = a < b < c')
+    assert mutate._excluded(first, keys) == ('x = a < b < c', '< -> <=', 4)
+    assert mutate._excluded(second, keys) is None
+    assert mutate._excluded(mutate.Mutant(2, 'const', 9, 4, '1 -> 0', 'y = 1'), keys) == \
+        ('y = 1', '1 -> 0')
+    listing.write_text('# module: pkg/m.py\nx = 1 || 1 -> 0 || column 4 || reason\n')
+    with pytest.raises(SystemExit) as err:
+        mutate.equivalent_keys('pkg/m.py', listing)
+    assert str(err.value) == (f'{listing}:2: expected CODE || MUTATION || REASON or '
+                              'CODE || MUTATION || col N || REASON')
+
+
+def test_an_entry_that_lists_alike_mutants_on_several_lines_is_warned_about(capsys):
+    mutants = mutate.mutants('def f(a):\n    return None\n\n\ndef g(b):\n    return None\n')
+    drops = [m for m in mutants if m.description.startswith('drop') and 'return' in m.code]
+    assert len(drops) == 2
+    args = mutate.argparse.Namespace(all=False, lines=None, survivors_of=None, sample=None,
+                                     seed=7, list=True)
+    listing = {('return None', drops[0].description): 'the function ends with None anyway'}
+    module = REPO / 'bench' / '_scratch_equivalent_module.py'
+    module.write_text('def f(a):\n    return None\n\n\ndef g(b):\n    return None\n')
+    try:
+        original = mutate.equivalent_keys
+        mutate.equivalent_keys = lambda name: listing
+        try:
+            assert mutate.measure(module.relative_to(REPO), [], args) == (0, 0, 2)
+        finally:
+            mutate.equivalent_keys = original
+    finally:
+        module.unlink()
+    err = capsys.readouterr().err
+    assert "lists 2 mutants (line 2 col 4, line 6 col 4)" in err
+
+
 def test_the_libraries_preloaded_are_third_party_imports_only(tmp_path):
     (tmp_path / 'a.py').write_text('import numpy.linalg, os\nfrom yaml import safe_load\n'
                                    'from . import sibling\nfrom body_bridge.model import Link\n'

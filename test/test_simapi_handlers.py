@@ -295,6 +295,18 @@ def test_a_spawned_box_joins_with_its_node_namespace_and_frames(api):
     assert api.control.runner.world.prefixes == ['']
 
 
+def test_watchers_are_told_of_every_node_spawned_and_deleted(api):
+    told = []
+    watcher = SimpleNamespace(add_node=lambda n: told.append(('add', n)),
+                                    remove_node=lambda n: told.append(('remove', n)))
+    api.watchers.append(watcher)
+    spawn(api, 'box', BOX, pose=(1.0, 0.0, 0.3))
+    box = api.control.entities['box'].node
+    assert told == [('add', box)]
+    call(api.spawn._delete, DeleteEntity, entity='box')
+    assert told == [('add', box), ('remove', box)]
+
+
 def test_spawn_in_the_frame_of_an_entity(api):
     spawn(api, 'box', BOX, pose=(1.0, 0.0, 0.3))
     answer = spawn(api, 'on_box', BOX, pose=(0.0, 0.0, 0.5), frame='box')
@@ -656,11 +668,87 @@ def test_info_and_bounds(api):
 # --- serving -----------------------------------------------------------------------------
 
 
-def test_serve_world_without_a_world_or_without_the_interfaces(ros, monkeypatch, caplog):
+def test_serve_world_without_a_world_or_without_the_interfaces(ros, monkeypatch):
     import sys
-    assert serve_world(None, None, '/') is None
+
+    import rclpy.logging
+    said = []
+    monkeypatch.setattr(rclpy.logging, 'get_logger',
+                        lambda name: SimpleNamespace(warning=lambda text: said.append(text)))
+    assert serve_world(None, None, '/') is None and said == []
     monkeypatch.setitem(sys.modules, 'simulation_interfaces.srv', None)
     assert serve_world(object(), None, '/') is None
+    assert said == ['simulation_interfaces is not installed: the simulator API is not served']
+
+
+def test_the_world_services_are_the_world_node_s_and_answer_over_dds(api):
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+    from simulation_interfaces.srv import GetSimulationState
+    served = {s.srv_name for s in api.node.services}
+    assert {'load_world', 'unload_world', 'get_current_world', 'get_available_worlds',
+            'get_named_poses', 'get_named_pose_bounds'} <= served
+    client_node = rclpy.create_node('asker', context=api.node.context)
+    try:
+        client = client_node.create_client(GetSimulationState, '/lab/get_simulation_state')
+        assert client.wait_for_service(timeout_sec=10.0)
+        future = client.call_async(GetSimulationState.Request())
+        executor = SingleThreadedExecutor(context=api.node.context)
+        executor.add_node(client_node)
+        executor.spin_until_future_complete(future, timeout_sec=10.0)
+        assert future.result().state.state == St.STATE_PAUSED
+    finally:
+        client_node.destroy_node()
+
+
+def test_the_world_node_and_spawned_ones_ignore_the_process_s_remappings(tmp_path, monkeypatch):
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.parameter import Parameter
+    from body_bridge.ros.node import BridgeNode
+    monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path / 'cache'))
+    context = rclpy.Context()
+    rclpy.init(args=['bridge', '--ros-args', '-r', '__node:=renamed'], context=context)
+    try:
+        node = BridgeNode(namespace='/lab/arm', context=context, use_global_arguments=False,
+                          parameter_overrides=[Parameter('start_paused', value=True),
+                                               Parameter('mesh_directory', value=str(tmp_path))])
+        executor = SingleThreadedExecutor(context=context)
+        executor.add_node(node)
+        world = serve_world(node.runner, executor, '/lab')
+        try:
+            assert world.node.get_name() == 'sim'
+            assert spawn(world, 'box', BOX, pose=(1.0, 0.0, 0.3)).result.result == OK
+            assert world.control.entities['box'].node.get_name() == 'body_bridge'
+        finally:
+            world.stop()
+            executor.shutdown(timeout_sec=1.0)
+            node.destroy_node()
+    finally:
+        rclpy.shutdown(context=context)
+
+
+def test_the_world_node_s_thread_raises_only_while_ros_is_up(api):
+    def broken():
+        raise RuntimeError('the executor broke')
+    executor, node = api._executor, api.node
+    try:
+        api._executor = SimpleNamespace(spin=broken)
+        with pytest.raises(RuntimeError, match='the executor broke'):
+            api._spin()
+        api.node = SimpleNamespace(context=SimpleNamespace(ok=lambda: False))
+        api._spin()  # ROS went down while it waited: it ends quietly
+    finally:
+        api._executor, api.node = executor, node
+
+
+def test_stopping_the_api_ends_its_thread_and_the_world_s_stepping(api):
+    assert api._thread.daemon and api._thread.is_alive()  # never holds the process open
+    runner = api.control.runner
+    api.stop()
+    api.stopped_by_the_test = True
+    assert not api._thread.is_alive()
+    assert runner._thread is None and not runner._running
 
 
 SERVICES = {'get_simulator_features', 'get_simulation_state', 'set_simulation_state',

@@ -15,6 +15,11 @@ Capabilities:
   (``/body_bridge.real_time_factor``), get and set through the node (its checks apply).
 * Services: the nodes' own services (``~/reset``, ``~/set_paused``, ``~/step``, ``~/reload``,
   and the simulation API's where present), called with ``cdr`` requests.
+* Nodes come and go: a model spawned while the world runs (or a world loaded) is served
+  from then on (:meth:`FoxgloveServer.add_node`: its parameters, services and meshes; its
+  topics come through the outlets), and a model deleted stops being served
+  (:meth:`FoxgloveServer.remove_node`: its services removed, the channels only it had
+  closed).
 * ClientPublish: a client may publish on the topics the nodes subscribe to (``joint_commands``,
   ``cmd_vel``, ...) with encoding ``cdr``; the message goes to the node over DDS.
 
@@ -66,8 +71,10 @@ class FoxgloveServer:
         self._watching: dict[str, set] = {}                 # topic -> {(client, channel id)}
         self._client_channels: dict[tuple[int, int], tuple] = {}
         self._publishers: dict[str, object] = {}            # topic -> rclpy publisher
-        self._assets = {uri for node in self.nodes for uri in _MESH.findall(node.urdf)}
-        services = [s for node in self.nodes for s in self._services(node)]
+        self._assets = self._meshes()
+        served = {id(node): self._services(node) for node in self.nodes}
+        self._served = {key: [s.name for s in found] for key, found in served.items()}
+        services = [s for found in served.values() for s in found]
         self.server = foxglove.start_server(
             name='body_bridge', host=host, port=port, context=self._context,
             capabilities=[Capability.ClientPublish, Capability.Parameters,
@@ -83,6 +90,50 @@ class FoxgloveServer:
     def stop(self) -> None:
         OUTLETS.detach(self)
         self.server.stop()
+
+    def _meshes(self) -> set[str]:
+        return {uri for node in self.nodes for uri in _MESH.findall(getattr(node, 'urdf', ''))}
+
+    def add_node(self, node) -> None:
+        """Serve one more node, made after the server started (a model spawned, the
+        simulator API's node): its parameters, its services, the meshes its URDF names."""
+        with self._lock:
+            if any(known is node for known in self.nodes):
+                return
+            self.nodes.append(node)
+            self._assets = self._meshes()
+        services = self._services(node)
+        if not services:
+            return
+        try:
+            self.server.add_services(services)
+        except Exception as err:  # noqa: BLE001 - the SDK refuses a name already served
+            self.log.warning(f'Foxglove: the services of {node.get_fully_qualified_name()} '
+                             f'are not served: {err}')
+            return
+        self._served[id(node)] = [s.name for s in services]
+
+    def remove_node(self, node) -> None:
+        """Stop serving a node that is going away: its services, the channels of topics no
+        other node publishes, what clients publish through it."""
+        with self._lock:
+            if not any(known is node for known in self.nodes):
+                return
+            self.nodes = [known for known in self.nodes if known is not node]
+            self._assets = self._meshes()
+            others = {c.topic for c in OUTLETS.channels if c.owner is not node}
+            gone = [c.topic for c in OUTLETS.channels
+                    if c.owner is node and c.topic not in others and c.topic in self._channels]
+            closing = [self._channels.pop(topic) for topic in dict.fromkeys(gone)]
+            for topic in gone:
+                self._watching.pop(topic, None)
+            self._publishers = {topic: pub for topic, pub in self._publishers.items()
+                                if getattr(pub, 'owner', None) is not node}
+        names = self._served.pop(id(node), [])
+        if names:
+            self.server.remove_services(names)
+        for channel in closing:
+            channel.close()
 
     # --- the sink ----------------------------------------------------------------------------
 
@@ -184,7 +235,12 @@ class FoxgloveServer:
             self._refuse(f'{topic}: rejected: not a {type_name(msg_type)} in cdr '
                          f'({type(err).__name__})')
             return
-        self._publishers[topic].publish(msg)
+        publisher = self._publishers.get(topic)
+        if publisher is None:
+            self._refuse(f'{topic}: the bridge no longer subscribes to this topic (its model '
+                         'was deleted)')
+            return
+        publisher.publish(msg)
 
     # --- parameters --------------------------------------------------------------------------
 
@@ -250,9 +306,7 @@ class FoxgloveServer:
                     encoding='cdr', schema=_schema(f'{name}_Request', request)),
                 response=foxglove.MessageSchema(
                     encoding='cdr', schema=_schema(f'{name}_Response', response)))
-            full = service.srv_name
-            if full.startswith('~'):
-                full = node.get_fully_qualified_name() + full[1:]
+            full = node.resolve_service_name(service.srv_name)  # '~/step', 'spawn_entity'
             out.append(foxglove.Service(full, schema=schema, handler=_handler(service)))
         return out
 

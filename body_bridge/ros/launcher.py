@@ -248,6 +248,7 @@ def _session(specs: list[str], args: list[str], outlets) -> list[str] | None:
         from .simapi import serve_world  # the world's simulator API (simulation_interfaces)
         world_api = serve_world(runner or nodes[0].runner, executor, split_ros_args(args)[0],
                                 world, ' '.join(specs))
+        outlets.serve_world(world_api)
         while rclpy.ok():
             executor.spin_once(timeout_sec=0.1)
             # Hand the interpreter to the simulation thread if it waits: a flood of messages

@@ -2,8 +2,9 @@
 
 The launcher starts them once its nodes exist and stops them when it ends. The recording lasts
 as long as the process: a reload (new nodes) goes on recording into the same bag, its new
-channels joining the outlets as they are made. The Foxglove server serves one set of nodes (their
-parameters and services) and is restarted with them.
+channels joining the outlets as they are made. The Foxglove server serves the nodes of one
+session (their parameters and services), the simulator API's node, and the models the API
+spawns or deletes while it runs; a reload restarts it with the new nodes.
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ class LiveOutlets:
     """The recorder and the Foxglove server of a running bridge process."""
 
     def __init__(self):
-        self.recorder = None
-        self.foxglove = None
+        # the bag's recorder, the Foxglove server, the simulator API the server serves
+        self.recorder = self.foxglove = self._world = None
 
     def start(self, nodes: list) -> None:
         """Start what the first node's parameters ask for (a recording only once).
@@ -57,15 +58,27 @@ class LiveOutlets:
             self.recorder = start_recording(nodes, params['record'])
         port = params['foxglove_port']
         if port:
-            if not 0 < port < 65536:
+            if not 1 <= port <= 65535:
                 raise ParameterError('foxglove_port', f'must be a TCP port (1..65535), not '
                                      f'{port}')
             from .foxglove import FoxgloveServer
             self.foxglove = FoxgloveServer(nodes, port)
 
+    def serve_world(self, world_api) -> None:
+        """Have the Foxglove server (if any) serve the simulator API's node and every model
+        the API spawns, loads or deletes from now on (None: no API)."""
+        if self.foxglove is None or world_api is None:
+            return
+        self.foxglove.add_node(world_api.node)
+        world_api.watchers.append(self.foxglove)
+        self._world = world_api
+
     def stop_server(self) -> None:
         """Stop the Foxglove server (the session's nodes go)."""
         if self.foxglove is not None:
+            if self._world is not None and self.foxglove in self._world.watchers:
+                self._world.watchers.remove(self.foxglove)
+            self._world = None
             self.foxglove.stop()
             self.foxglove = None
 

@@ -150,9 +150,6 @@ class BridgeNode(Node):
         if not 0.0 < p['track_lateral_friction'] <= 1.0:
             raise ParameterError('track_lateral_friction', 'must be in (0, 1], not '
                                  f'{p["track_lateral_friction"]}')
-        if p['gravity_compensation'] not in ('auto', 'on', 'off'):
-            raise ParameterError('gravity_compensation', f'{p["gravity_compensation"]!r} is not '
-                                 'one of auto, on, off')
         self.initial_pose = P.initial_pose(p['initial_pose'])
         from ..sim.worldfile import read_named_poses
         read_named_poses(p['named_poses'])  # served by the simulator API; refused at start
@@ -198,7 +195,9 @@ class BridgeNode(Node):
             track_lateral_friction=p['track_lateral_friction'])
 
     def create_publisher(self, *args, **kwargs):
-        """A publisher as a channel of the process's outlets (DDS, bag, Foxglove)."""
+        """A publisher as a channel of the process's outlets (DDS, bag, Foxglove), without
+        publisher event handlers (``qos.NO_PUBLISHER_EVENTS``)."""
+        kwargs.setdefault('event_callbacks', qos.NO_PUBLISHER_EVENTS)
         return OUTLETS.wrap(self, super().create_publisher(*args, **kwargs))
 
     # --- frames -------------------------------------------------------------------------
@@ -234,10 +233,9 @@ class BridgeNode(Node):
 
     # --- simulation -----------------------------------------------------------------------
 
-    def attach_simulation(self, sim, runner, publishes_clock: bool = True) -> None:
+    def attach_simulation(self, sim, runner, publishes_clock: bool) -> None:
         """Serve a Simulation stepped by ``runner``: state topics, commands, services."""
         self.sim, self.runner = sim, runner
-        self._sim_lock = runner.lock
         self._clock_pub = self.create_publisher(Clock, '/clock', qos.CLOCK) \
             if publishes_clock else None
         self._state_pub = self.create_publisher(

@@ -42,7 +42,10 @@ class WorldApi:
         self.node = Node('sim', namespace=namespace, context=context,
                          use_global_arguments=False)
         self._main = executor
-        self.control = WorldControl(runner, executor.add_node, self._retire,
+        #: Told of every node the API adds to the world or takes out of it (``add_node``,
+        #: ``remove_node``): the Foxglove server serves them.
+        self.watchers: list = []
+        self.control = WorldControl(runner, self._add, self._retire,
                                     namespace, EntityCategory.CATEGORY_ROBOT)
         #: The bridge's own nodes (the models it started with): its launcher destroys them.
         self._given = {id(e.node) for e in self.control.entities.values()}
@@ -64,10 +67,18 @@ class WorldApi:
             if self.node.context.ok():
                 raise
 
+    def _add(self, node) -> None:
+        """Put a new model's node into the process's executor; tell the watchers."""
+        self._main.add_node(node)
+        for watcher in list(self.watchers):
+            watcher.add_node(node)
+
     def _retire(self, node) -> None:
-        """Take a deleted model's node out of the process's executor, then destroy it once
-        the executor has begun waiting without it (two turns of it: a node destroyed while
-        the executor waits on its entities would end the process)."""
+        """Take a deleted model's node out of the process's executor (and the watchers'
+        view), then destroy it once the executor has begun waiting without it (two turns of
+        it: a node destroyed while the executor waits on its entities would end the process)."""
+        for watcher in list(self.watchers):
+            watcher.remove_node(node)
         self._main.remove_node(node)
         for _ in range(2):
             turn = self._main.create_task(lambda: None)
