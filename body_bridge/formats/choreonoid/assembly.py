@@ -45,7 +45,6 @@ class ReadBody:
     root: str
     links: list[LinkSpec]
     closures: list[ReadClosure] = field(default_factory=list)
-    extra_devices: list[Device] = field(default_factory=list)
     #: Link pairs that never touch (collision_detection_rules).
     excluded: tuple[tuple[str, str], ...] = ()
     #: Links that touch only AGX's wires (collisionDetection.excludeLinksDynamic).

@@ -114,7 +114,7 @@ def _optical(node: Node) -> np.ndarray:
 
 
 def _other_params(node: Node) -> dict:
-    node.use(*node.keys)
+    """Every key of a plug-in device as written (nothing warns about its keys)."""
     skip = {'type', 'name', 'id', 'translation', 'rotation', 'elements'}
     budget = [MAX_PLAIN_VALUES]
     try:

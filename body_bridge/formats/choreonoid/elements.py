@@ -140,7 +140,7 @@ def _read_node(node: Node, node_type: str, frame: Frame, parts: LinkParts, depth
         parts.devices.append(device)
         _children(node, inner, parts, depth, mode)
     elif node_type == 'Skip':
-        node.use(*node.keys)
+        pass  # nothing of a Skip node is read, nor are its keys warned about
     elif node_type in _SCENE_ONLY:
         node.ctx.warn(node.line, f'{node_type} is a scene-only node with no meaning for a '
                       'robot model; it was ignored')
