@@ -1,5 +1,6 @@
 """OpenRAVE's COLLADA robots, the parts the hand-written robot of ``test_openrave_collada`` leaves
-out: attached sensors (body_bridge.formats.openrave.collada_extra, raw), each number known."""
+out: attached sensors, manipulators and MathML formulas (body_bridge.formats.openrave.
+collada_extra, raw), each number known."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ import numpy as np
 import pytest
 from test_openrave_collada import DAE
 
+from body_bridge.errors import ModelError
 from body_bridge.formats import load_model
+from body_bridge.formats.openrave.collada_extra import mathml_text
+from body_bridge.formats.openrave.xmlfile import parse_bytes
 from body_bridge.model import DeviceKind
 
 #: A camera with no ``frame_origin`` (on the first link, at its frame) and one on link2, 0.1 m
@@ -55,3 +59,120 @@ def test_attached_cameras_with_and_without_a_frame_origin(with_sensors):
     assert (params['fx'], params['fy'], params['cx'], params['cy']) == (50, 40, 32, 24)
     assert params['frame_rate'] == pytest.approx(10.0)
     assert dict(wrist.params) == params
+
+
+def test_sensor_parameters_that_are_not_read_are_named(tmp_path):
+    text = SENSORS.replace('<measurement_time>0.1</measurement_time>',
+                           '<measurement_time>0.1</measurement_time><distortion_model/>'
+                           '<gain>2</gain>')
+    end = '  </articulated_system>\n </library_articulated_systems>'
+    path = write(tmp_path, DAE.replace(end, text.strip('\n'), 1))
+    model = load_model(path)
+    # both cameras use the one sensor: one warning, at its line
+    gains = [w for w in model.warnings if 'gain' in w]
+    assert gains == [f'{path}:95: sensor parameter <gain> is not supported and was ignored']
+    assert not any('distortion' in w for w in model.warnings)
+
+
+# --- manipulators -----------------------------------------------------------------------------
+
+HAND = '''<extra name="hand" type="manipulator"><technique profile="OpenRAVE">
+   <frame_origin link="kmodel1/link0"/>
+   <frame_tip link="kmodel1/link2"><translate>0 0 0.2</translate>
+    <direction>0 0 1</direction></frame_tip>
+  </technique></extra>'''
+
+
+def hand(tmp_path, technique: str):
+    assert HAND in DAE
+    return load_model(write(tmp_path, DAE.replace(HAND, '<extra name="hand" type="manipulator">'
+                                                  '<technique profile="OpenRAVE">' + technique +
+                                                  '</technique></extra>', 1), 'hand.dae'))
+
+
+def test_manipulator_direction_gripper_joints_and_solver(tmp_path):
+    model = hand(tmp_path, '''<frame_origin link="kmodel1/link0"/>
+        <frame_tip link="kmodel1/link2"><direction>0 2 0</direction></frame_tip>
+        <gripper_joint joint="kmodel1/joint1"><closing_direction><float>-0.5</float>
+          </closing_direction></gripper_joint>
+        <gripper_joint joint="kmodel1/joint0"><chucking_direction><float>2</float>
+          </chucking_direction></gripper_joint>
+        <gripper_joint joint="kmodel1/joint9"/>
+        <iksolver type="ikfast"/><grasp/>''')
+    [manip] = model.manipulators
+    np.testing.assert_allclose(manip.direction, [0, 1, 0])
+    assert manip.gripper_joints == ('j2', 'j1') and manip.closing_direction == (-1.0, 1.0)
+    assert manip.ik_solver == 'ikfast'
+    assert sum("gripper joint 'kmodel1/joint9' does not exist; ignored" in w
+               for w in model.warnings) == 1
+    assert sum('<grasp> in a manipulator is not supported and was ignored' in w
+               for w in model.warnings) == 1
+    assert len(model.warnings) == 3      # and the robot without masses
+
+
+def test_manipulator_without_a_direction_looks_along_z(tmp_path):
+    for tip in ('<frame_tip link="kmodel1/link2"/>',
+                '<frame_tip link="kmodel1/link2"><direction>0 0 0</direction></frame_tip>'):
+        model = hand(tmp_path, '<frame_origin link="kmodel1/link0"/>' + tip)
+        [manip] = model.manipulators
+        np.testing.assert_array_equal(manip.direction, [0, 0, 1])
+        assert manip.gripper_joints == () and manip.ik_solver is None
+        assert len(model.warnings) == 1
+
+
+# --- MathML formulas --------------------------------------------------------------------------
+
+JOINTS = {'k/j0': 'a', 'k/j1': 'b'}
+
+
+def mathml(xml: str) -> str:
+    return mathml_text(parse_bytes(xml.encode(), 'f.dae'), JOINTS)
+
+
+@pytest.mark.parametrize('xml, text', [
+    ('<math><apply><minus/><ci>k/j0</ci></apply></math>', '(-"a")'),
+    ('<apply><minus/><ci>k/j0</ci><cn>2</cn></apply>', '("a" - 2.0)'),
+    ('<apply><plus/><csymbol>k/j0</csymbol><pi/></apply>', '("a" + pi)'),
+    ('<apply><sec/><ci>k/j1</ci></apply>', '(1 / cos("b"))'),
+    ('<apply><cot/><ci>k/j1</ci></apply>', '(1 / tan("b"))'),
+    ('<apply><root/><ci>k/j1</ci></apply>', 'sqrt("b")'),
+    ('<apply><root/><cn>3</cn><ci>k/j1</ci></apply>', '("b")^(1/3.0)'),
+    ('<apply><arctan2/><ci>k/j1</ci><cn>1</cn></apply>', 'atan2("b", 1.0)'),
+    ('<apply><log/><ci>k/j1</ci></apply>', 'log10("b")'),
+])
+def test_mathml_as_formula_text(xml, text):
+    assert mathml(xml) == text
+
+
+@pytest.mark.parametrize('xml, message', [
+    ('<apply><plus/></apply>', '<plus/> needs arguments'),
+    ('<apply/>', '<apply> is not supported in a joint formula'),
+    ('<set/>', '<set> is not supported in a joint formula'),
+    ('<apply><factorial/><cn>3</cn></apply>', 'MathML operator <factorial/> is not supported'),
+    ('<math><cn>1</cn><cn>2</cn></math>', '<math> must hold one expression'),
+    ('<ci>k/j7</ci>', "the formula names 'k/j7', which is not a joint"),
+])
+def test_mathml_that_is_no_formula_is_one_line(xml, message):
+    with pytest.raises(ModelError) as info:
+        mathml(xml)
+    assert str(info.value).startswith('f.dae:1: ') and message in str(info.value)
+
+
+def test_mathml_nested_100_deep_is_read():
+    assert mathml('<apply><minus/>' * 50 + '<cn>1</cn>' + '</apply>' * 50) == \
+        '(-' * 50 + '1.0' + ')' * 50
+
+
+def test_openraves_position_equation_comes_before_the_common_technique(tmp_path):
+    common = '''<technique_common><math xmlns="http://www.w3.org/1998/Math/MathML">
+     <apply><plus/><apply><times/><cn>2</cn><csymbol>kmodel1/joint0</csymbol></apply>
+     <cn>0.1</cn></apply></math></technique_common>'''
+    assert common in DAE
+    equations = (common + '<technique profile="Other"><equation type="position"><math>'
+                 '<cn>5</cn></math></equation></technique><technique profile="OpenRAVE">'
+                 '<equation type="velocity"><math><cn>7</cn></math></equation>'
+                 '<equation type="position"><math><apply><times/><cn>3</cn>'
+                 '<csymbol>kmodel1/joint0</csymbol></apply></math></equation></technique>')
+    model = load_model(write(tmp_path, DAE.replace(common, equations, 1), 'eq.dae'))
+    mimic = {j.name: j for j in model.joints}['j2'].mimic
+    assert (mimic.joint, mimic.multiplier, mimic.offset) == ('j1', 3.0, 0.0)
