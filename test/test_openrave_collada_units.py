@@ -1,8 +1,10 @@
 """OpenRAVE's COLLADA robots, the parts the hand-written robot of ``test_openrave_collada`` leaves
-out: attached sensors, manipulators and MathML formulas (body_bridge.formats.openrave.
-collada_extra, raw), each number known."""
+out: attached sensors, manipulators, MathML formulas, axis information and the scene's binds
+(body_bridge.formats.openrave.collada_extra, collada_bind, raw), each number known."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -12,7 +14,7 @@ from body_bridge.errors import ModelError
 from body_bridge.formats import load_model
 from body_bridge.formats.openrave.collada_extra import mathml_text
 from body_bridge.formats.openrave.xmlfile import parse_bytes
-from body_bridge.model import DeviceKind
+from body_bridge.model import DeviceKind, JointType
 
 #: A camera with no ``frame_origin`` (on the first link, at its frame) and one on link2, 0.1 m
 #: along its z; the document's sensor library describes both as OpenRAVE writes it.
@@ -176,3 +178,59 @@ def test_openraves_position_equation_comes_before_the_common_technique(tmp_path)
     model = load_model(write(tmp_path, DAE.replace(common, equations, 1), 'eq.dae'))
     mimic = {j.name: j for j in model.joints}['j2'].mimic
     assert (mimic.joint, mimic.multiplier, mimic.offset) == ('j1', 3.0, 0.0)
+
+
+# --- bindings: articulated systems, axis information, the scene's binds -----------------------
+
+def variant(tmp_path, *replacements, name='variant.dae'):
+    text = DAE
+    for old, new in replacements:
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    return load_model(write(tmp_path, text, name))
+
+
+def test_a_scene_may_instantiate_the_kinematics_system_itself(tmp_path):
+    # no motion system: its speeds are not there, OpenRAVE's 0.5 rad/s stands in
+    model = variant(tmp_path, ('url="#motion" sid="sys"', 'url="#kin" sid="sys"'),
+                    ('motion/m_inst', 'kin/kin_inst'), ('motion/m_j1', 'kin/kin_j1'),
+                    ('motion/m_j2', 'kin/kin_j2'))
+    j1 = {j.name: j for j in model.joints}['j1']
+    assert (j1.limits.lower, j1.limits.upper) == pytest.approx((-math.pi / 4, math.pi / 2))
+    assert j1.limits.velocity == 0.5
+
+
+def test_axis_information_circular_weight_resolution_active_locked(tmp_path):
+    hi = '<newparam sid="hi"><float>90</float></newparam>'
+    model = variant(tmp_path, (hi, hi + '<newparam sid="circular"><bool>true</bool></newparam>'
+                               '<newparam sid="planning_weight"><float>2.5</float></newparam>'
+                               '<newparam sid="discretization_resolution"><float>0.5</float>'
+                               '</newparam>'))
+    j1 = {j.name: j for j in model.joints}['j1']
+    assert j1.type == JointType.CONTINUOUS and j1.meta['circular'] is True
+    assert (j1.meta['weight'], j1.meta['resolution']) == ((2.5,), (0.5,))
+    model = variant(tmp_path, (hi, hi + '<active><bool>false</bool></active>'))
+    assert {j.name: j for j in model.joints}['j1'].type == JointType.FIXED
+    assert any("passive joint 'j1' has no formula" in w for w in model.warnings)
+    model = variant(tmp_path, ('<newparam sid="act"><bool>false</bool></newparam>',
+                               '<newparam sid="act"><bool>true</bool></newparam>'),
+                    ('<active><param>act</param></active>',
+                     '<active><param>act</param></active><locked><bool>true</bool></locked>'))
+    j2 = {j.name: j for j in model.joints}['j2']
+    assert (j2.limits.lower, j2.limits.upper) == (0.0, 0.0) and 'passive' not in j2.meta
+
+
+BIND = '<bind_kinematics_model node="visual1/node0"><param>s_inst</param></bind_kinematics_model>'
+
+
+@pytest.mark.parametrize('binds, drawn', [
+    (BIND, True),
+    ('<bind_kinematics_model node="visual1/node1"><param>s_j1</param></bind_kinematics_model>'
+     + BIND, True),                                    # the bind naming the model counts
+    (BIND.replace('s_inst', 's_nothing'), True),       # the only bind counts
+    ('', False),
+])
+def test_the_bound_visual_node_gives_the_first_link_its_shapes(tmp_path, binds, drawn):
+    model = variant(tmp_path, (BIND, binds))
+    assert len(model.link('base').visuals) == (1 if drawn else 0)
+    assert len(model.link('link1').visuals) == 1
