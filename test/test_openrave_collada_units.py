@@ -234,3 +234,39 @@ def test_the_bound_visual_node_gives_the_first_link_its_shapes(tmp_path, binds, 
     model = variant(tmp_path, (BIND, binds))
     assert len(model.link('base').visuals) == (1 if drawn else 0)
     assert len(model.link('link1').visuals) == 1
+
+
+def test_the_kinematics_models_own_limits_and_a_sliders_default_speed(tmp_path):
+    # without the articulated system's limits, the joint's own (in degrees) hold
+    limits = '<limits><min><param>lo</param></min><max><param>hi</param></max></limits>'
+    model = variant(tmp_path, (limits, ''))
+    j1 = {j.name: j for j in model.joints}['j1']
+    assert (j1.limits.lower, j1.limits.upper) == pytest.approx((-math.pi / 18, math.pi / 18))
+    model = variant(tmp_path, (limits, ''), ('<limits><min>-10</min><max>10</max></limits>',
+                                             '<limits><max>10</max></limits>'))
+    j1 = {j.name: j for j in model.joints}['j1']
+    assert (j1.limits.lower, j1.limits.upper) == pytest.approx((0.0, math.pi / 18))
+    # a prismatic axis without a motion speed: OpenRAVE's 0.01 m/s
+    model = variant(tmp_path, ('<revolute sid="axis0"><axis>0 0 1</axis></revolute>',
+                               '<prismatic sid="axis0"><axis>0 0 1</axis></prismatic>'),
+                    ('<rotate sid="j2_axis">0 0 1 0</rotate>',
+                     '<translate sid="j2_axis">0 0 0</translate>'))
+    j2 = {j.name: j for j in model.joints}['j2']
+    assert j2.type == JointType.PRISMATIC and j2.limits.velocity == 0.01
+
+
+def test_a_system_without_a_kinematics_model_is_one_line(tmp_path):
+    with pytest.raises(ModelError) as info:
+        variant(tmp_path, ('<instance_kinematics_model url="#kmodel1" sid="inst">',
+                           '<instance_kinematics_model url="#none" sid="inst">'))
+    assert str(info.value) == (f'{tmp_path / "variant.dae"}:70: the articulated system '
+                               'instantiates no kinematics model')
+
+
+def test_without_a_kinematics_scene_the_outermost_systems_are_the_bodies(tmp_path):
+    start = DAE.index('  <instance_kinematics_scene url="#kscene">')
+    end = DAE.index('</instance_kinematics_scene>') + len('</instance_kinematics_scene>')
+    path = write(tmp_path, DAE[:start] + DAE[end:], 'unbound.dae')
+    model = load_model(path)
+    assert model.root == 'base'                   # one body: the motion system, not also kin
+    assert {j.name for j in model.joints} == {'j1', 'j2'}
