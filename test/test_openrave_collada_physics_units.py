@@ -11,9 +11,9 @@ from test_openrave_collada import DAE
 from body_bridge.errors import ModelError
 from body_bridge.formats import load_model
 
-TRIANGLES = '''<triangles count="4" material="m"><input semantic="VERTEX" source="#verts" offset="0"/>
-   <p>0 2 1 0 1 3 0 3 2 1 2 3</p></triangles>'''
 VERTEX = '<input semantic="VERTEX" source="#verts" offset="0"/>'
+TRIANGLES = (f'<triangles count="4" material="m">{VERTEX}\n'
+             '   <p>0 2 1 0 1 3 0 3 2 1 2 3</p></triangles>')
 
 
 def variant(tmp_path, *replacements):
