@@ -220,14 +220,6 @@ class Document:
         elements below it instantiate (COLLADA's scoped ids)."""
         candidates = [c for c in self.sids.get(sid, ()) if c is not start]
         for below in (self._plainly_below, self._depth_below):   # the cheap test first
-            if below is self._depth_below and start.tag.startswith('instance_'):
-                target = self.url(start)
-                if target is not None and target is not start:
-                    if target.attrs.get('sid') == sid:
-                        return target
-                    found = self._find_sid(target, sid)
-                    if found is not None:
-                        return found
             best = None
             for candidate in candidates:
                 depth = below(candidate, start)

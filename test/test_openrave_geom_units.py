@@ -1,0 +1,229 @@
+"""OpenRAVE ``<geom>`` and transform tags on small files written here
+(body_bridge.formats.openrave.geom and raw): each shape's size, frame and material against
+numbers worked by hand, and one ``path:line: message`` line for a geometry that cannot be."""
+
+from __future__ import annotations
+
+import math
+import textwrap
+
+import numpy as np
+import pytest
+
+from body_bridge.errors import ModelError
+from body_bridge.formats import load_model
+from body_bridge.formats.openrave.raw import TransformTags, inverse, scaled
+from body_bridge.formats.openrave.xmlfile import parse_bytes
+from body_bridge.model import Box, Mesh
+
+
+def load(folder, geoms: str, name: str = 'g.kinbody.xml', body_extra: str = ''):
+    path = folder / name
+    path.write_text(textwrap.dedent(f"""\
+        <KinBody name="k">
+          <Body name="a" type="static">{body_extra}
+            {geoms}
+          </Body>
+        </KinBody>
+        """))
+    return load_model(path), path
+
+
+def refused(folder, geoms: str, match: str, line: int):
+    with pytest.raises(ModelError) as info:
+        load(folder, geoms)
+    message = str(info.value)
+    assert '\n' not in message and match in message, message
+    assert message.startswith(f'{folder / "g.kinbody.xml"}:{line}: '), message
+
+
+# --- transform tags ---------------------------------------------------------------------------
+
+def tags_of(xml: str) -> np.ndarray:
+    tags = TransformTags()
+    for child in parse_bytes(f'<body>{xml}</body>'.encode(), 'm.xml').children:
+        assert tags.read(child)
+    return tags.matrix()
+
+
+def test_transform_tags_turn_from_the_left_and_never_the_translation():
+    m = tags_of('<translation>1 2 3</translation><rotationaxis>0 0 2 90</rotationaxis>'
+                '<rotationaxis>1 0 0 90</rotationaxis>')
+    np.testing.assert_allclose(m[:3, 3], [1, 2, 3])
+    # Rx(90) @ Rz(90): x -> y -> z
+    np.testing.assert_allclose(m[:3, :3] @ [1, 0, 0], [0, 0, 1], atol=1e-12)
+    np.testing.assert_allclose(m[3], [0, 0, 0, 1])
+    h = math.sqrt(0.5)
+    q = tags_of(f'<quat>{2 * h} 0 0 {2 * h}</quat>')   # not unit: scaled first
+    np.testing.assert_allclose(q[:3, :3] @ [1, 0, 0], [0, 1, 0], atol=1e-12)
+    r = tags_of('<rotationmat>0 -1 0 1 0 0 0 0 1.0001</rotationmat>')   # rounded in the file
+    np.testing.assert_allclose(r[:3, :3] @ [1, 0, 0], [0, 1, 0], atol=1e-4)
+    np.testing.assert_allclose(r[:3, :3] @ r[:3, :3].T, np.eye(3), atol=1e-12)
+
+
+def test_transform_tags_start_from_a_given_frame_and_scale_translations():
+    start = np.eye(4)
+    start[:3, 3] = [1, 0, 0]
+    tags = TransformTags(start)
+    element = parse_bytes(b'<translation>1 2 3</translation>', 'm.xml')
+    assert tags.read(element, scale=np.array([2.0, 2.0, 0.5]))
+    np.testing.assert_allclose(tags.matrix()[:3, 3], [3, 4, 1.5])
+    assert start[0, 3] == 1.0   # the start frame is not changed
+    assert not tags.read(parse_bytes(b'<geom/>', 'm.xml'))
+
+
+@pytest.mark.parametrize('xml, message', [
+    ('<rotationaxis>0 0 0 90</rotationaxis>', '<rotationaxis> has a zero axis'),
+    ('<quat>0 0 0 0</quat>', '<quat> is the zero quaternion'),
+    ('<rotationmat>1 0 0 0 1 0 0 0 -1</rotationmat>', '<rotationmat> is not a rotation matrix'),
+    ('<rotationmat>2 0 0 0 1 0 0 0 1</rotationmat>', '<rotationmat> is not a rotation matrix'),
+])
+def test_transform_tags_refuse_what_is_no_rotation(xml, message):
+    with pytest.raises(ModelError) as info:
+        tags_of(xml)
+    assert str(info.value) == f'm.xml:1: {message}'
+
+
+def test_scaled_and_inverse():
+    np.testing.assert_allclose(scaled([0, -4, 2]), [0, -1, 0.5])
+    assert scaled([0, 1e-13, 0]) is None and scaled([]) is None
+    np.testing.assert_allclose(scaled([1e-12, 0, 0]), [1, 0, 0])
+    m = tags_of('<translation>1 2 3</translation><rotationaxis>1 1 0 40</rotationaxis>')
+    np.testing.assert_allclose(inverse(m) @ m, np.eye(4), atol=1e-12)
+
+
+# --- geometries -------------------------------------------------------------------------------
+
+def test_a_box_without_extents_is_one_line(tmp_path):
+    refused(tmp_path, '<Geom type="box"><translation>0 0 1</translation></Geom>',
+            'a box geometry needs <extents>', 3)
+
+
+def test_inline_triangles_collide_and_are_drawn(tmp_path):
+    model, _ = load(tmp_path, '<Geom type="trimesh"><vertices>0 0 0 1 0 0 0 1 0\n'
+                              '0 0 0 0 1 0 0 0 1</vertices></Geom>')
+    [collision] = model.link('a').collisions
+    assert isinstance(collision.geometry, Mesh)
+    np.testing.assert_array_equal(collision.geometry.faces, [[0, 1, 2], [3, 4, 5]])
+    np.testing.assert_array_equal(collision.geometry.vertices[4], [0, 1, 0])
+    assert [v.geometry for v in model.link('a').visuals] == [collision.geometry]
+
+
+def test_half_extents_make_the_box(tmp_path):
+    model, _ = load(tmp_path, '<Geom type="box"><extents>0.1 0.2 0.3</extents></Geom>')
+    [collision] = model.link('a').collisions
+    assert collision.geometry == Box((0.2, 0.4, 0.6))
+
+
+def test_a_sphere_of_radius_0_is_refused_and_a_flat_box_is_made_thin(tmp_path):
+    refused(tmp_path, '<Geom type="sphere"><radius>0</radius></Geom>',
+            'a sphere geometry needs a positive <radius>', 3)
+    model, path = load(tmp_path, '<Geom type="box"><extents>0.1 0 0.1</extents></Geom>')
+    [collision] = model.link('a').collisions
+    assert collision.geometry == Box((0.2, 0.0001, 0.2))
+    assert model.warnings == (f'{path}:3: box extents [0.1, 0.0, 0.1] have a zero; that side '
+                              'is made 0.1 mm thick',)
+
+
+def test_a_scale_after_the_file_name_must_be_numbers(tmp_path):
+    (tmp_path / 'm.obj').write_text(OBJ_TETRA)
+    refused(tmp_path, '<Geom type="trimesh"><render>m.obj two</render></Geom>',
+            "<render>: the scale after the file name must be numbers, found 'two'", 3)
+
+
+OBJ_TETRA = 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n'
+MTL = 'newmtl red\nKd 1 0 0\nnewmtl blue\nKd 0 0 1\n'
+
+
+def mesh_files(folder):
+    (folder / 'parts.mtl').write_text(MTL)
+    # a tetrahedron in red and a lone blue triangle (3 vertices, too few for a mesh)
+    (folder / 'parts.obj').write_text(
+        'mtllib parts.mtl\n' + OBJ_TETRA.replace('f 1 2 3', 'usemtl red\nf 1 2 3', 1) +
+        'v 5 5 5\nv 6 5 5\nv 5 6 5\nusemtl blue\nf 5 6 7\n')
+    # two lone triangles only: they make one mesh together
+    (folder / 'two.obj').write_text('mtllib parts.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 2\n'
+                                    'v 1 0 2\nv 0 1 3\nusemtl red\nf 1 2 3\nusemtl blue\n'
+                                    'f 4 5 6\n')
+    (folder / 'one.obj').write_text('v 0 0 0\nv 2 0 0\nv 0 1 0.5\nf 1 2 3\n')
+    (folder / 'flat.obj').write_text('v 0 0 0\nv 2 0 0\nv 2 1 0\nv 0 1 0\nf 1 2 3 4\n')
+    (folder / 'broken.obj').write_text('v -1 0 0\nv 1 2 0\nv 0 0 4\nf 1 2 9\n')
+    (folder / 'broken.wrl').write_text('#VRML V2.0 utf8\nShape { geometry IndexedFaceSet { '
+                                       'coord Coordinate { point [ 0 0 0, 1 2 3 ] }\n')
+
+
+def test_small_mesh_parts_join_the_largest_and_keep_its_colour(tmp_path):
+    mesh_files(tmp_path)
+    model, path = load(tmp_path, '<Geom type="trimesh"><render>parts.obj</render>'
+                                 '<transparency>0.5</transparency></Geom>\n'
+                                 '<Geom type="trimesh"><collision>two.obj 2</collision></Geom>')
+    first, second = model.link('a').collisions
+    assert len(first.geometry.vertices) == 7 and len(first.geometry.faces) == 5
+    assert first.material.rgba == (1.0, 0.0, 0.0, 0.5) and first.material.name == 'red'
+    assert len(second.geometry.vertices) == 6 and len(second.geometry.faces) == 2
+    assert second.material.rgba == (1.0, 0.0, 0.0, 1.0)
+    assert float(second.geometry.vertices[:, 2].max()) == 6.0     # scaled by 2
+    assert model.warnings == ()
+
+
+def test_unreadable_meshes_get_a_box_over_their_coordinates(tmp_path):
+    mesh_files(tmp_path)
+    model, path = load(tmp_path, '<Geom type="trimesh"><data>one.obj</data></Geom>\n'
+                                 '<Geom type="trimesh"><collision>broken.obj</collision></Geom>\n'
+                                 '<Geom type="trimesh"><collision>broken.wrl 0.5 1 2</collision>'
+                                 '</Geom>')
+    boxes = [(c.geometry, tuple(c.pose.pos)) for c in model.link('a').collisions]
+    assert boxes == [(Box((2.0, 1.0, 0.5)), (1.0, 0.5, 0.25)),
+                     (Box((2.0, 2.0, 4.0)), (0.0, 1.0, 2.0)),
+                     (Box((0.5, 2.0, 6.0)), (0.25, 1.0, 3.0))]
+    assert model.warnings[:2] == (
+        f'{path}:3: mesh one.obj has no triangles',
+        f'{path}:3: one.obj: a bounding box of its coordinates (2 x 1 x 0.5 m) stands in for it')
+    assert model.warnings[5] == (f'{path}:5: broken.wrl: a bounding box of its coordinates '
+                                 '(0.5 x 2 x 6 m) stands in for it')
+
+
+def test_a_flat_mesh_collides_as_a_thin_box_and_is_drawn_as_it_is(tmp_path):
+    mesh_files(tmp_path)
+    model, path = load(tmp_path, '<Geom type="trimesh"><collision>flat.obj</collision></Geom>')
+    [collision] = model.link('a').collisions
+    [visual] = model.link('a').visuals
+    assert collision.geometry == Box((2.0, 1.0, 0.0001))
+    np.testing.assert_allclose(collision.pose.pos, [1, 0.5, 0], atol=1e-12)
+    assert isinstance(visual.geometry, Mesh) and len(visual.geometry.vertices) == 4
+    assert model.warnings == (f"{path}:3: mesh part 'a_0_0' is flat; it collides as a "
+                              '2 x 1 x 0.0001 m box',)
+
+
+def test_transparency_without_a_colour_is_grey_and_one_inline_triangle_collides(tmp_path):
+    model, _ = load(tmp_path, '<Geom type="sphere"><radius>0.1</radius>'
+                              '<transparency>0.25</transparency></Geom>\n'
+                              '<Geom type="trimesh"><vertices>0 0 0 1 0 0 0 2 0</vertices></Geom>')
+    sphere, triangle = model.link('a').collisions
+    assert sphere.material.rgba == (0.7, 0.7, 0.7, 0.75)
+    # a triangle is flat: it collides as a thin box over it (its principal axes)
+    assert isinstance(triangle.geometry, Box) and triangle.geometry.size[2] == 0.0001
+
+
+def test_a_thin_mesh_counts_as_flat_and_a_flat_stand_in_is_0_1_mm_thick(tmp_path):
+    # 100 m by 50 m, 10 um out of its plane: below a millionth of its length, flat
+    (tmp_path / 'thin.obj').write_text('v 0 0 0\nv 100 0 0\nv 100 50 0\nv 0 50 1e-5\n'
+                                       'f 1 2 3 4\n')
+    (tmp_path / 'plane.obj').write_text('v 0 0 0\nv 2 0 0\nv 0 3 0\nf 1 2 5\n')
+    model, path = load(tmp_path, '<Geom type="trimesh"><collision>thin.obj</collision></Geom>\n'
+                                 '<Geom type="trimesh"><collision>plane.obj</collision></Geom>')
+    thin, plane = (c.geometry for c in model.link('a').collisions)
+    assert isinstance(thin, Box) and thin.size[2] == 0.0001
+    assert plane == Box((2.0, 3.0, 0.0001))
+
+
+def test_parts_of_two_vertices_make_a_mesh_when_they_have_four(tmp_path):
+    # each part's only face repeats a vertex: 2 + 2 vertices, a mesh's 4 together
+    (tmp_path / 'parts.mtl').write_text(MTL)
+    (tmp_path / 'pairs.obj').write_text('mtllib parts.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\n'
+                                        'v 0 0 1\nusemtl red\nf 1 1 2\nusemtl blue\nf 3 4 4\n')
+    model, path = load(tmp_path, '<Geom type="trimesh"><render>pairs.obj</render></Geom>')
+    # the mesh covers no area (not drawn) and collides as the box around it, in its red
+    [collision] = model.link('a').collisions
+    assert collision.geometry == Box((1.0, 1.0, 1.0)) and collision.material.name == 'red'
+    assert not any('no triangles' in w or 'stands in' in w for w in model.warnings)
