@@ -77,7 +77,9 @@ def flag(node: Node, name: str, default: bool) -> bool:
 
 def rotation(path: str, node: Node, name: str) -> np.ndarray:
     """A SFRotation field (axis x y z, angle [rad]) as a matrix; identity when it is zero."""
-    value = vector(path, node, name, (0, 0, 1, 0), 4)
+    if node.fields.get(name) is None:
+        return np.eye(3)
+    value = vector(path, node, name, None, 4)
     if value[3] == 0.0 or not np.any(value[:3]):
         return np.eye(3)
     return axis_angle_matrix(value[:3], float(value[3]))

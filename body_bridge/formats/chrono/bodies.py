@@ -67,17 +67,17 @@ class BodySpec:
 
 
 def rotation_to_z(axis) -> np.ndarray:
-    """The smallest rotation taking +z to ``axis`` (unit)."""
-    z = np.asarray(axis, dtype=float)
-    z = z / np.linalg.norm(z)
-    c = float(z[2])
-    if c > 1.0 - 1e-12:
-        return np.eye(3)
-    if c < -1.0 + 1e-12:
-        return np.diag([1.0, -1.0, -1.0])
-    v = np.array([-z[1], z[0], 0.0])  # e_z x z
-    k = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
-    return np.eye(3) + k + k @ k / (1.0 + c)
+    """The smallest rotation taking +z to ``axis`` (a unit vector).
+
+    Rodrigues' formula about e_z x axis, with 1 / (1 + c) written as (1 - c) / (x^2 + y^2), which
+    keeps its precision for an axis close to -z.
+    """
+    x, y, c = -float(axis[1]), float(axis[0]), float(axis[2])  # e_z x axis = (x, y, 0)
+    s2 = x * x + y * y
+    if s2 == 0.0:  # along +z or -z: no turn, or half a turn about x
+        return np.diag([1.0, np.sign(c), np.sign(c)])
+    k = np.array([[0.0, 0.0, y], [0.0, 0.0, -x], [-y, x, 0.0]])
+    return np.eye(3) + k + k @ k * ((1.0 - c) / s2)
 
 
 _BODY_KEYS = ('name', 'fixed', 'location', 'orientation', 'mass', 'com', 'inertia',

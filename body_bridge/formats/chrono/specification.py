@@ -206,7 +206,6 @@ def _specification(top: Node, kind: str) -> Model:
         if top.has(key):
             top.ignore(key)
     ignored = [key for key in top.data if key not in top.used and key != 'type']
-    top.ignore('type', *ignored)
     if ignored:
         ctx.warn(top.line, f'{", ".join(ignored)} not used (the bridge takes the model, the time '
                  'step and gravity; it runs until stopped and publishes on ROS topics)')

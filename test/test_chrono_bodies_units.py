@@ -1,0 +1,160 @@
+"""Chrono bodies, contact materials and shapes (formats/chrono/bodies.py), on small own models."""
+
+import numpy as np
+import pytest
+
+from body_bridge.errors import ModelError
+from body_bridge.formats import load_model
+
+HEAD = 'chrono-version: 10.0\nmodel:\n  data_path: {type: RELATIVE}\n  bodies:\n'
+TETRA = 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n'
+
+
+def write(tmp_path, text):
+    (tmp_path / 'tetra.obj').write_text(TETRA)
+    path = tmp_path / 'model.yaml'
+    path.write_text(text)
+    return path
+
+
+def body(tmp_path, contact='', extra='', visual=''):
+    """A fixed body g with the given contact and visualization sections."""
+    text = HEAD + f'    - name: g\n      location: [0, 0, 0]\n      fixed: true\n{extra}'
+    if contact:
+        text += '      contact:\n' + contact
+    if visual:
+        text += '      visualization:\n        shapes:\n' + visual
+    return write(tmp_path, text)
+
+
+def warnings(path):
+    return [w.split(': ', 1)[1] for w in load_model(path).warnings]
+
+
+def error(path):
+    with pytest.raises(ModelError) as err:
+        load_model(path)
+    text = str(err.value)
+    assert text.startswith(f'{path}:') and '\n' not in text
+    return text.split(': ', 1)[1]
+
+
+MATERIAL = '        materials: [{name: steel}]\n'
+
+
+def test_an_unknown_body_key_is_reported_and_a_guessed_one_named(tmp_path):
+    path = body(tmp_path, extra='      colour: red\n      angular_velocity: [0, 0, 1]\n')
+    assert warnings(path) == [
+        "body 'g': key \"angular_velocity\" is not a Chrono body key (Chrono reads "
+        '"initial_angular_velocity"); ignored, as Chrono ignores it',
+        "body 'g': key \"colour\" is not part of the Chrono model format; ignored"]
+
+
+def test_a_moving_body_with_zero_mass_fails(tmp_path):
+    path = write(tmp_path, HEAD + '    - {name: m, location: [0, 0, 0], mass: 0, inertia: '
+                 '{moments: [1, 1, 1]}}\n')
+    assert error(path) == "body 'm': a moving body needs a positive \"mass\""
+
+
+def test_smc_coefficients_in_the_10x_spelling_are_kept_and_said_unused(tmp_path):
+    path = body(tmp_path, '        materials:\n          - name: steel\n'
+                '            coefficients: {normal_stiffness: 1e5, normal_damping: 10, '
+                'tangential_stiffness: 2e4, tangential_damping: 1}\n'
+                '            physical_properties: {Young_modulus: 2e11, Poisson_ratio: 0.3}\n'
+                '        shapes: [{type: SPHERE, material: steel, location: [0, 0, 0], '
+                'radius: 0.1}]\n')
+    model = load_model(path)
+    assert [w.split(': ', 1)[1] for w in model.warnings] == [
+        "body 'g' contact material 'steel': SMC contact values normal_stiffness, "
+        'normal_damping, tangential_stiffness, tangential_damping are kept in the model but '
+        "not used, as in Chrono's YAML parser (its SMC contact takes Young's modulus, Poisson "
+        'ratio, restitution and friction: docs/materials.md)']
+    (contact,) = model.contacts
+    assert contact.material.smc['normal_stiffness'] == 1e5
+    assert contact.material.smc['young_modulus'] == 2e11
+
+
+def test_a_material_without_a_name_fails(tmp_path):
+    path = body(tmp_path, '        materials: [{coefficient_of_friction: 0.5}]\n'
+                '        shapes: [{type: SPHERE, material: steel, location: [0, 0, 0], '
+                'radius: 0.1}]\n')
+    assert error(path) == 'body \'g\' contact material: "name" is missing'
+
+
+def test_contact_without_materials_fails(tmp_path):
+    path = body(tmp_path, '        materials: []\n        shapes: [{type: SPHERE, material: '
+                'steel, location: [0, 0, 0], radius: 0.1}]\n')
+    assert error(path) == "body 'g' contact: \"materials\" is missing or empty"
+
+
+def test_a_contact_radius_counts_on_meshes_only(tmp_path):
+    path = body(tmp_path, MATERIAL + '        shapes:\n'
+                '          - {type: SPHERE, material: steel, location: [0, 0, 0], radius: 0.1}\n'
+                '          - {type: BOX, material: steel, location: [0, 0, 0], dimensions: '
+                '[1, 1, 1], orientation: [0, 0, 0], contact_radius: 0.01}\n'
+                '          - {type: MESH, material: steel, filename: tetra.obj, '
+                'contact_radius: 0.02}\n')
+    model = load_model(path)
+    assert [w.split(': ', 1)[1] for w in model.warnings] == [
+        "body 'g' collision shape: \"contact_radius\" applies to MESH shapes only; ignored"]
+    assert [c.radius for c in model.contacts] == [0.0, 0.0, 0.02]
+
+
+def test_a_mesh_scale_must_be_positive(tmp_path):
+    path = body(tmp_path, visual='          - {type: MESH, filename: tetra.obj, scale: 0}\n')
+    assert error(path) == ("body 'g' visualization shape MESH: \"scale\" must be positive, "
+                           'found 0')
+
+
+def test_a_hull_is_read_as_it_is_and_its_placement_keys_are_warned(tmp_path):
+    path = body(tmp_path, MATERIAL + '        shapes:\n'
+                '          - {type: HULL, material: steel, filename: tetra.obj, '
+                'location: [0, 0, 1], scale: 2}\n'
+                '          - {type: HULL, material: steel, filename: tetra.obj, '
+                'location: [0, 0, 0], orientation: [1, 0, 0, 0], scale: 1}\n')
+    model = load_model(path)
+    assert [w.split(': ', 1)[1] for w in model.warnings] == [
+        "body 'g' collision shape HULL: \"location\" is not used: Chrono reads a HULL file as "
+        'it is',
+        "body 'g' collision shape HULL: \"scale\" is not used: Chrono reads a HULL file as "
+        'it is']
+    for shape in model.link('g').collisions:
+        np.testing.assert_allclose(shape.pose.pos, [0, 0, 0])
+        assert np.max(shape.geometry.vertices) == 1.0  # not scaled
+
+
+def test_neutral_placements_of_a_sphere_are_not_warned(tmp_path):
+    path = body(tmp_path, visual='          - {type: SPHERE, location: [0, 0, 0], radius: 1, '
+                'orientation: [0, 0, 0]}\n          - {type: SPHERE, location: [0, 0, 0], '
+                'radius: 1, orientation: [1, 0, 0, 0]}\n          - {type: SPHERE, location: '
+                '[0, 0, 0], radius: 1, orientation: [0, 0, 90]}\n')
+    assert warnings(path) == [
+        "body 'g' visualization shape SPHERE: \"orientation\" is not used: a sphere has no "
+        'orientation']
+
+
+AXES = [(1, 0, 0), (0, 1, 0), (0, -1, 0), (1, 1, 1), (-2, 1, -3), (0, 0, -1), (0, 0, 5)]
+
+
+def test_a_cylinder_turns_z_onto_its_axis_by_the_smallest_rotation(tmp_path):
+    shapes = ''.join(f'          - {{type: CYLINDER, location: [0, 0, 0], axis: {list(a)}, '
+                     'radius: 0.1, length: 1}\n' for a in AXES)
+    model = load_model(body(tmp_path, visual=shapes))
+    for axis, shape in zip(AXES, model.link('g').visuals):
+        rot, unit = shape.pose.rot, np.array(axis) / np.linalg.norm(axis)
+        np.testing.assert_allclose(rot.T @ rot, np.eye(3), atol=1e-12)
+        assert np.linalg.det(rot) == pytest.approx(1.0)
+        np.testing.assert_allclose(rot[:, 2], unit, atol=1e-12)
+        turn = np.cross([0, 0, 1], unit)  # the turn is about e_z x axis, which stays put
+        np.testing.assert_allclose(rot @ turn, turn, atol=1e-12)
+    np.testing.assert_allclose(model.link('g').visuals[5].pose.rot, np.diag([1, -1, -1]))
+
+
+def test_an_axis_close_to_minus_z_keeps_its_precision():
+    from body_bridge.formats.chrono.bodies import rotation_to_z
+    for tilt in (1e-3, 1e-5, 1e-7, 1e-9):
+        axis = np.array([tilt, 0.0, -1.0]) / np.hypot(tilt, 1.0)
+        rot = rotation_to_z(axis)
+        np.testing.assert_allclose(rot[:, 2], axis, atol=1e-15)
+        np.testing.assert_allclose(rot.T @ rot, np.eye(3), atol=1e-15)
+        np.testing.assert_allclose(rot[1], [0, 1, 0], atol=1e-15)  # a turn about y only

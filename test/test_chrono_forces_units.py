@@ -1,0 +1,141 @@
+"""Chrono TSDA and RSDA laws and body loads (formats/chrono/forces.py), on small own models."""
+
+import numpy as np
+import pytest
+
+from body_bridge.errors import ModelError
+from body_bridge.formats import load_model
+
+HEAD = ('chrono-version: 10.0\nmodel:\n  bodies:\n'
+        '    - {name: g, location: [0, 0, 0], fixed: true}\n'
+        '    - {name: m, location: [1, 0, 0], mass: 2, inertia: {moments: [1, 1, 1]}, '
+        'com: {location: [0.1, 0, 0]}}\n')
+TSDA = '  tsdas:\n    - {name: s, body1: m, body2: g, point1: [1, 0, 0], point2: [0, 0, 0], '
+
+
+def write(tmp_path, text):
+    path = tmp_path / 'model.yaml'
+    path.write_text(HEAD + text)
+    return path
+
+
+def tsda(tmp_path, law):
+    model = load_model(write(tmp_path, TSDA + law + '}\n'))
+    (spring,) = model.springs
+    return spring, [w.split(': ', 1)[1] for w in model.warnings]
+
+
+def error(path):
+    with pytest.raises(ModelError) as err:
+        load_model(path)
+    text = str(err.value)
+    assert text.startswith(f'{path}:') and '\n' not in text
+    return text.split(': ', 1)[1]
+
+
+def test_spring_and_damping_curves_are_kept_sorted_by_abscissa(tmp_path):
+    spring, warnings = tsda(tmp_path, 'free_length: 1, spring_curve_data: [[0.1, 5], [-0.1, 10]],'
+                            ' damping_curve_data: [[1, 2], [0, 3]], spring_coefficient: 7')
+    np.testing.assert_array_equal(spring.spring_curve, [[-0.1, 10], [0.1, 5]])
+    np.testing.assert_array_equal(spring.damping_curve, [[0, 3], [1, 2]])
+    assert spring.rest == 1 and spring.stiffness == 0
+    assert warnings == ["TSDA 's': \"spring_coefficient\" is not used by the force law the "
+                        'other keys select (as in Chrono)']
+
+
+def test_a_curve_may_repeat_a_force_but_not_an_abscissa(tmp_path):
+    spring, _ = tsda(tmp_path, 'damping_curve_data: [[0, 1], [1, 1]]')
+    np.testing.assert_array_equal(spring.damping_curve, [[0, 1], [1, 1]])
+    assert error(write(tmp_path, TSDA + 'damping_curve_data: [[0, 1], [0, 2]]}\n')) == \
+        "TSDA 's': \"damping_curve_data\" has two points with the same abscissa"
+
+
+def test_a_damping_curve_alone_is_a_damper_without_rest_length(tmp_path):
+    spring, warnings = tsda(tmp_path, 'damping_curve_data: [[0, 0], [1, 4]], free_length: 2')
+    assert spring.spring_curve is None and spring.rest == 0
+    np.testing.assert_array_equal(spring.damping_curve, [[0, 0], [1, 4]])
+    assert warnings == ["TSDA 's': \"free_length\" is not used by the force law the other keys "
+                        'select (as in Chrono)']
+
+
+def test_a_degressive_damper_and_a_preloaded_spring(tmp_path):
+    spring, warnings = tsda(tmp_path, 'damping_coefficient: 20, degressivity_compression: 3, '
+                            'degressivity_expansion: 4')
+    assert (spring.damping, spring.degressivity, warnings) == (20, (3, 4), [])
+    spring, warnings = tsda(tmp_path, 'free_length: 1, spring_coefficient: 100, preload: 10')
+    assert (spring.stiffness, spring.preload, spring.rest, warnings) == (100, 10, 1, [])
+
+
+def test_a_map_needs_increasing_deformations(tmp_path):
+    path = write(tmp_path, TSDA + 'deformation: [1, 1], map_data: [[0, 1, 2], [1, 2, 3]]}\n')
+    assert error(path).startswith("TSDA 's': \"deformation\" and the velocities of \"map_data\" "
+                                  'must each have at least two increasing values')
+    path = write(tmp_path, TSDA + 'deformation: [1, 2], map_data: [[0, 1, 2], [0, 2, 3]]}\n')
+    assert error(path).startswith("TSDA 's': \"deformation\" and the velocities of \"map_data\" "
+                                  'must each have at least two increasing values')
+
+
+def test_bump_stops_need_both_lengths(tmp_path):
+    spring, warnings = tsda(tmp_path, 'free_length: 1, spring_coefficient: 5, '
+                            'minimum_length: 0.5, maximum_length: 1.5')
+    assert spring.stops == (0.5, 1.5) and warnings == []
+    spring, warnings = tsda(tmp_path, 'free_length: 1, spring_coefficient: 5, '
+                            'minimum_length: 0.5')
+    assert spring.stops is None
+    assert warnings == ["TSDA 's': bump stops need both \"minimum_length\" and "
+                        '"maximum_length"; ignored']
+    spring, warnings = tsda(tmp_path, 'damping_coefficient: 5, maximum_length: 1.5')
+    assert spring.stops is None
+    assert warnings == ["TSDA 's': \"maximum_length\" is not used by the force law the other "
+                        'keys select (as in Chrono)']
+
+
+def test_a_tsda_without_body1_fails_and_its_visualization_is_said_not_shown(tmp_path):
+    path = write(tmp_path, '  tsdas:\n    - {name: s, body2: g, point1: [0, 0, 0], '
+                 'point2: [1, 0, 0], damping_coefficient: 1}\n')
+    assert error(path) == "TSDA 's': \"body1\" is missing"
+    path = write(tmp_path, '  tsdas:\n    - {name: s, body1: m, point1: [0, 0, 0], '
+                 'point2: [1, 0, 0], damping_coefficient: 1}\n')
+    assert error(path) == "TSDA 's': \"body2\" is missing"
+    _, warnings = tsda(tmp_path, 'damping_coefficient: 1, visualization: {type: SPRING}')
+    assert warnings == ["TSDA 's': \"visualization\" is not shown (URDF has no element for a "
+                        'spring)']
+
+
+RSDA = '  rsdas:\n    - {name: r, body1: m, body2: g, axis: [0, 0, 1]'
+
+
+def test_an_rsda_sits_at_the_origin_unless_located_and_reports_unknown_keys(tmp_path):
+    model = load_model(write(tmp_path, RSDA + ', spring_coefficient: 3, free_angle: 90, '
+                             'colour: red}\n'))
+    (spring,) = model.springs
+    np.testing.assert_allclose(spring.pose2.pos, [0, 0, 0])  # on the fixed body g
+    np.testing.assert_allclose(spring.pose1.pos, [-1, 0, 0])  # m's frame is at (1, 0, 0)
+    assert spring.rest == pytest.approx(np.pi / 2)
+    assert [w.split(': ', 1)[1] for w in model.warnings] == [
+        "RSDA 'r': key \"colour\" is not part of the Chrono model format; ignored"]
+    assert error(write(tmp_path, RSDA + '}\n')).startswith("RSDA 'r': no force law")
+
+
+LOAD = '  body_loads:\n    - {name: f, body: m, load: [0, 0, 1]'
+
+
+def test_a_force_acts_at_the_centroid_unless_a_point_is_given(tmp_path):
+    (load,) = load_model(write(tmp_path, LOAD + ', type: FORCE}\n')).loads
+    assert load.local_point and load.local_vector and load.function is None
+    np.testing.assert_allclose(load.point, [0.1, 0, 0])  # the centroid, in m's frame
+
+
+def test_a_load_needs_a_type_and_a_body(tmp_path):
+    assert error(write(tmp_path, LOAD + '}\n')) == "body load 'f': \"type\" is missing"
+    path = write(tmp_path, '  body_loads:\n    - {name: f, type: FORCE, load: [0, 0, 1]}\n')
+    assert error(path) == "body load 'f': \"body\" is missing"
+
+
+def test_a_torque_ignores_a_point_and_a_load_keeps_its_modulation(tmp_path):
+    model = load_model(write(tmp_path, LOAD + ', type: TORQUE, point: [1, 0, 0], '
+                             'modulation_function: {type: RAMP, slope: 2}}\n'))
+    assert [w.split(': ', 1)[1] for w in model.warnings] == [
+        "body load 'f': \"point\" does not apply to a TORQUE load; ignored"]
+    (load,) = model.loads
+    assert load.function.kind.value == 'ramp' and load.function.params == (0.0, 2.0)

@@ -1,0 +1,91 @@
+"""Typed values of Chrono YAML mappings and their one-line errors (formats/chrono/node.py)."""
+
+import numpy as np
+import pytest
+
+from body_bridge.errors import ModelError
+from body_bridge.formats.chrono.node import Context, Node, read_function
+
+
+def node(data, ctx=None):
+    return Node(data, ctx or Context('m.yaml'), 'part', 3)
+
+
+def error(call, *args, **kwargs):
+    with pytest.raises(ModelError) as err:
+        call(*args, **kwargs)
+    text = str(err.value)
+    assert text.startswith('m.yaml:3: part') and '\n' not in text
+    return text.split(': ', 2)[2]
+
+
+def test_keys_must_be_strings():
+    assert error(node, {1: 'a'}) == 'key 1 is not a string'
+
+
+def test_a_string_is_not_a_list_and_a_boolean_is_true_or_false():
+    part = node({'name': [1], 'fixed': 'yes', 'ok': True})
+    assert error(part.string, 'name') == '"name" must be a string, found a list'
+    assert error(part.boolean, 'fixed') == "\"fixed\" must be true or false, found str 'yes'"
+    assert part.boolean('ok') is True and part.boolean('missing', default=False) is False
+
+
+def test_a_number_below_its_minimum_fails():
+    part = node({'mass': -0.5, 'zero': 0})
+    assert error(part.number, 'mass', minimum=0.0) == '"mass" must be at least 0, found -0.5'
+    assert part.number('zero', minimum=0.0) == 0.0
+
+
+def test_directions_are_normalised_even_when_huge_and_absent_is_none():
+    part = node({'axis': [3e300, 4e300, 0]})
+    np.testing.assert_allclose(part.direction('axis'), [0.6, 0.8, 0])
+    assert part.direction('missing') is None
+
+
+def test_quaternions_zero_tiny_and_unnormalised():
+    ctx = Context('m.yaml')
+    part = node({'zero': [0, 0, 0, 0], 'tiny': [1e-12, 0, 0, 0], 'long': [0, 0, 0, 2]}, ctx)
+    assert error(part.rotation, 'zero') == '"zero" is a zero quaternion'
+    np.testing.assert_allclose(part.rotation('tiny'), np.eye(3))
+    np.testing.assert_allclose(part.rotation('long'), np.diag([-1, -1, 1]), atol=1e-15)
+    assert ctx.warnings == ['m.yaml:3: part: "tiny" quaternion has length 1e-12; it was '
+                            'normalised',
+                            'm.yaml:3: part: "long" quaternion has length 2; it was normalised']
+
+
+def test_tables_absent_short_and_of_rows():
+    part = node({'curve': [[0, 1]]})
+    assert part.table('missing') is None
+    assert error(part.table, 'curve', min_rows=2) == '"curve" needs at least 2 rows, found 1'
+    np.testing.assert_array_equal(part.table('curve'), [[0, 1]])
+
+
+def function(data, ctx=None):
+    return read_function(node(data, ctx))
+
+
+def test_function_errors():
+    assert error(function, {'type': 'CONSTANT', 'value': 1, 'repeat': {
+        'start': 0, 'width': 0, 'shift': 0}}) == '"width" must be positive, found 0'
+    with pytest.raises(ModelError, match='^m.yaml:3: part repeat: "width"'):
+        function({'type': 'CONSTANT', 'value': 1, 'repeat': {'start': 0, 'width': -1,
+                                                              'shift': 0}})
+    assert error(function, {'type': 'CONSTANT', 'value': 1, 'repeat': {
+        'start': 0, 'shift': 0}}) == '"width" is missing'
+    assert error(function, {'type': 'POLYNOMIAL', 'coefficients': []}) == \
+        '"coefficients" is empty'
+    assert error(function, {'type': 'DATA'}) == '"data" is missing'
+
+
+def test_function_warnings_repeat_unknown_key_and_controller():
+    ctx = Context('m.yaml')
+    fn = function({'type': 'CONSTANT', 'value': 1, 'repeat': {
+        'start': 0, 'width': 1, 'shift': 0, 'period': 2}}, ctx)
+    assert fn.repeat is not None
+    assert ctx.warnings == ['m.yaml:3: part repeat: key "period" is not part of the Chrono '
+                            'model format; ignored']
+    ctx = Context('m.yaml')
+    fn = function({'type': 'CONTROLLER', 'repeat': {'start': 0, 'width': 1, 'shift': 0}}, ctx)
+    assert fn.repeat is None and fn.kind.value == 'controller'
+    assert ctx.warnings == ['m.yaml:3: part: "repeat" does not apply to a CONTROLLER function; '
+                            'ignored']

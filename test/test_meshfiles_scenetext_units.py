@@ -1,0 +1,38 @@
+"""The VRML / Inventor text parser (meshfiles/_scenetext.py): nodes, fields and one-line errors."""
+
+import pytest
+
+from body_bridge.errors import ModelError
+from body_bridge.meshfiles._scenetext import parse
+
+
+def error(text):
+    with pytest.raises(ModelError) as err:
+        parse('m.wrl', text)
+    assert '\n' not in str(err.value)
+    return str(err.value)
+
+
+def test_the_end_of_the_file_is_named_as_such():
+    assert error('Shape {') == "m.wrl:1: expected '}', found the end of the file"
+    assert error('DEF A') == 'm.wrl:1: expected a node type, found the end of the file'
+
+
+def test_a_field_name_that_is_not_a_word():
+    assert error('Shape {\n 12 34 }') == "m.wrl:2: expected a field name, found '12 34 }'"
+
+
+def test_routes_are_skipped():
+    nodes = parse('m.wrl', 'ROUTE a.x TO b.y\nShape { }\nROUTE c.x TO d.y\n')
+    assert [n.type for n in nodes] == ['Shape']
+
+
+def test_a_script_body_is_skipped_with_its_nested_braces():
+    nodes = parse('m.wrl', 'Script { url "a{" f { g { } } }\nShape { }\n')
+    assert [n.type for n in nodes] == ['Script', 'Shape'] and nodes[0].fields == {}
+
+
+def test_a_list_of_words():
+    (node,) = parse('m.wrl', 'Cylinder { parts [ SIDES TOP ] height 2 }')
+    assert node.fields['parts'] == ['SIDES', 'TOP']
+    assert node.fields['height'].tolist() == [2.0]
