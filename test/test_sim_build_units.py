@@ -96,6 +96,7 @@ def test_a_link_without_mass_has_it_at_its_origin(built):
     tag = mj.body('tag').id
     assert mj.body_ipos[tag].tolist() == [0.0, 0.0, 0.0]
     assert mj.body_mass[tag] == pytest.approx(1e-4)  # MuJoCo's bound, MIN_MASS
+    np.testing.assert_allclose(mj.body_inertia[tag], 1e-8)  # and MIN_INERTIA
 
 
 def test_every_element_names_its_source_line(built):

@@ -66,6 +66,9 @@ def test_values_of_any_shape_and_a_plain_mode_number_are_taken(arm):
     run(arm, 0.2)
     v = arm.joint_velocities()[arm.joint_names.index('wrist_pitch')]
     assert v == pytest.approx(-1.0, abs=0.05)
+    arm.command(2, ['shoulder_yaw'], [0.0])  # 0 position, 1 velocity, 2 effort
+    arm.step_period()
+    assert arm.modes()['shoulder_yaw'] == Mode.EFFORT
 
 
 def test_a_track_takes_no_effort():
