@@ -67,3 +67,48 @@ def test_quintic_meets_accelerations():
 def test_bad_trajectories_are_refused(kwargs, message):
     with pytest.raises(TrajectoryError, match=message):
         JointTrajectory.from_points(**kwargs)
+
+
+def polynomial_through(h, ends):
+    """Coefficients (lowest first) of the polynomial on [0, h] meeting ``ends``: per end
+    (at 0, at h) the position, velocity and acceleration asked for (None: not asked)."""
+    rows, rhs = [], []
+    degree = sum(v is not None for end in ends for v in end) - 1
+    for t, end in zip((0.0, h), ends):
+        for order, value in enumerate(end):
+            if value is None:
+                continue
+            rows.append([np.prod(range(k - order + 1, k + 1)) * t ** (k - order) if k >= order
+                         else 0.0 for k in range(degree + 1)])
+            rhs.append(value)
+    return np.linalg.solve(np.array(rows), np.array(rhs))
+
+
+@pytest.mark.parametrize('h', [0.5, 2.0])
+def test_cubic_and_quintic_segments_are_the_unique_polynomials_between_their_ends(h):
+    """Inside a segment (not only at its ends): the Hermite cubic through both ends'
+    positions and velocities, the quintic through their accelerations as well."""
+    cubic = JointTrajectory.from_points(['a'], [h], [[0.0]], velocities=[[0.0]])
+    quintic = JointTrajectory.from_points(['a'], [h], [[0.3]], velocities=[[-0.2]],
+                                          accelerations=[[1.5]])
+    for traj, ends in [(cubic, [(0.2, 1.0, None), (0.0, 0.0, None)]),
+                       (quintic, [(0.2, 1.0, 0.0), (0.3, -0.2, 1.5)])]:
+        run = TrajectoryRun(traj, start=0.0, position=[0.2], velocity=[1.0])
+        c = polynomial_through(h, ends)
+        for t in (0.2 * h, 0.5 * h, 0.9 * h):
+            p, v = run.sample(t)
+            assert p[0] == pytest.approx(np.polyval(c[::-1], t), abs=1e-12)
+            assert v[0] == pytest.approx(np.polyval(np.polyder(c[::-1]), t), abs=1e-12)
+
+
+def test_a_joint_named_twice_is_named():
+    with pytest.raises(TrajectoryError, match="joint 'a' is named twice"):
+        JointTrajectory.from_points(['b', 'a', 'a'], [1.0], [[0.0, 0.0, 0.0]])
+
+
+def test_segment_speeds_from_the_current_position():
+    from body_bridge.sim.trajectory import segment_speeds
+    # a first waypoint at time 0: no speed where it is the current position, infinite elsewhere
+    traj = JointTrajectory.from_points(['a', 'b'], [0.0, 0.5], [[1.0, 2.0], [2.0, 1.0]])
+    speeds = segment_speeds(traj, [1.0, 0.0])
+    np.testing.assert_array_equal(speeds, [[0.0, np.inf], [2.0, 2.0]])

@@ -184,3 +184,11 @@ def test_a_finger_at_the_end_of_its_range_stalls_only_when_the_goal_is_beyond():
     goal = GripGoal(sim, ['a', 'b'], [1.0, 1.0], 0.05, 0.0)
     outcomes = [goal.judge([0.05, 0.02], [0.0, 9.5], [0.05, 0.04]) for _ in range(steps)]
     assert outcomes[-1] == 'stalled' and outcomes[-2] == ''
+
+
+def test_a_goal_the_tolerance_beyond_the_range_is_not_clipped_and_is_reached():
+    sim = _FakeSim(speed=0.1, effort=10.0, lower=-0.1, upper=0.0)
+    goal = GripGoal(sim, ['a'], [1.0], 0.01, 0.0)  # the tolerance above the upper limit
+    assert goal.target.tolist() == [0.0] and not goal.clipped.any()
+    assert goal.judge([0.0], [0.0], [0.0]) == 'reached'
+    assert GripGoal(sim, ['a'], [1.0], 0.0101, 0.0).clipped.tolist() == [True]

@@ -2,9 +2,11 @@
 models placed apart, or only touching, are not; the documented parameter file places two arms
 apart."""
 
+import math
 import re
 from dataclasses import replace
 
+import numpy as np
 import pytest
 import yaml
 
@@ -142,7 +144,7 @@ def test_a_model_whose_link_is_the_world_is_told_apart(arm, tmp_path, first):
     floor = load_model(path)
     placed = [(floor, Pose()), (arm, Pose())]
     lines = start_overlaps(world(*(placed if first else placed[::-1])))
-    assert len(lines) == 1 and 'ground_slab' in lines[0] and "link 'world'" in lines[0]
+    assert len(lines) == 1 and "link 'world' of ground_slab" in lines[0]
     assert float(re.search(r'is ([\d.e-]+) m deep', lines[0])[1]) == pytest.approx(0.02, abs=2e-3)
     path.write_text(WORLD_SLAB.format(centre=-0.05))  # touching
     placed[0] = (load_model(path), Pose())
@@ -155,3 +157,58 @@ def test_two_models_of_one_shape_each(tmp_path):
     assert len(start_overlaps(world((box, Pose()), (box, Pose.from_rpy((0, 0, 0), (1.5, 0, 0)))))) \
         == 1  # 2 m wide slabs 1.5 m apart
     assert start_overlaps(world((box, Pose()), (box, Pose.from_rpy((0, 0, 0), (2.5, 0, 0))))) == []
+
+
+def test_pairs_are_said_deepest_first_whatever_their_models_order(arm, tmp_path):
+    """An arm 5 cm deep in a slab, and far away a slab 2 cm deep in another arm."""
+    deep = slab(tmp_path, 0.05)
+    path = tmp_path / 'thin.body'
+    path.write_text(SLAB.format(centre=0.02 - 0.05).replace('name: slab', 'name: thin'))
+    away = Pose.from_rpy((0, 0, 0), (3.0, 0, 0))
+    lines = start_overlaps(world((arm, Pose()), (deep, Pose()), (load_model(path), away),
+                                 (arm, away)))
+    assert len(lines) == 2
+    assert lines[0].startswith('models sample_arm and slab (m1) start inside each other')
+    assert lines[1].startswith('models thin (m2) and sample_arm (m3) start inside each other')
+    depths = [float(re.search(r'is ([\d.e-]+) m deep', line)[1]) for line in lines]
+    assert depths == pytest.approx([0.05, 0.02], abs=2e-3)
+
+
+BALL = """format: ChoreonoidBody
+name: ball
+links:
+  - name: ball
+    jointType: fixed
+    mass: 1.0
+    inertia: [ 0.004, 0, 0, 0.004, 0, 0.004 ]
+    elements: { type: Shape, geometry: { type: Sphere, radius: 0.1 } }
+"""
+
+
+@pytest.mark.parametrize('gap, warned', [(-0.0005, False), (-0.003, True)])
+def test_boxes_that_overlap_are_measured_by_the_shapes(tmp_path, gap, warned):
+    """Two balls side by side along a diagonal: their bounding boxes overlap by centimetres,
+    the balls themselves by ``-gap`` (within the tolerance: no warning)."""
+    path = tmp_path / 'ball.body'
+    path.write_text(BALL)
+    ball = load_model(path)
+    centre = (0.2 + gap) / math.sqrt(2.0)
+    lines = start_overlaps(world((ball, Pose()), (ball, Pose.from_rpy((0, 0, 0),
+                                                                      (centre, centre, 0)))))
+    assert bool(lines) == warned, lines
+
+
+def test_a_mesh_is_boxed_where_it_is_and_models_of_any_shape_counts_are_paired():
+    """A tetrahedron mesh (its bounding box off its centroid, where MuJoCo puts its frame)
+    with a second shape, and a probe of three balls, one 2 cm ball in its far corner (within
+    the box around the mesh, outside the same box put at its centroid)."""
+    from body_bridge.model import Box, Link, Mesh, Model, Shape, Sphere
+    corner = Mesh(np.array([[0, 0, 0], [0.3, 0, 0], [0, 0.3, 0], [0, 0, 0.3]], float),
+                  np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]), 'corner')
+    tetra = Model('tetra', (Link('t', collisions=(Shape(corner), Shape(
+        Box((0.1, 0.1, 0.1)), Pose((0, 0, -2.0))))),), (), 't')
+    balls = tuple(Shape(Sphere(0.02), Pose((0, y, 0))) for y in (0.0, 3.0, 6.0))
+    probe = Model('probe', (Link('p', collisions=balls),), (), 'p')
+    lines = start_overlaps(world((tetra, Pose()), (probe, Pose.from_rpy((0, 0, 0),
+                                                                       (0.28, 0.004, 0.004)))))
+    assert len(lines) == 1 and "link 't' of tetra is" in lines[0], lines

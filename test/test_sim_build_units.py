@@ -1,0 +1,125 @@
+"""sim/build.py: a small model of every kind of shape and joint, read back from the compiled
+MuJoCo model (and the spec, for the source lines)."""
+
+import mujoco
+import numpy as np
+import pytest
+from PIL import Image
+
+from body_bridge.formats import load_model
+from body_bridge.model import (Box, Capsule, Inertial, Joint, Limits, Link, Material, Mesh,
+                               Model, Pose, Shape, Sphere)
+from body_bridge.sim.build import BuildOptions, build_spec, ground_plane_mode
+
+from conftest import REPO, SAMPLE_ARM
+
+
+def probe_model(texture):
+    """base -hinge-> arm -wheel-> disc -slider-> rod, and a massless tag on the rod."""
+    heavy = Inertial(1.0, (0.1, 0, 0), np.diag([0.01, 0.02, 0.02]))
+    painted = Material(rgba=(0.1, 0.2, 0.3, 1.0))
+    hidden = Shape(Box((0.1, 0.1, 0.1)), material=painted)  # collision only
+    seen = Shape(Capsule(0.02, 0.2), Pose((0.1, 0, 0)))  # both
+    ball = Shape(Sphere(0.03))  # visual only
+    triangle = Mesh(np.array([[0, 0, 0], [0.1, 0, 0], [0, 0.1, 0]], float),
+                    np.array([[0, 1, 2]]), 'tri', texcoords=np.array([[0, 0], [1, 0], [0, 1]]))
+    tagged = Shape(triangle, material=Material(texture=str(texture)))
+    pyramid = Mesh(np.array([[0, 0, 0], [0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]], float),
+                   np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]), 'pyramid',
+                   texcoords=np.array([[0, 0], [1, 0], [0, 1], [1, 1]]))
+    wrapped = Shape(pyramid, material=Material(texture=str(texture)))
+    links = (Link('base', source='probe.body:3'),
+             Link('arm', Pose((0, 0, 0.1)), heavy, visuals=(seen, ball),
+                  collisions=(hidden, seen), source='probe.body:7'),
+             Link('disc', Pose((0.2, 0, 0)), heavy, collisions=(seen,)),
+             Link('rod', Pose((0, 0.2, 0)), heavy, collisions=(seen,)),
+             Link('tag', Pose((0, 0, 0.3)), visuals=(tagged, wrapped)))
+    joints = (Joint('hinge', 'revolute', 'base', 'arm', (0, 1, 0), Limits(-1.0, 1.0),
+                    damping=0.3, friction=0.2, armature=0.01, source='probe.body:9'),
+              Joint('wheel', 'continuous', 'arm', 'disc', (0, 0, 1), Limits(-1.0, 1.0)),
+              Joint('slider', 'prismatic', 'disc', 'rod', (1, 0, 0), Limits(None, 0.5)),
+              Joint('fix', 'fixed', 'rod', 'tag'))
+    return Model('probe', links, joints, 'base', timestep=0.004)
+
+
+@pytest.fixture
+def built(tmp_path):
+    texture = tmp_path / 'stripes.png'
+    Image.new('RGB', (2, 2), (200, 10, 10)).save(texture)
+    spec = build_spec(probe_model(texture), BuildOptions(ground_plane='on'))
+    return spec, spec.compile()
+
+
+def test_the_compiled_model_is_named_and_steps_as_the_model_asks(built):
+    _, mj = built
+    assert mj.names.split(b'\0')[0] == b'probe'
+    assert mj.opt.timestep == 0.004
+
+
+def test_shapes_keep_their_kind_size_and_colour(built):
+    _, mj = built
+    arm = mj.body('arm').id
+    geoms = [g for g in range(mj.ngeom) if mj.geom_bodyid[g] == arm]
+    kinds = [int(mj.geom_type[g]) for g in geoms]
+    assert kinds == [mujoco.mjtGeom.mjGEOM_BOX, mujoco.mjtGeom.mjGEOM_CAPSULE,
+                     mujoco.mjtGeom.mjGEOM_SPHERE]
+    box, capsule, sphere = geoms
+    np.testing.assert_allclose(mj.geom_size[capsule, :2], [0.02, 0.1])
+    # a shape that only collides keeps its colour, unseen; one only seen takes no part
+    np.testing.assert_allclose(mj.geom_rgba[box], [0.1, 0.2, 0.3, 0.0], rtol=1e-6)
+    assert mj.geom_rgba[capsule, 3] > 0
+    assert (mj.geom_contype[sphere], mj.geom_conaffinity[sphere], mj.geom_group[sphere]) == \
+        (0, 0, 1)
+
+
+def test_a_mesh_of_three_vertices_gets_the_fourth_mujoco_wants(built):
+    _, mj = built
+    mesh = mj.mesh('tag:v0:tri').id
+    assert (mj.mesh_vertnum[mesh], mj.mesh_facenum[mesh]) == (4, 1)
+    assert mj.mesh_texcoordnum[mesh] == 0  # three coordinates for four vertices: none
+    assert mj.mesh_texcoordnum[mj.mesh('tag:v1:pyramid').id] == 4  # a textured mesh's own
+
+
+def test_joints_keep_their_limits_friction_and_damping(built):
+    _, mj = built
+    hinge, wheel, slider = (mj.joint(n) for n in ('hinge', 'wheel', 'slider'))
+    assert hinge.limited[0] == 1 and hinge.range.tolist() == [-1.0, 1.0]
+    assert wheel.limited[0] == 0  # a continuous joint turns on whatever it says
+    assert slider.limited[0] == 0  # a limit on one side only is none
+    dof = int(hinge.dofadr[0])
+    assert (mj.dof_damping[dof], mj.dof_frictionloss[dof], mj.dof_armature[dof]) == \
+        pytest.approx((0.3, 0.2, 0.01))
+
+
+def test_a_link_without_mass_has_it_at_its_origin(built):
+    _, mj = built
+    tag = mj.body('tag').id
+    assert mj.body_ipos[tag].tolist() == [0.0, 0.0, 0.0]
+    assert mj.body_mass[tag] == pytest.approx(1e-4)  # MuJoCo's bound, MIN_MASS
+    np.testing.assert_allclose(mj.body_inertia[tag], 1e-8)  # and MIN_INERTIA
+
+
+def test_every_element_names_its_source_line(built):
+    spec, _ = built
+    assert spec.body('base').info == 'probe.body:3' and spec.body('arm').info == 'probe.body:7'
+    assert spec.joint('hinge').info == 'probe.body:9'
+
+
+def test_the_ground_plane_is_a_checkerboard(built):
+    _, mj = built
+    plane = mj.geom('ground_plane')
+    texture = int(mj.mat_texid[int(plane.matid[0]), mujoco.mjtTextureRole.mjTEXROLE_RGB])
+    assert mj.texture(texture).name == 'ground_plane_checker'
+
+
+def test_an_unknown_ground_plane_mode_is_refused():
+    assert ground_plane_mode(True) == 'on' and ground_plane_mode('auto') == 'auto'
+    with pytest.raises(ValueError, match="ground_plane 'sometimes' is not one of auto, on, off"):
+        ground_plane_mode('sometimes')
+
+
+def test_tracks_get_belts_and_devices_their_sites():
+    tracked = build_spec(load_model(REPO / 'test' / 'data' / 'choreonoid' / 'tracked.body'))
+    assert tracked.body('TRACK_L:belt') is not None and tracked.body('TRACK_R:belt') is not None
+    arm = build_spec(load_model(SAMPLE_ARM)).compile()
+    assert arm.nsite > 0 and arm.nsensor > 0

@@ -1,0 +1,153 @@
+"""Commands to a Simulation (sim/commanding.py): what is refused, clipped, queued and capped."""
+
+import numpy as np
+import pytest
+
+from body_bridge.formats import load_model
+from body_bridge.model import Box, Inertial, Joint, Link, Mimic, Model, Pose, Shape
+from body_bridge.sim.simulation import CommandRejected, Mode, Simulation
+from body_bridge.sim.trajectory import JointTrajectory
+
+from conftest import REPO, SAMPLE_ARM
+
+TRACKED = REPO / 'test' / 'data' / 'choreonoid' / 'tracked.body'
+
+
+@pytest.fixture
+def arm():
+    return Simulation(load_model(SAMPLE_ARM))
+
+
+def run(sim, seconds):
+    for _ in range(int(round(seconds / sim.period))):
+        sim.step_period()
+
+
+def efforts_while(sim, seconds, joint=0):
+    """The joint's effort [N m] at every physics step for ``seconds``."""
+    seen = []
+    sim.step_hooks.append(lambda s: seen.append(s.joint_efforts()[joint]))
+    run(sim, seconds)
+    sim.step_hooks.pop()
+    return np.array(seen)
+
+
+def test_a_joint_named_twice_is_refused_by_its_name(arm):
+    with pytest.raises(CommandRejected, match="joint 'elbow_pitch' is named twice"):
+        arm.command(Mode.POSITION, ['wrist_pitch', 'elbow_pitch', 'elbow_pitch'], [0, 0, 0])
+    with pytest.raises(CommandRejected, match="joint 'wrist_pitch' is named twice"):
+        arm.follow(JointTrajectory(('shoulder_yaw', 'wrist_pitch', 'wrist_pitch'),
+                                   np.array([1.0]), np.zeros((1, 3))))
+
+
+def test_a_joint_that_mimics_another_takes_no_command():
+    def link(name):
+        return Link(name, Pose((0.2, 0, 0)), Inertial(1.0, (0.1, 0, 0), np.eye(3) * 0.01),
+                    visuals=(Shape(Box((0.1, 0.1, 0.1))),))
+    model = Model('coupled', (Link('base'), link('l1'), link('l2')),
+                  (Joint('a', 'revolute', 'base', 'l1', (0, 0, 1)),
+                   Joint('f', 'revolute', 'l1', 'l2', (0, 0, 1), mimic=Mimic('a', 2.0, 0.0))),
+                  'base')
+    sim = Simulation(model)
+    with pytest.raises(CommandRejected, match="joint 'f' follows another joint"):
+        sim.command(Mode.POSITION, ['f'], [0.1])
+    with pytest.raises(CommandRejected, match="unknown joint 'g'"):
+        sim.command(Mode.POSITION, ['g'], [0.1])
+
+
+def test_values_of_any_shape_and_a_plain_mode_number_are_taken(arm):
+    # a column of values (one per name) and the mode as the integer a message carries
+    notes = arm.command(1, ['elbow_pitch', 'wrist_pitch'], np.array([[9.0], [-1.0]]))
+    assert notes == ['elbow_pitch: velocity target beyond its velocity limit '
+                     '[-3.14159, 3.14159]: clipped']
+    assert arm.modes()['elbow_pitch'] == Mode.POSITION  # applied at the next period
+    arm.step_period()
+    assert arm.modes()['elbow_pitch'] == Mode.VELOCITY
+    run(arm, 0.2)
+    v = arm.joint_velocities()[arm.joint_names.index('wrist_pitch')]
+    assert v == pytest.approx(-1.0, abs=0.05)
+    arm.command(2, ['shoulder_yaw'], [0.0])  # 0 position, 1 velocity, 2 effort
+    arm.step_period()
+    assert arm.modes()['shoulder_yaw'] == Mode.EFFORT
+
+
+def test_a_track_takes_no_effort():
+    sim = Simulation(load_model(TRACKED))
+    with pytest.raises(CommandRejected, match=r"'TRACK_R' is a track: it takes a surface "
+                                              r'speed \(velocity \[m/s\]\)'):
+        sim.command(Mode.EFFORT, ['TRACK_R'], [1.0])
+    assert sim.command(Mode.VELOCITY, ['TRACK_R'], [0.1]) == []
+
+
+def test_command_hooks_hear_every_accepted_command(arm):
+    heard = []
+    arm.command_hooks.append(lambda mode, names: heard.append((mode, names)))
+    arm.command(Mode.VELOCITY, ['elbow_pitch'], [0.1])
+    arm.follow(JointTrajectory.from_points(['wrist_pitch', 'shoulder_yaw'], [1.0], [[0.1, 0.2]]))
+    with pytest.raises(CommandRejected):
+        arm.command(Mode.EFFORT, ['nope'], [0.1])
+    assert heard == [(Mode.VELOCITY, ['elbow_pitch']),
+                     (Mode.POSITION, ['wrist_pitch', 'shoulder_yaw'])]
+
+
+def test_a_trajectory_that_ends_before_now_is_refused(arm):
+    run(arm, 0.1)
+    late = JointTrajectory.from_points(['elbow_pitch'], [0.05], [[0.1]])
+    with pytest.raises(CommandRejected, match='the trajectory ends at 0.05 s, before the '
+                                              'current simulated time 0.1 s'):
+        arm.follow(late, start=0.0)
+    assert arm.follow(late, start=0.06) == []  # ends at 0.11 s: still to come
+    assert arm.follow(late) == []  # from the next period
+
+
+def test_a_segment_too_fast_names_its_own_joint(arm):
+    # one waypoint for two joints: only the second moves faster than its limit (pi rad/s)
+    fast = JointTrajectory.from_points(['shoulder_yaw', 'elbow_pitch'], [0.5], [[0.1, 2.0]])
+    assert arm.follow(fast) == ['elbow_pitch: trajectory faster than its velocity limit '
+                                '3.14159: followed at the limit']
+
+
+def test_desired_state_samples_the_trajectory_being_followed(arm):
+    ramp = JointTrajectory.from_points(['elbow_pitch'], [1.0], [[0.5]])
+    arm.follow(ramp, start=0.0)
+    arm.command(Mode.POSITION, ['wrist_pitch'], [3.0])  # beyond its range: held at the limit
+    run(arm, 0.2)
+    pos, vel, following = arm.desired_state(['elbow_pitch', 'wrist_pitch'])
+    np.testing.assert_allclose(pos, [0.5 * arm.time, np.radians(120)], rtol=1e-9)
+    np.testing.assert_allclose(vel, [0.5, 0.0], rtol=1e-9)
+    assert following[0] is not None and following[0].names == ('elbow_pitch',)
+    assert following[1] is None
+
+
+def test_an_effort_cap_holds_both_ways_and_zero_lifts_it(arm):
+    # the yaw servo wants about 0.2 N m to start a 1.5 rad step
+    arm.limit_efforts(['shoulder_yaw'], [0.05])
+    arm.command(Mode.POSITION, ['shoulder_yaw'], [1.5])
+    pushed = efforts_while(arm, 0.3)
+    assert pushed.max() == pytest.approx(0.05, rel=1e-6)
+    arm.command(Mode.POSITION, ['shoulder_yaw'], [-1.5])
+    pulled = efforts_while(arm, 0.3)
+    assert pulled.min() == pytest.approx(-0.05, rel=1e-6)
+    arm.limit_efforts(['shoulder_yaw'], [0.0])  # 0: the joint's own limit (none here)
+    arm.command(Mode.POSITION, ['shoulder_yaw'], [1.5])
+    assert efforts_while(arm, 0.3).max() > 0.1
+
+
+def test_an_effort_cap_above_the_joints_own_limit_is_lowered_to_it(arm):
+    arm.limit_efforts(['elbow_pitch', 'wrist_pitch'], (float('inf'), 0.2))
+    arm.step_period()
+    act = arm._act[[2, 3]]
+    assert list(arm.mj.actuator_forcelimited[act]) == [0, 1]
+    np.testing.assert_allclose(arm.mj.actuator_forcerange[act], [[0, 0], [-0.2, 0.2]])
+
+
+@pytest.mark.parametrize('names, limits, message', [
+    (['elbow_pitch'], [0.1, 0.2], '1 joint names but 2 effort limits'),
+    (['elbow_pitch', 'wrist_pitch'], [0.1], '2 joint names but 1 effort limits'),
+    (['elbow_pitch'], [-0.1], 'an effort limit is negative or NaN'),
+    (['elbow_pitch'], [float('nan')], 'an effort limit is negative or NaN'),
+    (['nope'], [0.1], "unknown joint 'nope'"),
+])
+def test_bad_effort_limits_are_refused(arm, names, limits, message):
+    with pytest.raises(CommandRejected, match=message):
+        arm.limit_efforts(names, limits)

@@ -1,0 +1,70 @@
+"""sim/forces.py: the bounce of a contact that only pushes, which springs MuJoCo holds, and the
+source lines its elements carry."""
+
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from body_bridge.formats import load_model
+from body_bridge.sim.build import build_spec
+from body_bridge.sim.forces import (MIN_RESTITUTION, contact_bounce, contact_restitution,
+                                    plan_springs)
+
+SPRINGS = Path(__file__).parent / 'data' / 'chrono' / 'springs.yaml'
+
+
+def pushing_bounce(ratio, dt=1e-4):
+    """x'' = -x - 2 z x' from x = 0, x' = 1 (RK4) until the force x + 2 z x' stops pushing:
+    (its time, the speed then over the speed before)."""
+    def acc(x, v):
+        return -x - 2.0 * ratio * v
+    x, v, t = 0.0, 1.0, 0.0
+    while True:
+        k1x, k1v = v, acc(x, v)
+        k2x, k2v = v + dt / 2 * k1v, acc(x + dt / 2 * k1x, v + dt / 2 * k1v)
+        k3x, k3v = v + dt / 2 * k2v, acc(x + dt / 2 * k2x, v + dt / 2 * k2v)
+        k4x, k4v = v + dt * k3v, acc(x + dt * k3x, v + dt * k3v)
+        nx = x + dt / 6 * (k1x + 2 * k2x + 2 * k3x + k4x)
+        nv = v + dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v)
+        if nx + 2.0 * ratio * nv <= 0.0:  # the force changes sign within this step
+            f0, f1 = x + 2.0 * ratio * v, nx + 2.0 * ratio * nv
+            s = f0 / (f0 - f1)
+            return t + s * dt, -(v + s * (nv - v))
+        x, v, t = nx, nv, t + dt
+
+
+@pytest.mark.parametrize('ratio', [0.1, 0.45, 0.8])
+def test_a_contact_that_only_pushes_rebounds_as_its_motion_says(ratio):
+    duration, restitution = contact_bounce(ratio)
+    expected_duration, expected_restitution = pushing_bounce(ratio)
+    assert duration == pytest.approx(expected_duration, abs=1e-5)
+    assert restitution == pytest.approx(expected_restitution, abs=1e-5)
+    assert contact_restitution(ratio) == restitution
+
+
+def test_critical_damping_and_beyond_rebound_exp_minus_two():
+    """x = t e^-t: the force (2 - t) e^-t ends at t = 2, at speed -e^-2."""
+    assert contact_bounce(1.0) == (2.0, MIN_RESTITUTION)
+    assert contact_bounce(1.5) == (2.0, MIN_RESTITUTION)
+    assert MIN_RESTITUTION == pytest.approx(math.exp(-2))
+    assert contact_bounce(0.0) == (math.pi, 1.0)  # undamped: half a period, all of it back
+
+
+def test_a_damper_without_stiffness_is_native_a_preload_alone_is_not():
+    model = load_model(SPRINGS)
+    osc = next(s for s in model.springs if s.name == 'osc_spring')
+    damper = replace(osc, name='damper', stiffness=0.0, damping=5.0)
+    pushed = replace(osc, name='pushed', stiffness=0.0, preload=3.0)
+    plan = plan_springs(replace(model, springs=(damper, pushed)))
+    assert plan == {'damper': ('tendon',), 'pushed': ('hook',)}
+
+
+def test_the_elements_of_a_spring_name_its_source_line():
+    model = load_model(SPRINGS)
+    spec = build_spec(model)
+    osc = next(s for s in model.springs if s.name == 'osc_spring')
+    assert osc.source == f'{SPRINGS}:65'
+    assert spec.tendon('osc_spring').info == osc.source
+    assert {spec.site(f'osc_spring:site{k}').info for k in (1, 2)} == {osc.source}
