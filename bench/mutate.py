@@ -76,6 +76,7 @@ class Mutant:
     code: str = ''  # the text of its line, stripped
     outcome: str = ''
     seconds: float = 0.0
+    scope: str = ''  # the function or class it is in (``Class.method``), '' at module level
 
     @property
     def key(self) -> tuple[str, str]:
@@ -153,9 +154,26 @@ def _changes(node: ast.AST) -> list[tuple[str, str]]:
     return out
 
 
+def _scopes(tree: ast.AST) -> dict[int, str]:
+    """id of every node -> the qualified name of the function or class it is in."""
+    out: dict[int, str] = {}
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+    def visit(node, scope):
+        for child in ast.iter_child_nodes(node):
+            out[id(child)] = scope
+            if isinstance(child, defs):
+                visit(child, f'{scope}.{child.name}' if scope else child.name)
+            else:
+                visit(child, scope)
+    visit(tree, '')
+    return out
+
+
 def mutants(source: str) -> list[Mutant]:
     tree = ast.parse(source)
     skip = _skipped_nodes(tree)
+    scopes = _scopes(tree)
     lines = source.splitlines()
     out = []
     for index, node in enumerate(ast.walk(tree)):
@@ -163,22 +181,29 @@ def mutants(source: str) -> list[Mutant]:
             continue
         for kind, description in _changes(node):
             out.append(Mutant(index, kind, node.lineno, node.col_offset, description,
-                              lines[node.lineno - 1].split('  #', 1)[0].strip()))
+                              lines[node.lineno - 1].split('  #', 1)[0].strip(),
+                              scope=scopes.get(id(node), '')))
     return out
 
 
 EQUIVALENT = Path(__file__).with_name('equivalent.txt')
 
 
+#: An entry's optional third field: where in the module (``in Class.method``, ``col N``, both),
+#: or ``all`` (every place the line text and mutation are found is equivalent).
+_WHERE = re.compile(r'(?:in (?P<scope>[\w.]+))?\s*(?:col (?P<col>\d+))?|(?P<all>all)')
+
+
 def equivalent_keys(module: str, path: Path = EQUIVALENT) -> dict[tuple, str]:
-    """(line text, description) or (line text, description, column) -> reason of the
-    module's equivalent mutants.
+    """(line text, description, scope or None, column or None, all) -> reason of the module's
+    equivalent mutants.
 
     The file: ``# module: PATH`` starts a module's entries; each entry is
-    ``LINE TEXT || DESCRIPTION || REASON``, or ``LINE TEXT || DESCRIPTION || col N || REASON``
-    where the line text and mutation are not enough (the same text on several lines, or two
-    alike operators on one: the column of the mutated node, as ``--list`` prints it); other
-    lines starting with ``#`` are comments.
+    ``LINE TEXT || DESCRIPTION || REASON``, or ``LINE TEXT || DESCRIPTION || WHERE || REASON``
+    where the line text and mutation are not enough (the same text on several lines, or alike
+    operators on one): WHERE is ``in FUNCTION`` (its qualified name, ``Class.method``),
+    ``col N`` (the column of the mutated node), both, as ``--list`` prints them, or ``all``
+    (each place is equivalent); other lines starting with ``#`` are comments.
     """
     out, current = {}, None
     if not path.exists():
@@ -188,22 +213,29 @@ def equivalent_keys(module: str, path: Path = EQUIVALENT) -> dict[tuple, str]:
             current = line.split(':', 1)[1].strip()
         elif line.strip() and not line.startswith('#') and current == module:
             parts = [p.strip() for p in line.split('||')]
-            column = re.fullmatch(r'col (\d+)', parts[2]) if len(parts) == 4 else None
+            where = _WHERE.fullmatch(parts[2]) if len(parts) == 4 else None
             if len(parts) == 3:
-                out[(parts[0], parts[1])] = parts[2]
-            elif column is not None:
-                out[(parts[0], parts[1], int(column.group(1)))] = parts[3]
+                out[(parts[0], parts[1], None, None, False)] = parts[2]
+            elif where is not None and parts[2]:
+                col = where.group('col')
+                out[(parts[0], parts[1], where.group('scope'), col and int(col),
+                     bool(where.group('all')))] = parts[3]
             else:
                 raise SystemExit(f'{path}:{number}: expected CODE || MUTATION || REASON or '
-                                 'CODE || MUTATION || col N || REASON')
+                                 'CODE || MUTATION || WHERE || REASON (WHERE: in FUNCTION, '
+                                 'col N, or all)')
     return out
 
 
 def _excluded(mutant: Mutant, excluded: dict) -> tuple | None:
     """The entry of ``excluded`` that lists ``mutant`` as equivalent, or None."""
-    for key in ((*mutant.key, mutant.col), mutant.key):
-        if key in excluded:
-            return key
+    code, description = mutant.key
+    for scope in (mutant.scope, None):
+        for col in (mutant.col, None):
+            for every in (False, True):
+                key = (code, description, scope, col, every)
+                if key in excluded:
+                    return key
     return None
 
 
@@ -453,7 +485,8 @@ def measure(module: Path, tests: list[str], args, quiet: bool = False
     if args.survivors_of:
         earlier = json.loads(Path(args.survivors_of).read_text())
         ran = [m for m in earlier['mutants'] if not _excluded(Mutant(
-            0, '', m['line'], m['col'], m['description'], m['code']), excluded)]
+            0, '', m['line'], m['col'], m['description'], m['code'],
+            scope=m.get('scope', '')), excluded)]
         survivors = [m for m in ran if m['outcome'] == 'survived']
         earlier_killed = earlier.get('earlier_killed', 0) + len(ran) - len(survivors)
         found = _match(found, survivors)
@@ -462,21 +495,23 @@ def measure(module: Path, tests: list[str], args, quiet: bool = False
         found = random.Random(args.seed).sample(found, sample)
     found.sort(key=lambda m: (m.line, m.col))
     unused = set(excluded) - {_excluded(m, excluded) for m in equivalent}
-    for key in sorted(unused, key=str):
-        where = f' at column {key[2]}' if len(key) == 3 else ''
-        print(f'warning: bench/equivalent.txt: no mutant {key[1]!r} of `{key[0]}`{where} in '
+    for code, description, scope, col, _ in sorted(unused, key=str):
+        where = (f' in {scope}' if scope else '') + (f' at column {col}' if col else '')
+        print(f'warning: bench/equivalent.txt: no mutant {description!r} of `{code}`{where} in '
               f'{module}', file=sys.stderr)
     places: dict[tuple, list] = {}
     for m in equivalent:
-        places.setdefault(_excluded(m, excluded), []).append(f'line {m.line} col {m.col}')
+        places.setdefault(_excluded(m, excluded), []).append(
+            f'line {m.line} col {m.col}' + (f' in {m.scope}' if m.scope else ''))
     for key, where in sorted(places.items(), key=str):
-        if len(key) == 2 and len(where) > 1:
+        if len(where) > 1 and not key[4]:
             print(f'warning: bench/equivalent.txt: {key[1]!r} of `{key[0]}` lists '
-                  f'{len(where)} mutants ({", ".join(where)}): if not all are equivalent, '
-                  'name the column of those that are (col N)', file=sys.stderr)
+                  f'{len(where)} mutants ({", ".join(where)}): name the place of those that '
+                  'are equivalent (in FUNCTION, col N), or say all', file=sys.stderr)
     if args.list:
         for m in found:
-            print(f'{module}:{m.line}:{m.col}: {m.description}')
+            print(f'{module}:{m.line}:{m.col}: {m.description}'
+                  + (f' (in {m.scope})' if m.scope else ''))
         print(f'{len(found)} mutants ({total} in all, {len(equivalent)} excluded as equivalent)')
         return 0, 0, len(equivalent)
 

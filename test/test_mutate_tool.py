@@ -161,51 +161,70 @@ def test_a_child_that_ends_before_pytest_does_has_not_passed(tmp_path):
     assert (status, outcome) == (_forkrun.ENDED_EARLY, 'killed')
 
 
-def test_an_equivalent_entry_may_name_its_column(tmp_path, capsys):
+def test_an_equivalent_entry_may_name_its_place(tmp_path):
     listing = tmp_path / 'equivalent.txt'
     listing.write_text('''# module: pkg/m.py
 # a comment
 x = a < b < c || < -> <= || col 4 || the first comparison cannot be equal here
+return None || drop `return None` || in Reader.close || the function ends there anyway
+return None || drop `return None` || in f col 8 || the last statement of f
 y = 1 || 1 -> 0 || y is never read
+z = (1, 1) || 1 -> 0 || all || neither is read
 # module: pkg/other.py
 x = a < b < c || < -> <= || not this module's
 ''')
     keys = mutate.equivalent_keys('pkg/m.py', listing)
-    assert keys == {('x = a < b < c', '< -> <=', 4): 'the first comparison cannot be equal here',
-                    ('y = 1', '1 -> 0'): 'y is never read'}
-    first = mutate.Mutant(0, 'cmp', 3, 4, '< -> <=', 'x = a < b < c')
-    second = mutate.Mutant(1, 'cmp', 3, 8, '< -> <=', 'x = a < b < c')
-    assert mutate._excluded(first, keys) == ('x = a < b < c', '< -> <=', 4)
-    assert mutate._excluded(second, keys) is None
-    assert mutate._excluded(mutate.Mutant(2, 'const', 9, 4, '1 -> 0', 'y = 1'), keys) == \
-        ('y = 1', '1 -> 0')
+    assert keys == {
+        ('x = a < b < c', '< -> <=', None, 4, False): 'the first comparison cannot be equal here',
+        ('return None', 'drop `return None`', 'Reader.close', None, False):
+            'the function ends there anyway',
+        ('return None', 'drop `return None`', 'f', 8, False): 'the last statement of f',
+        ('y = 1', '1 -> 0', None, None, False): 'y is never read',
+        ('z = (1, 1)', '1 -> 0', None, None, True): 'neither is read'}
+
+    def mutant(code, description, col, scope=''):
+        return mutate.Mutant(0, 'k', 3, col, description, code, scope=scope)
+    assert mutate._excluded(mutant('x = a < b < c', '< -> <=', 4), keys)[3] == 4
+    assert mutate._excluded(mutant('x = a < b < c', '< -> <=', 8), keys) is None
+    assert mutate._excluded(mutant('return None', 'drop `return None`', 8, 'Reader.close'),
+                            keys)[2] == 'Reader.close'
+    assert mutate._excluded(mutant('return None', 'drop `return None`', 8, 'f'), keys)[2] == 'f'
+    assert mutate._excluded(mutant('return None', 'drop `return None`', 4, 'f'), keys) is None
+    assert mutate._excluded(mutant('return None', 'drop `return None`', 8, 'g'), keys) is None
+    assert mutate._excluded(mutant('y = 1', '1 -> 0', 4), keys)[:2] == ('y = 1', '1 -> 0')
+    assert mutate._excluded(mutant('z = (1, 1)', '1 -> 0', 9), keys)[4] is True
     listing.write_text('# module: pkg/m.py\nx = 1 || 1 -> 0 || column 4 || reason\n')
     with pytest.raises(SystemExit) as err:
         mutate.equivalent_keys('pkg/m.py', listing)
-    assert str(err.value) == (f'{listing}:2: expected CODE || MUTATION || REASON or '
-                              'CODE || MUTATION || col N || REASON')
+    assert str(err.value).startswith(f'{listing}:2: expected CODE || MUTATION || REASON or ')
 
 
-def test_an_entry_that_lists_alike_mutants_on_several_lines_is_warned_about(capsys):
-    mutants = mutate.mutants('def f(a):\n    return None\n\n\ndef g(b):\n    return None\n')
-    drops = [m for m in mutants if m.description.startswith('drop') and 'return' in m.code]
-    assert len(drops) == 2
+def test_each_mutant_knows_the_function_it_is_in():
+    found = mutate.mutants('X = 1\n\n\nclass A:\n    def f(self):\n        return 2\n\n\n'
+                           'def g():\n    def h():\n        return 3\n    return 4\n')
+    scopes = {m.code: m.scope for m in found if m.kind == 'const' or 'return' in m.code}
+    assert scopes == {'X = 1': '', 'return 2': 'A.f', 'return 3': 'g.h', 'return 4': 'g'}
+
+
+def test_an_entry_that_lists_alike_mutants_in_several_places_is_warned_about(capsys):
+    source = 'def f(a):\n    return None\n\n\ndef g(b):\n    return None\n'
+    module = REPO / 'bench' / '_scratch_equivalent_module.py'
+    module.write_text(source)
     args = mutate.argparse.Namespace(all=False, lines=None, survivors_of=None, sample=None,
                                      seed=7, list=True)
-    listing = {('return None', drops[0].description): 'the function ends with None anyway'}
-    module = REPO / 'bench' / '_scratch_equivalent_module.py'
-    module.write_text('def f(a):\n    return None\n\n\ndef g(b):\n    return None\n')
+    original = mutate.equivalent_keys
     try:
-        original = mutate.equivalent_keys
-        mutate.equivalent_keys = lambda name: listing
-        try:
-            assert mutate.measure(module.relative_to(REPO), [], args) == (0, 0, 2)
-        finally:
-            mutate.equivalent_keys = original
+        for listing, hidden, warned in (
+                ({('return None', 'drop `return None`', None, None, False): 'r'}, 2, True),
+                ({('return None', 'drop `return None`', None, None, True): 'r'}, 2, False),
+                ({('return None', 'drop `return None`', 'g', None, False): 'r'}, 1, False)):
+            mutate.equivalent_keys = lambda name, listing=listing: listing
+            assert mutate.measure(module.relative_to(REPO), [], args) == (0, 0, hidden)
+            err = capsys.readouterr().err
+            assert ('lists 2 mutants (line 2 col 4 in f, line 6 col 4 in g)' in err) == warned
     finally:
+        mutate.equivalent_keys = original
         module.unlink()
-    err = capsys.readouterr().err
-    assert "lists 2 mutants (line 2 col 4, line 6 col 4)" in err
 
 
 def test_the_libraries_preloaded_are_third_party_imports_only(tmp_path):
