@@ -480,6 +480,23 @@ def test_a_mobile_model_serves_cmd_vel_and_odom(ros, tmp_path):
         node.destroy_node()
 
 
+def test_the_world_s_load_notes_are_warned_at_start(ros, tmp_path, monkeypatch):
+    from body_bridge.sim import world as world_module
+    said = Said()
+
+    class Told(BridgeNode):
+        def get_logger(self):
+            return said
+    monkeypatch.setattr(world_module, 'add_material_pairs',
+                        lambda spec, models, ground: ['more than 1 contact pairs: left out'])
+    node = Told(parameter_overrides=[Parameter('start_paused', value=True),
+                                     Parameter('mesh_directory', value=str(tmp_path))])
+    try:
+        assert said.lines.count('more than 1 contact pairs: left out') == 1
+    finally:
+        node.destroy_node()
+
+
 def test_a_bad_model_is_one_error(ros, tmp_path):
     with pytest.raises(BodyBridgeError):
         make(tmp_path, model=tmp_path / 'missing.body')

@@ -307,6 +307,20 @@ def test_watchers_are_told_of_every_node_spawned_and_deleted(api):
     assert told == [('add', box), ('remove', box)]
 
 
+def test_the_contact_pairs_a_spawned_model_leaves_out_are_warned_about(api, monkeypatch):
+    from body_bridge.ros.node import BridgeNode
+    from body_bridge.sim import world as world_module
+    said = []
+    monkeypatch.setattr(world_module, 'add_material_pairs', lambda spec, models, ground: [
+        f'{len(models)} models: pairs left out'] if len(models) > 1 else [])
+    monkeypatch.setattr(BridgeNode, 'get_logger', lambda self: SimpleNamespace(
+        warning=said.append, info=lambda text: None))
+    spawn(api, 'box', BOX, pose=(1.0, 0.0, 0.3))
+    assert said == ['2 models: pairs left out']
+    spawn(api, 'box2', BOX, pose=(2.0, 0.0, 0.3))
+    assert said == ['2 models: pairs left out', '3 models: pairs left out']
+
+
 def test_spawn_in_the_frame_of_an_entity(api):
     spawn(api, 'box', BOX, pose=(1.0, 0.0, 0.3))
     answer = spawn(api, 'on_box', BOX, pose=(0.0, 0.0, 0.5), frame='box')

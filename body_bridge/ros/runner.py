@@ -90,7 +90,7 @@ class SimulationRunner:
         for index, (node, sim) in enumerate(zip(self.nodes, sims)):
             node.attach_simulation(sim, self, publishes_clock=(index == 0))
         labels = [f'{node.model.name} in {node.get_namespace()}' for node in self.nodes]
-        for line in start_overlaps(self.world, labels):
+        for line in [*self.world.notes, *start_overlaps(self.world, labels)]:
             first.get_logger().warning(line)
 
     @property

@@ -139,7 +139,11 @@ class WorldControl:
 
             def join():
                 world = self.runner.world
+                known = set(world.notes)
                 world.add(node.model, options, f'{name}/')
+                for line in world.notes:  # contact pairs the new model's materials left out
+                    if line not in known:
+                        node.get_logger().warning(line)
                 sim = Simulation(node.model, options, world=world)
                 self.runner.add_node(node, sim)
                 node.publish_period()
