@@ -87,3 +87,16 @@ def test_mujocos_messages_are_given_once_each_and_then_forgotten(model):
     assert watchdog.mujoco_messages() == ['Nan, Inf or huge value in QACC at DOF 6.',
                                           'two lines']
     assert watchdog.mujoco_messages() == []
+
+
+def test_a_report_quotes_only_what_mujoco_said_during_the_period(model):
+    mj, data = model
+    dog = Watchdog(mj, data)
+    watchdog._keep_message('Attach conflict: another model, before this period')
+    dog.save()
+    data.qvel[6] = float('inf')
+    assert dog.check().what == 'velocity inf'
+    dog.save()
+    watchdog._keep_message('Nan, Inf or huge value in QACC at DOF 6.')
+    data.qvel[6] = float('nan')
+    assert dog.check().what == 'velocity nan; MuJoCo: Nan, Inf or huge value in QACC at DOF 6.'

@@ -131,8 +131,10 @@ class Watchdog:
         self.count = 0
 
     def save(self) -> None:
-        """Keep the current state (call before a control period)."""
+        """Keep the current state (call before a control period); MuJoCo's warnings from
+        before it (another model's build, say) are no part of this period's report."""
         mujoco.mj_getState(self.mj, self.data, self._saved, _STATE)
+        _MESSAGES.clear()
 
     def restore(self) -> None:
         """Back to the state kept by :meth:`save` (positions, velocities, time, ...)."""
