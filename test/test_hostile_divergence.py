@@ -208,10 +208,10 @@ def test_a_diverging_bridge_never_publishes_nan(bridge, ros, exploding, policy):
             stamps = [float(m) for m in re.findall(r'\[(\d+\.\d+)\] \[body_bridge\]: the '
                                                    'integrator diverged', log)]
             # (a log stamp is taken when the logger runs, after the throttle's clock: the first,
-            # while the process still starts, up to 0.1 s later on a loaded machine; every
-            # period would be 0.01 s apart)
+            # while the process still starts and its main thread holds the interpreter, was
+            # seen 0.33 s late at load average 8; unthrottled, they would be 0.01 s apart)
             gaps = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
-            assert count >= 2 and min(gaps) >= 0.8, log
+            assert count >= 2 and min(gaps) >= 0.5 and min(gaps[1:] or gaps) >= 0.8, log
             assert 'more like it not shown' in log
             assert len(poses) > 100 and max(probe.clock) < 0.02  # reset every period
         else:
