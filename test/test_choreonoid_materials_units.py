@@ -64,7 +64,11 @@ def test_pairs_with_their_defaults(tmp_path):
     ('{ materials: [A, B], friction: 1000000.0 }', 'friction 1e+06 or restitution 0 out of range'),
     ('{ materials: [A, B], restitution: -0.5 }', 'friction 0.5 or restitution -0.5 out of range'),
     ('{ materials: [A, B], restitution: 1.5 }', 'friction 0.5 or restitution 1.5 out of range'),
-    ('{ materials: [A, B], friction: high }', "could not convert string to float: 'high'"),
+    ('{ materials: [A, B], friction: high }', "friction must be a number, not str 'high'"),
+    ('{ materials: [A, B], friction: [1, 2] }', 'friction must be a number, not a list'),
+    ('{ materials: [A, B], restitution: true }', 'restitution must be a number, not bool True'),
+    ('{ materials: [A, B], restitution: { x: 1 } }',
+     'restitution must be a number, not a mapping'),
 ])
 def test_a_bad_entry_is_ignored_with_its_line(tmp_path, entry, reason):
     pairs, said, full = table(tmp_path, 'contact_materials:\n'
@@ -75,6 +79,12 @@ def test_a_bad_entry_is_ignored_with_its_line(tmp_path, entry, reason):
     assert full[0].startswith(f"{tmp_path / 'materials.yaml'}:")
     if entry != '5':
         assert full[0].split(': ', 1)[0].endswith(':3')
+
+
+def test_a_quoted_number_is_a_number(tmp_path):
+    pairs, said, _ = table(tmp_path, 'contact_materials:\n'
+                           '  - { materials: [A, B], friction: "0.25", restitution: \'0.5\' }\n')
+    assert pairs == (ContactPair('A', 'B', 0.25, 0.5),) and said == []
 
 
 def test_the_largest_friction_below_the_bound_is_kept(tmp_path):

@@ -19,7 +19,7 @@ import os
 
 from ...errors import ModelError
 from ...model import ContactMaterial, ContactPair, ShapeContact
-from ..yamlsource import line_of, load_yaml
+from ..yamlsource import kind_of, line_of, load_yaml
 
 __all__ = ['DEFAULT_MATERIAL', 'GROUND_MATERIAL', 'find_table', 'read_table',
            'link_contacts']
@@ -65,8 +65,8 @@ def read_table(path: str, warn) -> tuple[ContactPair, ...]:
             if not (isinstance(names, list) and len(names) == 2 and
                     all(isinstance(n, str) for n in names)):
                 raise ValueError('materials must name two materials')
-            friction = float(entry.get('friction', 0.5))
-            restitution = float(entry.get('restitution', 0.0))
+            friction = _number(entry, 'friction', 0.5)
+            restitution = _number(entry, 'restitution', 0.0)
             if not (0.0 <= friction < 1e6 and 0.0 <= restitution <= 1.0):
                 raise ValueError(f'friction {friction:g} or restitution {restitution:g} out of '
                                  'range')
@@ -75,6 +75,17 @@ def read_table(path: str, warn) -> tuple[ContactPair, ...]:
             continue
         pairs.append(ContactPair(names[0], names[1], friction, restitution))
     return tuple(pairs)
+
+
+def _number(entry: dict, key: str, default: float) -> float:
+    """An entry's number (a YAML scalar, quoted or not, as Choreonoid reads it)."""
+    value = entry.get(key, default)
+    if not isinstance(value, bool) and isinstance(value, (int, float, str)):
+        try:
+            return float(value)
+        except ValueError:
+            pass
+    raise ValueError(f'{key} must be a number, not {kind_of(value)}')
 
 
 def link_contacts(links, materials: dict[str, str], pairs) -> tuple[ShapeContact, ...]:
