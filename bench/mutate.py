@@ -227,6 +227,11 @@ def equivalent_keys(module: str, path: Path = EQUIVALENT) -> dict[tuple, str]:
     return out
 
 
+def equivalent_rows(equivalent: list[Mutant], excluded: dict) -> list[dict]:
+    """The equivalent mutants as a run's JSON keeps them, each with its entry's reason."""
+    return [dict(asdict(m), reason=excluded[_excluded(m, excluded)]) for m in equivalent]
+
+
 def _excluded(mutant: Mutant, excluded: dict) -> tuple | None:
     """The entry of ``excluded`` that lists ``mutant`` as equivalent, or None."""
     code, description = mutant.key
@@ -556,8 +561,7 @@ def measure(module: Path, tests: list[str], args, quiet: bool = False
         out.write_text(json.dumps({
             'module': str(module), 'tests': tests, 'killed': killed, 'run': run,
             'earlier_killed': earlier_killed, 'seed': args.seed, 'sample': args.sample,
-            'total': total, 'equivalent': [dict(asdict(m), reason=excluded[m.key])
-                                           for m in equivalent],
+            'total': total, 'equivalent': equivalent_rows(equivalent, excluded),
             'mutants': [asdict(m) for m in found]}, indent=1))
     return killed, run, len(equivalent)
 

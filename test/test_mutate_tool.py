@@ -193,6 +193,10 @@ x = a < b < c || < -> <= || not this module's
     assert mutate._excluded(mutant('return None', 'drop `return None`', 8, 'g'), keys) is None
     assert mutate._excluded(mutant('y = 1', '1 -> 0', 4), keys)[:2] == ('y = 1', '1 -> 0')
     assert mutate._excluded(mutant('z = (1, 1)', '1 -> 0', 9), keys)[4] is True
+    rows = mutate.equivalent_rows([mutant('y = 1', '1 -> 0', 4), mutant(
+        'return None', 'drop `return None`', 8, 'f')], keys)
+    assert [(r['code'], r['scope'], r['reason']) for r in rows] == [
+        ('y = 1', '', 'y is never read'), ('return None', 'f', 'the last statement of f')]
     listing.write_text('# module: pkg/m.py\nx = 1 || 1 -> 0 || column 4 || reason\n')
     with pytest.raises(SystemExit) as err:
         mutate.equivalent_keys('pkg/m.py', listing)
