@@ -63,3 +63,12 @@ def test_a_formula_that_cannot_be_evaluated_puts_its_joint_at_zero():
     assert shapes.touching(np.array([-math.pi / 2])) == set()
     assert shapes.data.qpos[shapes.qadr['mirror']] == 0.0
     assert shapes.touching(np.array([0.0])) == {('arm', 'twin')}
+
+
+def test_the_margin_is_the_pairs_not_the_sum_of_its_shapes():
+    """The twin's cube stops 1 cm short of the stake at a quarter turn: a margin of 6 mm does
+    not reach it (MuJoCo alone would count the two shapes' 6 mm each), one of 11 mm does."""
+    quarter = np.array([math.pi / 2])
+    assert ShapeContacts(turntable(), margin=0.006).touching(quarter) == {('arm', 'post')}
+    assert ShapeContacts(turntable(), margin=0.011).touching(quarter) == {('arm', 'post'),
+                                                                         ('stake', 'twin')}

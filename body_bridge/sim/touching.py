@@ -29,6 +29,9 @@ class ShapeContacts:
     def __init__(self, model: Model, margin: float = 0.0):
         spec = build_spec(model, BuildOptions(self_collision=True, ground_plane='off'))
         self.mj = spec.compile()
+        # MuJoCo finds a pair within the SUM of its two geoms' margins (MuJoCo 4): the contacts
+        # found are filtered by their distance below, so that ``margin`` is the pair's.
+        self.margin = margin
         self.mj.geom_margin[:] = margin
         self.data = mujoco.MjData(self.mj)
         self.free = [j for j in model.movable_joints if j.mimic is None and j.type.dof == 1]
@@ -59,6 +62,6 @@ class ShapeContacts:
         out = set()
         for contact in self.data.contact[:self.data.ncon]:
             a, b = self.link_of[contact.geom1], self.link_of[contact.geom2]
-            if a != b:
+            if a != b and contact.dist <= self.margin:
                 out.add((a, b) if a < b else (b, a))
         return out

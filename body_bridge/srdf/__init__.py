@@ -63,12 +63,9 @@ def make_srdf(model: Model, samples: int = DEFAULT_SAMPLES, seed: int = 0) -> Sr
     rules = _rules(model)
     groups, effectors = plan_groups(model, rules)
     disabled = {p: 'Adjacent' for p in C.adjacent_pairs(model)}
+    # A Body file's collision_detection_rules are in model.adjacent already, as the loader
+    # applied them in order (enabled_* rules taking pairs out again).
     declared = {C.pair(a, b) for a, b in model.adjacent}
-    if rules is not None:
-        if rules.chain_level:
-            declared |= C.chain_pairs(model, rules.chain_level)
-        for members in rules.disabled_groups:
-            declared |= {C.pair(a, b) for a in members for b in members if a != b}
     for p in declared:
         disabled.setdefault(p, 'Declared')
     if samples > 0:

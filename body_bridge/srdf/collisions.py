@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import deque
 
 import numpy as np
 
 from ..model import JointType, Model
 from ..sim.touching import ShapeContacts
 
-__all__ = ['adjacent_pairs', 'chain_pairs', 'never_colliding', 'colliding_pairs',
+__all__ = ['adjacent_pairs', 'never_colliding', 'colliding_pairs',
            'sample_configurations', 'pair', 'NEVER_MARGIN']
 
 #: Pairs closer than this [m] in any sampled configuration are not 'Never' pairs.
@@ -58,27 +57,6 @@ def adjacent_pairs(model: Model) -> set[tuple[str, str]]:
             for a in members[owner[joint.parent]]:
                 for b in members[owner[joint.child]]:
                     out.add(pair(a, b))
-    return out
-
-
-def chain_pairs(model: Model, level: int) -> set[tuple[str, str]]:
-    """Links at most ``level`` joints apart in the kinematic tree."""
-    neighbours: dict[str, list[str]] = {link.name: [] for link in model.links}
-    for joint in model.joints:
-        neighbours[joint.parent].append(joint.child)
-        neighbours[joint.child].append(joint.parent)
-    out = set()
-    for start in neighbours:
-        seen, queue = {start: 0}, deque([start])
-        while queue:
-            link = queue.popleft()
-            if seen[link] == level:
-                continue
-            for other in neighbours[link]:
-                if other not in seen:
-                    seen[other] = seen[link] + 1
-                    queue.append(other)
-        out |= {pair(start, other) for other in seen if other != start}
     return out
 
 
