@@ -397,3 +397,9 @@ def test_warnings_say_where():
     with pytest.raises(ModelError) as info:
         check_model(Model('m', (Link('a', Pose((NAN, 0, 0)), source='y.body:7'),), (), 'a'))
     assert (info.value.path, info.value.line) == ('y.body', 7)
+
+
+def test_a_mimic_cycle_is_refused_with_the_models_file():
+    with pytest.raises(ModelError) as info:
+        check_model(model(joint=dict(mimic=Mimic('j'))))
+    assert str(info.value) == 'robot.body: mimic formulas form a cycle: j -> j'

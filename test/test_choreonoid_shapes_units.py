@@ -244,6 +244,8 @@ def test_material_defaults_and_transparency(tmp_path):
     assert said == []
     visual, _ = shape(tmp_path, BOXG + 'appearance: { material: { diffuse_color: [2, 0.5, -1] } }')
     assert visual.material.rgba == (1.0, 0.5, 0.0, 1.0)
+    visual, _ = shape(tmp_path, BOXG + 'appearance: { material: { transparency: -0.5 } }')
+    assert visual.material.rgba[3] == 1.0  # no more opaque than opaque
     visual, _ = shape(tmp_path, BOXG + 'appearance: {}')
     assert visual.material is None
 
@@ -273,3 +275,21 @@ def test_a_texture_alone_and_a_missing_one(tmp_path):
     assert visual.material.texture == str(tmp_path / 'none.png')
     assert said == [f"texture 'none.png' does not exist ({tmp_path / 'none.png'})",
                     "texture: key 'blend' is not supported and was ignored"]
+
+
+def test_a_zero_box_edge_is_made_a_micrometre_thick_and_said(tmp_path):
+    visual, said = shape(tmp_path, 'geometry: { type: Box, size: [1, 0, 2] }\n')
+    assert visual.geometry.size == (1.0, 1e-6, 2.0)  # the other edges as given
+    assert said == ['Box size [1.0, 0.0, 2.0] has a zero edge; it was made 1e-06 m thick so '
+                    'that physics engines accept it']
+
+
+def test_a_scale_just_past_rounding_is_applied(tmp_path):
+    """Within 1e-5 of 1 (np.allclose's tolerance) a factor is 1; 1.00002 is not."""
+    visual = scaled(tmp_path, '[1, 1, 1.00002]',
+                    f'{{ type: TriangleMesh, {TRI}, triangles: [0, 1, 3] }}')
+    assert extent(visual.geometry)[2] == pytest.approx(1.00002, abs=1e-12)
+    visual = scaled(tmp_path, '[1, 1, 1.000005]',
+                    f'{{ type: TriangleMesh, {TRI}, triangles: [0, 1, 3] }}')
+    assert visual.geometry.name == 'a_trianglemesh_triangles'  # unscaled, as given
+    assert extent(visual.geometry)[2] == 1.0

@@ -272,3 +272,33 @@ def test_the_optical_frame_looks_along_the_devices_x():
     np.testing.assert_allclose(rot[:, 1], [0, 0, -1], atol=1e-15)  # y down
     r = cam.read(color=False, depth=False)  # nothing asked for: nothing rendered
     assert (r.time, r.rgb, r.depth) == (0.25, None, None)
+
+
+class _FlatRenderer:
+    """A renderer whose colour image is mid-grey everywhere and whose depth is 2 m."""
+
+    def render(self, pos, rot, intrinsics, color, depth):
+        shape = (intrinsics.height, intrinsics.width)
+        return (np.full(shape + (3,), 128, np.uint8) if color else None,
+                np.full(shape, 2.0, np.float32) if depth else None)
+
+
+def _flat_camera(fmt, noise):
+    device = Device('cam', DeviceKind.CAMERA, 'head',
+                    params={'format': fmt, 'width': 40, 'height': 30})
+    return CameraSampler(_world(device), device, DeviceSettings(noise=noise), 3, 100.0,
+                         _FlatRenderer)
+
+
+def test_colour_noise_of_a_camera():
+    plain = _flat_camera('COLOR', {}).read()
+    assert plain.rgb.shape == (30, 40, 3) and (plain.rgb == 128).all()  # no noise: as rendered
+    noisy = _flat_camera('COLOR', {'color': 8.0}).read().rgb
+    assert noisy.dtype == np.uint8 and noisy.shape == (30, 40, 3)
+    assert abs(float(noisy.mean()) - 128.0) < 1.0  # rounded, not biased
+    assert 7.0 < float(noisy.std()) < 9.0          # the deviation asked for, in levels
+    faint = _flat_camera('COLOR', {'color': 0.5}).read().rgb  # under one level, still drawn
+    assert 0.2 < float(np.mean(faint != 128)) < 0.45
+    # a depth camera has no colour image to add it to; its depth stays as rendered
+    depth = _flat_camera('DEPTH', {'color': 8.0}).read()
+    assert depth.rgb is None and (depth.depth == 2.0).all()

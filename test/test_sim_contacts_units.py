@@ -118,3 +118,48 @@ def test_an_undamped_hertz_contact_rebounds_fully_after_its_analytic_duration():
     duration, rebound = contacts._hertz_bounce(1.0)
     assert rebound == pytest.approx(1.0, abs=1e-7)
     assert duration == pytest.approx(2 * u_max * 0.4 * beta, abs=1e-3)  # a step is 5e-4
+
+
+
+@pytest.mark.filterwarnings('ignore:Attach conflict')  # Chrono's gravity 9.8: the world's kept
+def test_no_smc_pair_between_the_ground_plane_and_a_fixed_body(tmp_path):
+    """A world whose first model brings the plane (colliding with everything): the Chrono
+    ball gets SMC pairs with its fixed plate and with the plane; the plate, fixed as the
+    plane is, none with the plane (they never move against each other)."""
+    from body_bridge.model import Pose
+    from body_bridge.sim.world import World
+    from conftest import SAMPLE_ARM
+    from test_contacts import chrono_ball
+    ball = chrono_ball(tmp_path, 1.0, (1e7, 0.5), (3e7, 0.3), 0.01)
+    world = World([(load_model(SAMPLE_ARM), SimOptions(initial_pose=Pose((3.0, 0, 0)),
+                                                       build=BuildOptions(ground_plane='on'))),
+                   (ball, SimOptions())])
+    assert pairs_of(world.mj) == [('ball_1/ball:0', 'ball_1/ground:0'),
+                                  ('ball_1/ball:0', 'ground_plane')]
+    assert world.notes == []
+
+
+def test_an_smc_pair_takes_the_combined_modulus_of_both_materials(tmp_path):
+    """1 / E* = (1 - nu1^2) / E1 + (1 - nu2^2) / E2 (Poisson ratio 0.3 on both sides), the
+    ball's 1 kg against the fixed plate, and the smaller restitution, the ball's 0.3."""
+    from test_contacts import chrono_ball
+    model = chrono_ball(tmp_path, 1.0, (1e7, 0.5), (3e7, 0.3), 0.01)
+    mj = Simulation(model, SimOptions(build=BuildOptions(ground_plane=False))).world.mj
+    modulus = 1.0 / ((1 - 0.3 ** 2) / 1e7 + (1 - 0.3 ** 2) / 3e7)
+    assert list(mj.pair_solref[0]) == pytest.approx(contacts.hertz_solref(modulus, 1.0, 0.3),
+                                                    rel=1e-12)
+    assert mj.pair_friction[0, 0] == pytest.approx(0.5)
+
+
+def test_a_pair_keeps_the_larger_margin_and_gap_of_its_geoms():
+    """A mesh's contact radius is its geom's margin: the explicit pair holds contacts at it
+    as MuJoCo would for the two geoms."""
+    spec = mujoco.MjSpec()
+    body = spec.worldbody.add_body(name='b', pos=[0, 0, 1])
+    body.add_freejoint()
+    g1 = body.add_geom(name='g1', size=[0.1, 0, 0], margin=0.01, gap=0.002)
+    g2 = spec.worldbody.add_geom(name='g2', size=[0.1, 0, 0], margin=0.03, gap=0.001)
+    contacts._add_pair(spec, g1, g2, 0.5, [0.02, 1.0])
+    mj = spec.compile()
+    assert (mj.pair_margin[0], mj.pair_gap[0]) == pytest.approx((0.03, 0.002))
+    assert list(mj.pair_solref[0]) == pytest.approx([0.02, 1.0])

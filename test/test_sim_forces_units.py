@@ -5,6 +5,7 @@ import math
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from body_bridge.formats import load_model
@@ -50,6 +51,7 @@ def test_critical_damping_and_beyond_rebound_exp_minus_two():
     assert contact_bounce(1.5) == (2.0, MIN_RESTITUTION)
     assert MIN_RESTITUTION == pytest.approx(math.exp(-2))
     assert contact_bounce(0.0) == (math.pi, 1.0)  # undamped: half a period, all of it back
+    assert contact_bounce(-0.2) == (math.pi, 1.0)  # no damping below zero either
 
 
 def test_a_damper_without_stiffness_is_native_a_preload_alone_is_not():
@@ -68,3 +70,27 @@ def test_the_elements_of_a_spring_name_its_source_line():
     assert osc.source == f'{SPRINGS}:65'
     assert spec.tendon('osc_spring').info == osc.source
     assert {spec.site(f'osc_spring:site{k}').info for k in (1, 2)} == {osc.source}
+
+
+def test_a_joint_spring_with_a_preload_rests_preload_over_stiffness_further():
+    """The torsion spring (2 N m/rad, rest 10 degrees) with a preload of 0.5 N m: MuJoCo's
+    joint spring has its reference 0.25 rad beyond the rest angle, where the torque is 0."""
+    model = load_model(SPRINGS)
+    torsion = next(s for s in model.springs if s.name == 'torsion_spring')
+    turned = replace(model, springs=(replace(torsion, preload=0.5),))
+    assert plan_springs(turned)['torsion_spring'][0] == 'joint'
+    joint = build_spec(turned).joint('torsion_hinge')
+    assert float(joint.springref) == pytest.approx(math.radians(10.0) + 0.25, rel=1e-12)
+    assert float(joint.stiffness[0]) == 2.0
+
+
+@pytest.mark.parametrize('beyond', [1.5e-9, 1e-3])
+def test_an_inertia_beyond_the_rounding_band_compiles_balanced(beyond):
+    """Principal moments 0.4 + 0.6 < C = 1 + beyond: past what the build nudges as rounding
+    (1e-9 of C), MuJoCo balances them instead of refusing the model."""
+    from body_bridge.model import Inertial, Link, Model
+    inertial = Inertial(1.0, inertia=np.diag([0.4, 0.6, 1.0 + beyond]))
+    mj = build_spec(Model('plate', (Link('plate', inertial=inertial),), (), 'plate')).compile()
+    assert mj.body_mass[1] == pytest.approx(1.0)
+    moments = sorted(mj.body_inertia[1])
+    assert moments[0] + moments[1] >= moments[2]
