@@ -36,3 +36,20 @@ def test_a_list_of_words():
     (node,) = parse('m.wrl', 'Cylinder { parts [ SIDES TOP ] height 2 }')
     assert node.fields['parts'] == ['SIDES', 'TOP']
     assert node.fields['height'].tolist() == [2.0]
+
+
+@pytest.mark.parametrize('text, message', [
+    ('Script { a {', "the file ends before '}'"),  # a skipped body
+    ('Group { children [ Shape { }', "the file ends before ']'"),  # a list of nodes
+    ('Cylinder { parts [ SIDES TOP', "the file ends before ']'"),  # a list of words
+    ('FontStyle { style ( BOLD }', "a bit mask '(' is not closed"),
+    ('Shape { size }', "expected a value, found '}'"),
+    ('Shape { ROUTE a.x TO b.y }', 'ROUTE inside a node is not supported'),
+])
+def test_a_file_cut_short_or_ill_formed_is_one_line(text, message):
+    assert error(text) == f'm.wrl:1: {message}'
+
+
+def test_a_comment_inside_a_number_list_is_skipped():
+    (node,) = parse('m.wrl', 'Coordinate { point [ 1 2 3 # the first\n 4, 5, 6 ] }')
+    assert node.fields['point'].tolist() == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
