@@ -124,10 +124,10 @@ def _quad_mesh(scene, node: Node, state):
     rows = int(fields.number(scene.path, node, 'verticesPerColumn', 1))
     cols = int(fields.number(scene.path, node, 'verticesPerRow', 1))
     start = int(fields.number(scene.path, node, 'startIndex', 0))
-    if rows < 2 or cols < 2:
-        return None
     if start < 0 or start + rows * cols > len(coords):
         raise ModelError(scene.path, node.line, 'QuadMesh uses more vertices than there are')
+    if rows < 2 or cols < 2:
+        return None
     grid = np.arange(start, start + rows * cols).reshape(rows, cols)
     quads = np.stack([grid[:-1, :-1], grid[1:, :-1], grid[1:, 1:], grid[:-1, 1:]], axis=-1)
     quads = quads.reshape(-1, 4)
