@@ -167,6 +167,7 @@ def test_a_picture_of_one_colour_is_blank(pixels, blank):
 
 # --- rviz, params, srdf, info --------------------------------------------------------------------
 
+@pytest.mark.ros  # the display config names the topics of the devices (ros/graph.py)
 def test_rviz_writes_to_a_file_or_standard_output(capsys, tmp_path):
     status, out, _ = run(capsys, 'rviz', SAMPLE_ARM, '--fixed-frame', 'map')
     assert status == 0 and out.startswith('# rviz2 configuration for sample_arm')
@@ -199,6 +200,7 @@ def test_srdf_prints_the_files_it_wrote(capsys, tmp_path):
     assert all(__import__('os').path.isfile(line) for line in out.splitlines())
 
 
+@pytest.mark.ros  # info names the device topics (ros/graph.py)
 def test_info_as_a_tree_or_json(capsys):
     status, out, _ = run(capsys, 'info', BOX)
     assert status == 0 and out.startswith('box: ')

@@ -50,6 +50,7 @@ def _stopped_while_running(signum):
     return command
 
 
+@pytest.mark.ros  # info names the device topics (ros/graph.py)
 def test_a_command_s_status_is_the_exit_status(main, capsys):
     assert main('info', BOX) == 0
     assert capsys.readouterr().out.startswith('box: ')
