@@ -1,0 +1,236 @@
+"""COLLADA mesh reader: small documents written here (units, axes, nodes, controllers,
+materials, broken references and bad input)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from body_bridge import geometry as geo
+from body_bridge.errors import ModelError
+from body_bridge.meshfiles import _common, load_mesh_file
+
+BOX = geo.box_mesh((1.0, 2.0, 3.0))
+NS = 'xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1"'
+
+
+def geometry(gid='g', material='m', index=None):
+    floats = ' '.join(f'{c:g}' for c in BOX.vertices.ravel())
+    index = ' '.join(str(i) for i in (BOX.faces.ravel() if index is None else index))
+    count = len(index.split()) // 3
+    return f'''<geometry id="{gid}"><mesh>
+    <source id="{gid}p"><float_array id="{gid}pa" count="24">{floats}</float_array>
+      <technique_common><accessor source="#{gid}pa" count="8" stride="3">
+        <param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/>
+      </accessor></technique_common></source>
+    <vertices id="{gid}v"><input semantic="POSITION" source="#{gid}p"/></vertices>
+    <triangles material="{material}" count="{count}">
+      <input semantic="VERTEX" source="#{gid}v" offset="0"/>
+      <p>{index}</p></triangles></mesh></geometry>'''
+
+
+def effect(body):
+    return (f'<library_effects><effect id="fx"><profile_COMMON><technique sid="t">{body}'
+            '</technique></profile_COMMON></effect></library_effects>'
+            '<library_materials><material id="mat" name="paint"><instance_effect url="#fx"/>'
+            '</material></library_materials>')
+
+
+BIND = ('<bind_material><technique_common><instance_material symbol="m" target="#mat"/>'
+        '</technique_common></bind_material>')
+
+
+def document(nodes, extra='', asset='<asset><up_axis>Z_UP</up_axis></asset>', geometries=None,
+             controllers=''):
+    geometries = geometry() if geometries is None else geometries
+    return f'''<?xml version="1.0" encoding="utf-8"?>
+<COLLADA {NS}>
+  {asset}
+  {extra}
+  <library_geometries>{geometries}</library_geometries>
+  {controllers}
+  <library_visual_scenes><visual_scene id="s">{nodes}</visual_scene></library_visual_scenes>
+  <scene><instance_visual_scene url="#s"/></scene>
+</COLLADA>'''
+
+
+def load(tmp_path, text, node=None, name='m.dae'):
+    path = tmp_path / name
+    path.write_text(text)
+    said: list[str] = []
+    return load_mesh_file(path, node, warn=said.append), said
+
+
+def bounds(parts):
+    points = np.vstack([p.mesh.vertices for p in parts])
+    return points.min(axis=0).tolist(), points.max(axis=0).tolist()
+
+
+def test_a_selected_node_keeps_its_rotation_but_not_its_translation(tmp_path):
+    parts, said = load(tmp_path, document(
+        '<node id="turned"><translate>5 0 0</translate><rotate>0 0 1 90</rotate>'
+        '<instance_geometry url="#g"/></node>'), 'turned')
+    low, high = bounds(parts)
+    assert low == pytest.approx([-1, -0.5, -1.5]) and high == pytest.approx([1, 0.5, 1.5])
+    assert said == []
+
+
+def test_no_asset_means_metres_and_no_warning(tmp_path):
+    parts, said = load(tmp_path, document('<node id="n"><instance_geometry url="#g"/></node>',
+                                          asset=''))
+    low, high = bounds(parts)
+    assert low == pytest.approx([-0.5, -1, -1.5]) and high == pytest.approx([0.5, 1, 1.5])
+    assert said == []
+
+
+def test_a_unit_outside_the_asset_is_not_the_documents_unit(tmp_path):
+    parts, _ = load(tmp_path, document('<node id="n"><instance_geometry url="#g"/></node>',
+                                       asset='', extra='<extra><unit meter="0.001"/></extra>'))
+    assert bounds(parts)[1] == pytest.approx([0.5, 1, 1.5])
+
+
+def test_a_stated_y_up_is_named_with_its_line(tmp_path):
+    text = document('<node id="n"><instance_geometry url="#g"/></node>',
+                    asset='<asset>\n<up_axis>Y_UP</up_axis></asset>')
+    parts, said = load(tmp_path, text)
+    assert said == [f'{tmp_path / "m.dae"}:4: <up_axis>Y_UP</up_axis> is not applied (as rviz '
+                    'and MuJoCo do not); the numbers keep their axes']
+    assert bounds(parts)[1] == pytest.approx([0.5, 1, 1.5])  # the axes as written
+
+
+def test_a_root_other_than_collada_is_one_line(tmp_path):
+    with pytest.raises(ModelError, match=r'm\.dae:2: the root element is <mesh>, not <COLLADA>'):
+        load(tmp_path, '<?xml version="1.0"?>\n<mesh/>\n')
+
+
+def test_a_broken_reference_is_warned_and_the_rest_read(tmp_path):
+    parts, said = load(tmp_path, document(
+        '<node id="n"><instance_geometry url="#g"/></node>'
+        '<node id="lost"><instance_geometry url="#nowhere"/></node>'))
+    assert len(parts) == 1 and bounds(parts)[1] == pytest.approx([0.5, 1, 1.5])
+    assert len(said) == 1 and 'nowhere' in said[0] and said[0].endswith('; ignored')
+
+
+def nested(depth, inner):
+    return '<node id="d0">' + ''.join(f'<node id="d{i}">' for i in range(1, depth)) + inner \
+        + '</node>' * depth
+
+
+def test_nodes_nested_too_deep_are_refused_and_not_found(tmp_path):
+    deep = document(nested(_common.MAX_DEPTH + 2, '<instance_geometry url="#g"/>'))
+    with pytest.raises(ModelError, match=rf'nested deeper than {_common.MAX_DEPTH}'):
+        load(tmp_path, deep)
+    with pytest.raises(ModelError, match='no COLLADA node with id or name'):
+        load(tmp_path, deep, f'd{_common.MAX_DEPTH + 1}')
+    # the deepest allowed is read
+    parts, _ = load(tmp_path, document(nested(_common.MAX_DEPTH, '<instance_geometry url="#g"/>')))
+    assert bounds(parts)[1] == pytest.approx([0.5, 1, 1.5])
+
+
+def test_instance_node_hops_count_as_depth(tmp_path):
+    library = ('<library_nodes><node id="lib"><instance_geometry url="#g"/></node>'
+               '</library_nodes>')
+    inner = '<instance_node url="#lib"/>'
+    ok = document(nested(_common.MAX_DEPTH - 2, inner), extra=library)
+    assert bounds(load(tmp_path, ok)[0])[1] == pytest.approx([0.5, 1, 1.5])
+    deep = document(nested(_common.MAX_DEPTH - 1, inner), extra=library)
+    with pytest.raises(ModelError, match='nested deeper than'):
+        load(tmp_path, deep)
+
+
+SKIN = '''<library_controllers><controller id="skin"><skin source="#g">
+  <bind_shape_matrix>1 0 0 10 0 1 0 0 0 0 1 0 0 0 0 1</bind_shape_matrix>
+  <source id="j"><Name_array id="ja" count="1">b</Name_array><technique_common>
+    <accessor source="#ja" count="1" stride="1"><param name="JOINT" type="name"/></accessor>
+  </technique_common></source>
+  <source id="ib"><float_array id="iba" count="16">1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1</float_array>
+    <technique_common><accessor source="#iba" count="1" stride="16">
+    <param name="TRANSFORM" type="float4x4"/></accessor></technique_common></source>
+  <source id="w"><float_array id="wa" count="1">1</float_array><technique_common>
+    <accessor source="#wa" count="1" stride="1"><param name="WEIGHT" type="float"/></accessor>
+  </technique_common></source>
+  <joints><input semantic="JOINT" source="#j"/><input semantic="INV_BIND_MATRIX" source="#ib"/>
+  </joints>
+  <vertex_weights count="8"><input semantic="JOINT" source="#j" offset="0"/>
+    <input semantic="WEIGHT" source="#w" offset="1"/>
+    <vcount>1 1 1 1 1 1 1 1</vcount><v>0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0</v></vertex_weights>
+</skin></controller></library_controllers>'''
+
+
+def test_a_skinned_mesh_is_read_in_its_bind_pose_with_a_warning(tmp_path):
+    parts, said = load(tmp_path, document(
+        '<node id="n"><scale>2 1 1</scale><instance_controller url="#skin"/></node>',
+        controllers=SKIN))
+    low, high = bounds(parts)
+    assert low == pytest.approx([19, -1, -1.5]) and high == pytest.approx([21, 1, 1.5])
+    assert said == [f"{tmp_path / 'm.dae'}: COLLADA controller 'skin': its mesh is used in the "
+                    'bind pose (skinning is not applied)']
+
+
+def test_an_index_past_the_vertices_is_one_line(tmp_path):
+    with pytest.raises(ModelError, match=r"m\.dae: COLLADA geometry 'g': index -1 out of range"):
+        load(tmp_path, document('<node id="n"><instance_geometry url="#g"/></node>',
+                                geometries=geometry(index=[0, 1, -1])))
+
+
+def test_an_unbound_material_gives_no_material(tmp_path):
+    parts, _ = load(tmp_path, document('<node id="n"><instance_geometry url="#g"/></node>',
+                                       extra=effect('<lambert/>')))
+    assert parts[0].material is None
+
+
+def shaded(tmp_path, body):
+    parts, _ = load(tmp_path, document(
+        f'<node id="n"><instance_geometry url="#g">{BIND}</instance_geometry></node>',
+        extra=effect(body)))
+    return parts[0].material
+
+
+def test_diffuse_alpha_and_three_component_colours(tmp_path):
+    material = shaded(tmp_path, '<phong><emission><color>0 1 0</color></emission>'
+                      '<diffuse><color>1 0 0 0.5</color></diffuse>'
+                      '<specular><color>0.5 0.5 0.5</color></specular></phong>')
+    assert material.rgba == pytest.approx((1.0, 0.0, 0.0, 0.5)) and material.name == 'paint'
+    assert material.emission == pytest.approx((0.0, 1.0, 0.0))
+    assert material.specular == pytest.approx((0.5, 0.5, 0.5))
+    assert shaded(tmp_path, '<lambert><diffuse><color>0 0 1</color></diffuse></lambert>'
+                  ).rgba == pytest.approx((0.0, 0.0, 1.0, 1.0))
+
+
+def test_a_one_transparency_scales_the_alpha_and_is_clipped(tmp_path):
+    def alpha(transparent, transparency):
+        return shaded(tmp_path, '<lambert><diffuse><color>1 1 1 1</color></diffuse>'
+                      f'<transparent opaque="A_ONE"><color>{transparent}</color></transparent>'
+                      f'<transparency><float>{transparency}</float></transparency></lambert>'
+                      ).rgba[3]
+    assert alpha('0 0 0 0.5', 0.5) == pytest.approx(0.25)
+    assert alpha('0 0 0 1', 2.0) == pytest.approx(1.0)
+
+
+MORPH = '''<library_controllers><controller id="morph"><morph source="#g" method="NORMALIZED">
+  <source id="t"><IDREF_array id="ta" count="1">g2</IDREF_array><technique_common>
+    <accessor source="#ta" count="1" stride="1"><param name="MORPH_TARGET" type="IDREF"/>
+    </accessor></technique_common></source>
+  <source id="mw"><float_array id="mwa" count="1">1</float_array><technique_common>
+    <accessor source="#mwa" count="1" stride="1"><param name="MORPH_WEIGHT" type="float"/>
+    </accessor></technique_common></source>
+  <targets><input semantic="MORPH_TARGET" source="#t"/>
+    <input semantic="MORPH_WEIGHT" source="#mw"/>
+  </targets></morph></controller></library_controllers>'''
+
+
+def test_a_morph_controller_is_left_out(tmp_path):
+    parts, said = load(tmp_path, document(
+        '<node id="n"><translate>0 0 10</translate><instance_controller url="#morph"/></node>'
+        '<node id="plain"><instance_geometry url="#g"/></node>',
+        geometries=geometry() + geometry('g2'), controllers=MORPH))
+    low, high = bounds(parts)
+    assert low == pytest.approx([-0.5, -1, -1.5]) and high == pytest.approx([0.5, 1, 1.5])
+    assert said == []
+
+
+def test_an_empty_up_axis_is_named_as_empty(tmp_path):
+    _, said = load(tmp_path, document('<node id="n"><instance_geometry url="#g"/></node>',
+                                      asset='<asset><up_axis></up_axis></asset>'))
+    assert said == [f'{tmp_path / "m.dae"}:3: <up_axis></up_axis> is not applied (as rviz '
+                    'and MuJoCo do not); the numbers keep their axes']
