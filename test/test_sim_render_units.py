@@ -1,12 +1,13 @@
 """sim/render.py in one process: the camera matrix and rays, the GL back end MUJOCO_GL names,
 a renderer closed twice, and EGL offscreen pictures of 8 x 6 pixels: the frustum's edges to a
-quarter pixel, a model of more geoms than the default scene holds, MuJoCo 3's make_current path
+quarter pixel (depth and colour, two camera poses), the headlight, a model of more geoms than the default scene holds, MuJoCo 3's make_current path
 rendering from two threads."""
 
 from __future__ import annotations
 
 import mujoco
 import numpy as np
+import pytest
 
 from body_bridge.sim import render as R
 
@@ -66,36 +67,60 @@ def box_scene(boxes: str, extra: str = '', width: int = 8, height: int = 6):
     return mj, renderer
 
 
-def box_between(k: R.Intrinsics, u0: float, u1: float, v0: float, v1: float) -> str:
-    """A box whose top face, 1 m below a camera looking down, spans image columns u0..u1 and
-    rows v0..v1 (pixel coordinates of K); world x is the image's right, world y its up."""
+def box_between(k: R.Intrinsics, u0: float, u1: float, v0: float, v1: float,
+                pose=None) -> str:
+    """A box whose face 1 m ahead of a camera (default: looking down from 1 m) spans image
+    columns u0..u1 and rows v0..v1 (pixel coordinates of K)."""
+    pos, rot = DOWN if pose is None else pose
     x0, x1 = (u0 - k.cx) / k.fx, (u1 - k.cx) / k.fx
-    y0, y1 = -(v1 - k.cy) / k.fy, -(v0 - k.cy) / k.fy
-    return (f'<geom type="box" pos="{(x0 + x1) / 2} {(y0 + y1) / 2} -0.05" '
-            f'size="{(x1 - x0) / 2} {(y1 - y0) / 2} 0.05"/>')
+    y0, y1 = (v0 - k.cy) / k.fy, (v1 - k.cy) / k.fy
+    centre = pos + rot @ [(x0 + x1) / 2, (y0 + y1) / 2, 1.05]
+    quat = np.zeros(4)
+    mujoco.mju_mat2Quat(quat, rot.reshape(-1))
+    return (f'<geom type="box" pos="{" ".join(map(str, centre))}" '
+            f'quat="{" ".join(map(str, quat))}" size="{(x1 - x0) / 2} {(y1 - y0) / 2} 0.05"/>')
 
 
 DOWN = (np.array([0.0, 0.0, 1.0]), np.diag([1.0, -1.0, -1.0]))
+# looking along world +x from 1 m up, turned 30 degrees about its axis: its matrix is not
+# symmetric, so rows and columns of it cannot be swapped unseen
+_c, _s = np.cos(np.pi / 6), np.sin(np.pi / 6)
+ASIDE = (np.array([0.0, 0.0, 1.0]),
+         np.array([[0.0, 0.0, 1.0], [-1.0, 0.0, 0.0], [0.0, -1.0, 0.0]])
+         @ np.array([[_c, -_s, 0.0], [_s, _c, 0.0], [0.0, 0.0, 1.0]]))
 
 
-def test_edges_a_quarter_pixel_from_pixel_centres_fall_where_k_projects_them():
+@pytest.mark.parametrize('pose', [DOWN, ASIDE], ids=['down', 'aside'])
+def test_edges_a_quarter_pixel_from_pixel_centres_fall_where_k_projects_them(pose):
     # fx != fy and a principal point off the centre: the frustum's four edges each matter
     k = R.Intrinsics(8, 6, 4.0, 3.0, 3.0, 2.0, 0.1, 10.0)
-    # left edge at u = 0.25, top at v = 0.25, bottom at v = 4.75; the right beyond the image
-    mj, renderer = box_scene(box_between(k, 0.25, 20.0, 0.25, 4.75))
-    rgb, depth = renderer.render(*DOWN, k)
-    hit = np.zeros((6, 8), bool)
-    hit[1:5, 1:] = True
-    assert np.array_equal(np.isfinite(depth), hit)
-    assert np.allclose(depth[hit], 1.0, atol=1e-4)
-    # top edge a quarter pixel below row 4's centre, right edge a quarter left of column 6's
+    # edges a quarter pixel inside the outer pixel centres: the outer ring is not hit
+    inner, top = np.zeros((6, 8), bool), np.zeros((6, 8), bool)
+    inner[1:5, 1:7] = True
+    top[:2] = True  # and rows 0 and 1 only: the image's top is row 0
+    for (u0, u1, v0, v1), hit in (((0.25, 6.75, 0.25, 4.75), inner),
+                                  ((-0.25, 7.25, -0.25, 5.25), np.ones((6, 8), bool)),
+                                  ((-9.0, 9.0, -9.0, 1.25), top)):
+        _, renderer = box_scene(box_between(k, u0, u1, v0, v1, pose))
+        rgb, depth = renderer.render(*pose, k)
+        renderer.close()
+        assert np.array_equal(np.isfinite(depth), hit), depth
+        assert np.allclose(depth[hit], 1.0, atol=1e-4)
+        # the colour image alike: the lit box against the black background, row 0 the top
+        assert np.array_equal(rgb.astype(int).sum(axis=2) > 30, hit), rgb
+
+
+def test_the_headlight_shines_along_the_optical_axis_unless_given():
+    k = R.Intrinsics(8, 6, 4.0, 4.0, 3.5, 2.5, 0.1, 10.0)
+    _, renderer = box_scene(box_between(k, -20.0, 20.0, -20.0, 20.0))
+    along, _ = renderer.render(*DOWN, k, depth=False)
+    along = along.copy()
+    given, _ = renderer.render(*DOWN, k, depth=False, headlight=DOWN[1][:, 2])
+    assert np.array_equal(along, given)
+    grazing, _ = renderer.render(*DOWN, k, depth=False, headlight=np.array([1.0, 0.0, 0.0]))
     renderer.close()
-    mj, renderer = box_scene(box_between(k, -20.0, 6.25, 4.25, 20.0))
-    _, depth = renderer.render(*DOWN, k)
-    hit = np.zeros((6, 8), bool)
-    hit[5:, :7] = True
-    assert np.array_equal(np.isfinite(depth), hit)
-    renderer.close()
+    # light along the face's normal is brighter than light grazing it (ambient only)
+    assert (along.astype(int) > grazing.astype(int) + 40).all(), (along[0, 0], grazing[0, 0])
 
 
 def test_a_model_of_more_geoms_than_the_default_scene_holds_is_drawn_whole():
