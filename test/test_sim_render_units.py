@@ -1,7 +1,7 @@
 """sim/render.py in one process: the camera matrix and rays, the GL back end MUJOCO_GL names,
 a renderer closed twice, and EGL offscreen pictures of 8 x 6 pixels: the frustum's edges to a
-quarter pixel (depth and colour, two camera poses), the headlight, a model of more geoms than the default scene holds, MuJoCo 3's make_current path
-rendering from two threads."""
+quarter pixel (depth and colour, two camera poses), the headlight, a model of more geoms than
+the default scene holds, MuJoCo 3's make_current path rendering from two threads."""
 
 from __future__ import annotations
 
