@@ -143,7 +143,7 @@ def test_mujoco_3_contexts_made_current_and_released_render_from_two_threads(mon
     from mujoco.egl import egl_ext as EGL
     monkeypatch.delattr(mujoco.egl.GLContext, 'as_current')
     k = R.Intrinsics(8, 6, 4.0, 4.0, 3.5, 2.5, 0.1, 10.0)
-    mj, renderer = box_scene(box_between(k, 0.25, 20.0, -20.0, 20.0))
+    _, renderer = box_scene(box_between(k, 0.25, 20.0, -20.0, 20.0))
     assert not EGL.eglGetCurrentContext()  # no context current: released after construction
     results = []
 
