@@ -1,0 +1,193 @@
+"""glTF and GLB files written here, byte by byte: accessors, node transforms, modes, bad files."""
+
+from __future__ import annotations
+
+import base64
+import json
+import struct
+
+import numpy as np
+import pytest
+
+from body_bridge.errors import ModelError, UnsupportedError
+from body_bridge.meshfiles import _common, load_mesh_file
+
+TRIANGLE = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], '<f4')
+
+
+def document(positions=TRIANGLE, indices=None, mode=None, nodes=None, component=5126,
+             normalized=False, index_type=5125, material=None, count=None, **extra):
+    """A one-mesh glTF document with its buffer as a data: URI."""
+    data = np.ascontiguousarray(positions).tobytes()
+    accessors = [{'bufferView': 0, 'componentType': component, 'type': 'VEC3',
+                  'count': len(positions) if count is None else count}]
+    views = [{'buffer': 0, 'byteLength': len(data)}]
+    prim = {'attributes': {'POSITION': 0}}
+    if normalized:
+        accessors[0]['normalized'] = True
+    if indices is not None:
+        raw = np.asarray(indices, {5121: 'u1', 5123: '<u2', 5125: '<u4'}[index_type]).tobytes()
+        pad = (-len(data)) % 4
+        views.append({'buffer': 0, 'byteOffset': len(data) + pad, 'byteLength': len(raw)})
+        data += b'\0' * pad + raw
+        accessors.append({'bufferView': 1, 'componentType': index_type, 'type': 'SCALAR',
+                          'count': len(indices)})
+        prim['indices'] = 1
+    if mode is not None:
+        prim['mode'] = mode
+    if material is not None:
+        prim['material'] = material
+    doc = {'asset': {'version': '2.0'}, 'accessors': accessors, 'bufferViews': views,
+           'buffers': [{'byteLength': len(data), 'uri': 'data:application/octet-stream;base64,'
+                        + base64.b64encode(data).decode()}],
+           'meshes': [{'primitives': [prim]}],
+           'nodes': nodes if nodes is not None else [{'mesh': 0}]}
+    doc.update(extra)
+    return doc
+
+
+def load(tmp_path, doc, node=None, name='m.gltf'):
+    path = tmp_path / name
+    path.write_bytes(doc if isinstance(doc, bytes) else json.dumps(doc).encode())
+    messages: list[str] = []
+    parts = load_mesh_file(path, node, warn=messages.append)
+    return parts, messages
+
+
+def refused(tmp_path, doc, node=None, kind=ModelError):
+    with pytest.raises(kind) as err:
+        load(tmp_path, doc, node)
+    return str(err.value)
+
+
+def faces(parts):
+    """Each triangle as a tuple of vertex tuples, in its winding."""
+    mesh = parts[0].mesh
+    return [tuple(tuple(mesh.vertices[i]) for i in face) for face in mesh.faces]
+
+
+def glb(json_bytes, *chunks, version=2):
+    body = b''
+    for kind, payload in ((0x4E4F534A, json_bytes),) + chunks:
+        payload += b' ' * ((-len(payload)) % 4)
+        body += struct.pack('<II', len(payload), kind) + payload
+    return b'glTF' + struct.pack('<II', version, 12 + len(body)) + body
+
+
+@pytest.mark.parametrize('component, dtype, scale', [(5120, 'i1', 127), (5121, 'u1', 255),
+                                                     (5122, '<i2', 32767),
+                                                     (5123, '<u2', 65535)])
+def test_normalized_integer_positions_become_unit_values(tmp_path, component, dtype, scale):
+    positions = (TRIANGLE * scale).astype(dtype)
+    parts, _ = load(tmp_path, document(positions, component=component, normalized=True))
+    assert sorted(map(tuple, parts[0].mesh.vertices)) == sorted(map(tuple, TRIANGLE))
+    positions = (TRIANGLE * 3).astype(dtype)  # not normalized: the integers as they are
+    parts, _ = load(tmp_path, document(positions, component=component))
+    assert parts[0].mesh.vertices.max() == 3.0
+
+
+@pytest.mark.parametrize('index_type', [5121, 5123, 5125])
+def test_indices_of_every_unsigned_type(tmp_path, index_type):
+    parts, _ = load(tmp_path, document(indices=[2, 1, 0], index_type=index_type))
+    assert faces(parts) == [((0, 1, 0), (1, 0, 0), (0, 0, 0))]
+
+
+def test_strip_and_fan_keep_one_winding(tmp_path):
+    square = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]], '<f4')
+    parts, _ = load(tmp_path, document(square, mode=5))  # 0 1 2, then 2 1 3 (1 2 3 turned)
+    assert faces(parts) == [((0, 0, 0), (1, 0, 0), (0, 1, 0)), ((0, 1, 0), (1, 0, 0), (1, 1, 0))]
+    fan = np.array([[0, 0, 0], [1, 0, 0], [2, 1, 0], [1, 2, 0], [0, 1, 0]], '<f4')
+    parts, _ = load(tmp_path, document(fan, mode=6))
+    assert faces(parts) == [((0, 0, 0), (1, 0, 0), (2, 1, 0)), ((0, 0, 0), (2, 1, 0), (1, 2, 0)),
+                            ((0, 0, 0), (1, 2, 0), (0, 1, 0))]
+
+
+def test_a_strip_of_two_indices_adds_no_triangle(tmp_path):
+    doc = document(indices=[0, 1, 2])
+    doc['meshes'][0]['primitives'].append({'attributes': {'POSITION': 0}, 'indices': 2,
+                                           'mode': 5})
+    doc['accessors'].append(dict(doc['accessors'][1], count=2))
+    parts, _ = load(tmp_path, doc)
+    assert len(parts[0].mesh.faces) == 1
+
+
+def test_node_transforms_and_a_named_node(tmp_path):
+    nodes = [{'name': 'base', 'translation': [0, 0, 5], 'children': [1]},
+             {'name': 'part', 'mesh': 0, 'translation': [1, 2, 3],
+              'rotation': [0, 0, 0.7071067811865476, 0.7071067811865476], 'scale': [2, 2, 2]}]
+    parts, _ = load(tmp_path, document(nodes=nodes))
+    assert sorted(map(tuple, np.round(parts[0].mesh.vertices, 9))) == [
+        (-1, 2, 8), (1, 2, 8), (1, 4, 8)]
+    parts, _ = load(tmp_path, document(nodes=nodes), 'part')  # its rotation, not its place
+    assert sorted(map(tuple, np.round(parts[0].mesh.vertices, 9) + 0.0)) == [
+        (-2, 0, 0), (0, 0, 0), (0, 2, 0)]
+    nodes[1]['scale'] = [-1, 1, 1]  # a mirror keeps the faces' outside
+    parts, _ = load(tmp_path, document(nodes=nodes), 'part')
+    assert np.cross(*np.diff(faces(parts)[0], axis=0))[2] > 0
+    assert 'no glTF node named' in refused(tmp_path, document(nodes=nodes), 'elbow')
+
+
+def test_shared_material_read_once(tmp_path):
+    doc = document(material=0, materials=[{'pbrMetallicRoughness': {
+        'baseColorFactor': [1, 0, 0, 0.5], 'baseColorTexture': {'index': 0}},
+        'alphaMode': 'BLEND'}], textures=[{'source': 0}], images=[{'uri': 'data:image/png,'}])
+    doc['meshes'][0]['primitives'].append(dict(doc['meshes'][0]['primitives'][0]))
+    parts, messages = load(tmp_path, doc)
+    assert len(messages) == 1 and 'embedded texture' in messages[0]
+    assert parts[0].material.rgba == pytest.approx((1, 0, 0, 0.5))
+
+
+def test_node_visits_are_bounded(tmp_path, monkeypatch):
+    monkeypatch.setattr(_common, 'MAX_NODE_VISITS', 50)
+    nodes = [{'children': [i + 1, i + 1]} for i in range(20)] + [{'mesh': 0}]
+    doc = document(nodes=nodes, scenes=[{'nodes': [0]}])
+    assert 'scene nodes to expand' in refused(tmp_path, doc)
+    assert 'scene nodes to expand' in refused(tmp_path, doc, 'nowhere')
+
+
+def test_an_accessor_count_is_bounded(tmp_path, monkeypatch):
+    monkeypatch.setattr(_common, 'MAX_VERTICES', 5)
+    positions = np.zeros((12, 3), '<f4')
+    positions[:3] = TRIANGLE
+    parts, _ = load(tmp_path, document(positions, indices=[0, 1, 2]))  # 12 <= 3 * 5
+    assert len(parts[0].mesh.vertices) == 3
+    assert 'accessors[0] count' in refused(tmp_path, document(np.zeros((16, 3), '<f4'),
+                                                              indices=[0, 1, 2]))
+
+
+@pytest.mark.parametrize('change, message', [
+    (lambda d: d['nodes'].append({'mesh': 4}), 'meshes[4] does not exist'),
+    (lambda d: d['nodes'].append({'mesh': 0, 'matrix': [1e400] + [0] * 15}),
+     'a transform is not finite'),
+    (lambda d: d['meshes'][0]['primitives'][0].update(mode=7), 'mode 7 is not a glTF mode'),
+    (lambda d: d['accessors'][0].update(componentType=9999), 'bad componentType'),
+    (lambda d: d['accessors'][0].update(count=-1), 'bad componentType'),
+    (lambda d: d['bufferViews'][0].update(byteLength=400), 'lies outside its buffer'),
+])
+def test_bad_documents_named(tmp_path, change, message):
+    doc = document()
+    change(doc)
+    assert message in refused(tmp_path, doc)
+
+
+def test_triangles_need_a_multiple_of_three_indices(tmp_path):
+    assert 'has 4 indices' in refused(tmp_path, document(indices=[0, 1, 2, 0]))
+
+
+def test_glb_chunks(tmp_path):
+    doc = document()
+    data = base64.b64decode(doc['buffers'][0].pop('uri').split(',')[1])
+    text = json.dumps(doc).encode()
+    path = tmp_path / 'm.glb'
+    # a second JSON chunk, an unknown chunk and a second binary chunk are skipped
+    path.write_bytes(glb(text, (0x4E4F534A, b'{oops'), (0x12345678, b'junk' * 9),
+                         (0x004E4942, data), (0x004E4942, b'\xff' * len(data))))
+    assert len(load_mesh_file(path)[0].mesh.faces) == 1
+    for raw, kind, message in [
+            (glb(text, version=1), UnsupportedError, 'GLB version 1'),
+            (glb(text)[:12] + struct.pack('<II', 0, 0x4E4F534A), ModelError, 'glTF JSON'),
+            (glb(text)[:8] + struct.pack('<I', 20) + struct.pack('<II', 400, 0x4E4F534A)
+             + b'    ', ModelError, 'states 400 bytes')]:
+        path.write_bytes(raw[:8] + struct.pack('<I', len(raw)) + raw[12:])
+        with pytest.raises(kind, match=message):
+            load_mesh_file(path)
