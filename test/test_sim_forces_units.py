@@ -94,3 +94,19 @@ def test_an_inertia_beyond_the_rounding_band_compiles_balanced(beyond):
     assert mj.body_mass[1] == pytest.approx(1.0)
     moments = sorted(mj.body_inertia[1])
     assert moments[0] + moments[1] >= moments[2]
+
+
+def test_a_torsion_spring_named_from_the_other_link_turns_the_same_joint_the_other_way():
+    """x is link2's angle about link1's z: with the links swapped, x = -q'. The same spring
+    written from the other side (rest -10 degrees) holds the hinge at the same reference."""
+    model = load_model(SPRINGS)
+    torsion = next(s for s in model.springs if s.name == 'torsion_spring')
+    swapped = replace(torsion, link1=torsion.link2, link2=torsion.link1, pose1=torsion.pose2,
+                      pose2=torsion.pose1, rest=-torsion.rest)
+    _, joint, sign = plan_springs(replace(model, springs=(torsion,)))['torsion_spring']
+    assert plan_springs(replace(model, springs=(swapped,)))['torsion_spring'] == (
+        'joint', joint, -sign)
+    refs = [float(build_spec(replace(model, springs=(s,))).joint(joint).springref)
+            for s in (torsion, swapped)]
+    assert refs[0] == pytest.approx(refs[1], abs=1e-12)
+    assert abs(refs[0]) == pytest.approx(math.radians(10.0), rel=1e-12)
