@@ -3,8 +3,10 @@
 import numpy as np
 import pytest
 
-from body_bridge.errors import ModelError
 from body_bridge.formats import load_model
+
+import chrono_files
+from chrono_files import error
 
 HEAD = 'chrono-version: 10.0\nmodel:\n  data_path: {type: RELATIVE}\n  bodies:\n'
 TETRA = 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n'
@@ -12,9 +14,7 @@ TETRA = 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\
 
 def write(tmp_path, text):
     (tmp_path / 'tetra.obj').write_text(TETRA)
-    path = tmp_path / 'model.yaml'
-    path.write_text(text)
-    return path
+    return chrono_files.write(tmp_path, text)
 
 
 def body(tmp_path, contact='', extra='', visual=''):
@@ -29,14 +29,6 @@ def body(tmp_path, contact='', extra='', visual=''):
 
 def warnings(path):
     return [w.split(': ', 1)[1] for w in load_model(path).warnings]
-
-
-def error(path):
-    with pytest.raises(ModelError) as err:
-        load_model(path)
-    text = str(err.value)
-    assert text.startswith(f'{path}:') and '\n' not in text
-    return text.split(': ', 1)[1]
 
 
 MATERIAL = '        materials: [{name: steel}]\n'

@@ -3,8 +3,10 @@
 import numpy as np
 import pytest
 
-from body_bridge.errors import ModelError
 from body_bridge.formats import load_model
+
+import chrono_files
+from chrono_files import error
 
 HEAD = ('chrono-version: 10.0\nmodel:\n  bodies:\n'
         '    - {name: g, location: [0, 0, 0], fixed: true}\n'
@@ -14,23 +16,13 @@ TSDA = '  tsdas:\n    - {name: s, body1: m, body2: g, point1: [1, 0, 0], point2:
 
 
 def write(tmp_path, text):
-    path = tmp_path / 'model.yaml'
-    path.write_text(HEAD + text)
-    return path
+    return chrono_files.write(tmp_path, HEAD + text)
 
 
 def tsda(tmp_path, law):
     model = load_model(write(tmp_path, TSDA + law + '}\n'))
     (spring,) = model.springs
     return spring, [w.split(': ', 1)[1] for w in model.warnings]
-
-
-def error(path):
-    with pytest.raises(ModelError) as err:
-        load_model(path)
-    text = str(err.value)
-    assert text.startswith(f'{path}:') and '\n' not in text
-    return text.split(': ', 1)[1]
 
 
 def test_spring_and_damping_curves_are_kept_sorted_by_abscissa(tmp_path):

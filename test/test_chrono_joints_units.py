@@ -3,9 +3,11 @@
 import numpy as np
 import pytest
 
-from body_bridge.errors import ModelError
 from body_bridge.formats import load_model
 from body_bridge.model import JointType
+
+import chrono_files
+from chrono_files import error
 
 HEAD = ('chrono-version: 10.0\nmodel:\n  bodies:\n'
         '    - {name: g, location: [0, 0, 0], fixed: true}\n'
@@ -13,17 +15,7 @@ HEAD = ('chrono-version: 10.0\nmodel:\n  bodies:\n'
 
 
 def write(tmp_path, text):
-    path = tmp_path / 'model.yaml'
-    path.write_text(HEAD + text)
-    return path
-
-
-def error(path):
-    with pytest.raises(ModelError) as err:
-        load_model(path)
-    text = str(err.value)
-    assert text.startswith(f'{path}:') and '\n' not in text
-    return text.split(': ', 1)[1]
+    return chrono_files.write(tmp_path, HEAD + text)
 
 
 def joints(model):

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from chrono_files import write
 from conftest import CORPUS, shared_model
 from model_checks import check_all
 
@@ -196,12 +197,6 @@ def quat_to_matrix(w, x, y, z):
     return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
                      [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
                      [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-
-
-def write(tmp_path, text: str, name: str = 'model.yaml') -> Path:
-    path = tmp_path / name
-    path.write_text(text)
-    return path
 
 
 BODY = '''

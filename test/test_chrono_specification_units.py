@@ -6,34 +6,30 @@ import pytest
 from body_bridge.errors import ModelError, UnsupportedError
 from body_bridge.formats import load_model
 
+from chrono_files import write
+
 MODEL = ('chrono-version: 10.0\nmodel:\n  bodies:\n'
          '    - {name: g, location: [0, 0, 0], fixed: true}\n'
          '    - {name: m, location: [1, 0, 0], mass: 1, inertia: {moments: [1, 1, 1]}}\n')
 SOLVER = 'chrono-version: 10.0\nintegrator: {time_step: 0.002}\n'
 
 
-def write(folder, name, text):
-    path = folder / name
-    path.write_text(text)
-    return path
-
-
 def spec(folder, text, solver=SOLVER):
-    write(folder, 'model.yaml', MODEL)
-    write(folder, 'solver.yaml', solver)
-    return write(folder, 'spec.yaml', 'chrono-version: 10.0\ntype: MBS\nmodel: model.yaml\n'
-                 'solver: solver.yaml\n' + text)
+    write(folder, MODEL)
+    write(folder, solver, 'solver.yaml')
+    return write(folder, 'chrono-version: 10.0\ntype: MBS\nmodel: model.yaml\n'
+                 'solver: solver.yaml\n' + text, 'spec.yaml')
 
 
 def test_an_unknown_top_level_key_of_a_model_is_reported(tmp_path):
-    path = write(tmp_path, 'model.yaml', MODEL + 'extras: 3\n')
+    path = write(tmp_path, MODEL + 'extras: 3\n')
     model = load_model(path)
     assert [w for w in model.warnings if 'extras' in w] == [
         f'{path}:1: file: key "extras" is not part of the Chrono model format; ignored']
 
 
 def test_a_file_with_a_version_and_nothing_else_says_it_has_no_model(tmp_path):
-    path = write(tmp_path, 'model.yaml', 'chrono-version: 10.0\nname: x\n')
+    path = write(tmp_path, 'chrono-version: 10.0\nname: x\n')
     with pytest.raises(UnsupportedError) as err:
         load_model(path)
     assert str(err.value) == f'{path}:1: not a Chrono MBS model: it has no "model" section'

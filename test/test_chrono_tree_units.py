@@ -7,15 +7,15 @@ from body_bridge.errors import ModelError
 from body_bridge.formats import load_model
 from body_bridge.model import JointType
 
+from chrono_files import write
+
 HEAD = ('chrono-version: 10.0\nmodel:\n  angle_degrees: false\n  bodies:\n'
         '    - {name: g, location: [0, 0, 0], fixed: true}\n')
 MOVING = '    - {name: m, location: [1, 0, 0], mass: 2, inertia: {moments: [1, 1, 1]}}\n'
 
 
 def load(tmp_path, text):
-    path = tmp_path / 'model.yaml'
-    path.write_text(text)
-    return load_model(path)
+    return load_model(write(tmp_path, text))
 
 
 def test_a_locked_joint_is_a_fixed_joint_and_a_massless_body_has_no_inertial(tmp_path):

@@ -17,26 +17,12 @@ from body_bridge.errors import ModelError, UnsupportedError
 from body_bridge.meshfiles import MESH_EXTENSIONS, MeshFileWarning, _common, load_mesh_file
 from body_bridge.model import Mesh
 
+from mesh_files import bounds, load, volume, write
+
 REAL = sorted(p for ext in ('wrl', 'iv', 'stl', 'obj', 'dae')
               for p in CORPUS.rglob(f'*.{ext}'))
 # An open surface (its edges are not all shared by two faces): no inside, no volume sign.
 OPEN_SURFACES = {'JACO2/parts/BASE_LOWER.stl'}
-
-
-def load(path, node=None):
-    """Load, failing the test on any warning not collected on purpose."""
-    messages: list[str] = []
-    parts = load_mesh_file(path, node, warn=messages.append)
-    return parts, messages
-
-
-def volume(parts) -> float:
-    return sum(geo.mesh_volume(p.mesh) for p in parts)
-
-
-def bounds(parts) -> tuple[np.ndarray, np.ndarray]:
-    v = np.concatenate([p.mesh.vertices for p in parts])
-    return v.min(axis=0), v.max(axis=0)
 
 
 def one_line_about(err: pytest.ExceptionInfo, path) -> str:
@@ -199,15 +185,6 @@ def test_a_missing_node_is_one_line_listing_the_names():
 
 
 # --- analytic shapes --------------------------------------------------------------------------
-
-
-def write(tmp_path, name: str, text: str | bytes):
-    path = tmp_path / name
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text)
-    return path
 
 
 def test_vrml_box_in_a_transform(tmp_path):

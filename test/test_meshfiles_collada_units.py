@@ -3,12 +3,13 @@ materials, broken references and bad input)."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from body_bridge import geometry as geo
 from body_bridge.errors import ModelError
-from body_bridge.meshfiles import _common, load_mesh_file
+from body_bridge.meshfiles import _common
+
+import mesh_files
 
 BOX = geo.box_mesh((1.0, 2.0, 3.0))
 NS = 'xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1"'
@@ -55,15 +56,11 @@ def document(nodes, extra='', asset='<asset><up_axis>Z_UP</up_axis></asset>', ge
 
 
 def load(tmp_path, text, node=None, name='m.dae'):
-    path = tmp_path / name
-    path.write_text(text)
-    said: list[str] = []
-    return load_mesh_file(path, node, warn=said.append), said
+    return mesh_files.load(mesh_files.write(tmp_path, name, text), node)
 
 
 def bounds(parts):
-    points = np.vstack([p.mesh.vertices for p in parts])
-    return points.min(axis=0).tolist(), points.max(axis=0).tolist()
+    return tuple(corner.tolist() for corner in mesh_files.bounds(parts))
 
 
 def test_a_selected_node_keeps_its_rotation_but_not_its_translation(tmp_path):

@@ -5,6 +5,8 @@ import pytest
 from body_bridge.errors import ModelError, UnsupportedError
 from body_bridge.meshfiles import load_mesh_file
 
+from mesh_files import refusal, write
+
 
 @pytest.mark.parametrize('name, text, cls, message', [
     ('a.wrl', '#X3D V3.0 utf8\nShape {}\n', UnsupportedError, 'X3D files are not supported'),
@@ -17,11 +19,8 @@ from body_bridge.meshfiles import load_mesh_file
     ('a.IV', 'Separator {}\n', ModelError, 'not an Open Inventor file (no "#Inventor" header)'),
 ], ids=['x3d', 'xml', 'vrml3', 'iv_vrml', 'iv_bare'])
 def test_refused_headers_say_so_on_line_one(tmp_path, name, text, cls, message):
-    path = tmp_path / name
-    path.write_text(text)
-    with pytest.raises(cls) as err:
-        load_mesh_file(path)
-    assert str(err.value) == f'{path}:1: {message}'
+    path = write(tmp_path, name, text)
+    assert refusal(path, cls) == f'{path}:1: {message}'
 
 
 def test_a_vrml97_file_without_the_usual_spacing_is_read(tmp_path):

@@ -12,6 +12,8 @@ import pytest
 from body_bridge.errors import ModelError, UnsupportedError
 from body_bridge.meshfiles import _common, load_mesh_file
 
+import mesh_files
+
 TRIANGLE = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], '<f4')
 
 
@@ -47,11 +49,8 @@ def document(positions=TRIANGLE, indices=None, mode=None, nodes=None, component=
 
 
 def load(tmp_path, doc, node=None, name='m.gltf'):
-    path = tmp_path / name
-    path.write_bytes(doc if isinstance(doc, bytes) else json.dumps(doc).encode())
-    messages: list[str] = []
-    parts = load_mesh_file(path, node, warn=messages.append)
-    return parts, messages
+    data = doc if isinstance(doc, bytes) else json.dumps(doc).encode()
+    return mesh_files.load(mesh_files.write(tmp_path, name, data), node)
 
 
 def refused(tmp_path, doc, node=None, kind=ModelError):

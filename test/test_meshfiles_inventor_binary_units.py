@@ -13,6 +13,8 @@ import pytest
 from body_bridge.errors import ModelError, UnsupportedError
 from body_bridge.meshfiles import load_mesh_file
 
+import mesh_files
+
 HEADER = b'#Inventor V2.1 binary\n'
 
 
@@ -39,22 +41,18 @@ CUBE = node('Cube', [('width', floats(2.0)), ('height', floats(4.0)), ('depth', 
 
 
 def write(tmp_path, data: bytes, header: bytes = HEADER):
-    path = tmp_path / 'b.iv'
-    path.write_bytes(header + data)
-    return path
+    return mesh_files.write(tmp_path, 'b.iv', header + data)
 
 
 def bounds(path):
-    v = np.concatenate([p.mesh.vertices for p in load_mesh_file(path)])
-    return v.min(axis=0), v.max(axis=0)
+    return mesh_files.bounds(load_mesh_file(path))
 
 
 def refused(path, error, message: str):
     """One line: the file, where (line 1, a byte or nothing) and ``message``."""
-    with pytest.raises(error) as err:
-        load_mesh_file(path)
     where = r'(:1|: binary Inventor at byte \d+)?'
-    assert re.fullmatch(re.escape(str(path)) + where + ': ' + re.escape(message), str(err.value))
+    assert re.fullmatch(re.escape(str(path)) + where + ': ' + re.escape(message),
+                        mesh_files.refusal(path, error))
 
 
 def test_header_lines(tmp_path):

@@ -11,20 +11,18 @@ from body_bridge import geometry as geo
 from body_bridge.errors import ModelError
 from body_bridge.meshfiles import load_mesh_file
 
+import mesh_files
+
 HEADER = '#Inventor V2.1 ascii\n'
 SQUARES = 'Coordinate3 { point [ 0 0 0, 1 0 0, 1 1 0, 0 1 0, 5 0 0, 6 0 0, 6 1 0 ] }\n'
 
 
 def load(tmp_path, text: str):
-    path = tmp_path / 'm.iv'
-    path.write_text(HEADER + text)
-    messages: list[str] = []
-    return load_mesh_file(path, warn=messages.append), messages
+    return mesh_files.load(mesh_files.write(tmp_path, 'm.iv', HEADER + text))
 
 
 def refused(tmp_path, text: str, message: str):
-    path = tmp_path / 'm.iv'
-    path.write_text(HEADER + text)
+    path = mesh_files.write(tmp_path, 'm.iv', HEADER + text)
     with pytest.raises(ModelError, match=message):
         load_mesh_file(path)
 

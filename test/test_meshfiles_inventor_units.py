@@ -10,6 +10,9 @@ import pytest
 from body_bridge.errors import ModelError
 from body_bridge.meshfiles import _common, load_mesh_file
 
+import mesh_files
+from mesh_files import bounds, load
+
 HEADER = '#Inventor V2.1 ascii\n'
 QUARTER = '0 0 1 1.5707963267948966'
 TWO_TRIANGLES = ('Coordinate3 { point [ 0 0 0, 1 0 0, 0 1 0, 5 0 0, 6 0 0, 5 1 0 ] }\n'
@@ -17,20 +20,7 @@ TWO_TRIANGLES = ('Coordinate3 { point [ 0 0 0, 1 0 0, 0 1 0, 5 0 0, 6 0 0, 5 1 0
 
 
 def write(tmp_path, text: str, name: str = 'm.iv'):
-    path = tmp_path / name
-    path.write_text(HEADER + text)
-    return path
-
-
-def load(path, node=None):
-    messages: list[str] = []
-    parts = load_mesh_file(path, node, warn=messages.append)
-    return parts, messages
-
-
-def bounds(parts):
-    v = np.concatenate([p.mesh.vertices for p in parts])
-    return v.min(axis=0), v.max(axis=0)
+    return mesh_files.write(tmp_path, name, HEADER + text)
 
 
 def cube_at(tmp_path, text: str):

@@ -11,24 +11,14 @@ from body_bridge import geometry as geo
 from body_bridge.errors import ModelError
 from body_bridge.meshfiles import _common, load_mesh_file
 
+import mesh_files
+from mesh_files import bounds, load
+
 HEADER = '#VRML V2.0 utf8\n'
 
 
 def write(tmp_path, text: str, name: str = 'm.wrl'):
-    path = tmp_path / name
-    path.write_text(HEADER + text)
-    return path
-
-
-def load(path, node=None):
-    messages: list[str] = []
-    parts = load_mesh_file(path, node, warn=messages.append)
-    return parts, messages
-
-
-def bounds(parts):
-    v = np.concatenate([p.mesh.vertices for p in parts])
-    return v.min(axis=0), v.max(axis=0)
+    return mesh_files.write(tmp_path, name, HEADER + text)
 
 
 def box(size: float, x: float = 0.0) -> str:

@@ -15,20 +15,7 @@ from body_bridge.errors import ModelError, UnsupportedError
 from body_bridge.meshfiles import load_mesh_file
 from body_bridge.model import Mesh
 
-
-def load(path, node=None):
-    messages: list[str] = []
-    parts = load_mesh_file(path, node, warn=messages.append)
-    return parts, messages
-
-
-def volume(parts) -> float:
-    return sum(geo.mesh_volume(p.mesh) for p in parts)
-
-
-def bounds(parts):
-    v = np.concatenate([p.mesh.vertices for p in parts])
-    return v.min(axis=0), v.max(axis=0)
+from mesh_files import bounds, load, volume
 
 
 # --- binary Inventor V2.1, written by the layout the format documents -------------------------

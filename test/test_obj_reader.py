@@ -8,12 +8,13 @@ import pytest
 from body_bridge.errors import ModelError
 from body_bridge.meshfiles import load_mesh_file
 
+from mesh_files import refusal, write
+
 SQUARE = 'v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\n'
 
 
 def _load(tmp_path, text, name='m.obj', **kw):
-    path = tmp_path / name
-    path.write_text(text)
+    path = write(tmp_path, name, text)
     return path, load_mesh_file(path, **kw)
 
 
@@ -37,16 +38,12 @@ def test_negative_references_count_back_from_the_last_vertex(tmp_path):
     (SQUARE + 'f ' + '1 ' * 100_001 + '\n', '5: OBJ face with more than 100000 corners'),
 ])
 def test_a_broken_statement_is_one_line_with_its_line(tmp_path, text, line):
-    path = tmp_path / 'bad.obj'
-    path.write_text(text)
-    with pytest.raises(ModelError) as refused:
-        load_mesh_file(path)
-    assert str(refused.value) == f'{path}:{line}'
+    path = write(tmp_path, 'bad.obj', text)
+    assert refusal(path) == f'{path}:{line}'
 
 
 def test_a_vertex_that_is_not_finite_is_refused_even_unused(tmp_path):
-    path = tmp_path / 'nan.obj'
-    path.write_text(SQUARE + 'v nan 0 0\nf 1 2 3\n')
+    path = write(tmp_path, 'nan.obj', SQUARE + 'v nan 0 0\nf 1 2 3\n')
     with pytest.raises(ModelError, match=r'nan\.obj: vertex coordinates: a value is not '
                                          r'finite$'):
         load_mesh_file(path)

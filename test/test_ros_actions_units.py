@@ -5,13 +5,13 @@ test_goals.py."""
 
 from __future__ import annotations
 
-import threading
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from conftest import ROS_MISSING
+from ros_standins import GoalHandle, sim_node
 
 pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
 pytest.importorskip('rclpy', reason=ROS_MISSING)
@@ -68,46 +68,10 @@ class Sim:
         return []
 
 
-class Handle:
-    """A goal handle as rclpy's server gives it: what the servers do to it is recorded."""
-
-    count = 0
-
-    def __init__(self, request):
-        Handle.count += 1
-        self.request, self.goal_id = request, SimpleNamespace(uuid=bytes([Handle.count] * 16))
-        self.is_active, self.is_cancel_requested = True, False
-        self.feedback, self.executed, self.status = [], 0, None
-
-    def publish_feedback(self, msg):
-        self.feedback.append(msg)
-
-    def execute(self):
-        self.executed += 1
-
-    def succeed(self):
-        self.status = 'succeeded'
-
-    def abort(self):
-        self.status = 'aborted'
-
-    def canceled(self):
-        self.status = 'canceled'
-
-
 @pytest.fixture
 def node():
-    import rclpy
-    from rclpy.node import Node
-    context = rclpy.Context()
-    rclpy.init(context=context)
-    made = Node('act', namespace='/r', context=context)
-    made.sim, made.runner = Sim(), SimpleNamespace(lock=threading.RLock())
-    made.period_outputs, made.warnings = [], []
-    made.warn_throttled = made.warnings.append
-    yield made
-    made.destroy_node()
-    rclpy.shutdown(context=context)
+    with sim_node('act', Sim(), namespace='/r') as made:
+        yield made
 
 
 ARM = Controller('arm', 'trajectory', Mode.POSITION, ('a', 'b'),
@@ -149,7 +113,7 @@ def request(points, names=('a', 'b'), stamp=(0, 0), path=(), goal=()):
 
 
 def send(servers, msg):
-    handle = Handle(msg)
+    handle = GoalHandle(msg)
     assert servers._on_goal(msg) == GoalResponse.ACCEPT
     servers._accepted('arm', handle)
     return handle
@@ -360,7 +324,7 @@ def test_cancel_holds_the_joints_and_ends_canceled(node, servers):
     sim = node.sim
     handle = send(servers, request([(1.0, [0.1, 0.2])]))
     sim.q = np.array([0.05, 0.15, 0.3])
-    assert servers._cancel(Handle(None)) == CancelResponse.REJECT
+    assert servers._cancel(GoalHandle(None)) == CancelResponse.REJECT
     assert servers._cancel(handle) == CancelResponse.ACCEPT
     assert sim.calls[-1] == ('command', Mode.POSITION, ['a', 'b'], [0.05, 0.15])
     assert servers._goals == {}
@@ -405,7 +369,7 @@ def test_the_executor_is_woken_only_when_there_is_something_to_deliver(node, ser
     assert wakeups.count == 4 and servers._goals == {}  # the goal's end
     servers._deliver()
     assert handle.status is None and handle.executed == 1
-    assert servers._cancel(Handle(None)) == CancelResponse.REJECT and wakeups.count == 4
+    assert servers._cancel(GoalHandle(None)) == CancelResponse.REJECT and wakeups.count == 4
 
 
 def test_the_guard_delivers_when_the_executor_spins(node, servers):
@@ -422,7 +386,7 @@ def test_a_goal_of_another_controller_on_its_joints_aborts_it(node):
     wrist = Controller('wrist', 'trajectory', Mode.POSITION, ('b',))
     servers = FollowTrajectoryServers(node, [ARM, wrist])
     arm_goal = send(servers, request([(1.0, [0.1, 0.2])]))
-    wrist_goal = Handle(request([(1.0, [0.3])], names=['b']))
+    wrist_goal = GoalHandle(request([(1.0, [0.3])], names=['b']))
     servers._accepted('wrist', wrist_goal)
     step(servers, node.sim, 0.001)
     assert result(servers, arm_goal) == FollowJointTrajectory.Result(

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import ROS_MISSING
+from ros_standins import own_node
 
 pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
 pytest.importorskip('rclpy', reason=ROS_MISSING)
@@ -43,19 +44,13 @@ class Forces:
 
 @pytest.fixture
 def node():
-    import rclpy
-    from rclpy.node import Node
-    context = rclpy.Context()
-    rclpy.init(context=context)
-    made = Node('chrono', namespace='/m', context=context)
-    made.warnings, made.logged = [], []
-    made.warn_throttled = made.warnings.append
-    made.get_logger = lambda: SimpleNamespace(info=made.logged.append)
-    made.sim = SimpleNamespace(forces=Forces([('lift motor', 'motor'), ('push', 'force'),
-                                              ('twist', 'torque')]))
-    yield made
-    made.destroy_node()
-    rclpy.shutdown(context=context)
+    with own_node('chrono', namespace='/m') as made:
+        made.warnings, made.logged = [], []
+        made.warn_throttled = made.warnings.append
+        made.get_logger = lambda: SimpleNamespace(info=made.logged.append)
+        made.sim = SimpleNamespace(forces=Forces([('lift motor', 'motor'), ('push', 'force'),
+                                                  ('twist', 'torque')]))
+        yield made
 
 
 def test_one_topic_per_controller(node):

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from conftest import ROS_MISSING
+from ros_standins import own_node
 
 pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
 pytest.importorskip('rclpy', reason=ROS_MISSING)
@@ -49,23 +50,17 @@ class Sim:
 
 @pytest.fixture
 def topics():
-    import rclpy
-    from rclpy.node import Node
-    context = rclpy.Context()
-    rclpy.init(context=context)
-    node = Node('cmd', namespace='/r', context=context)
-    node.params = {'joint_commands_topic': 'joint_commands', 'joint_commands_depth': 3,
-                   'joint_commands_reliability': 'best_effort'}
-    node.warnings = []
-    node.warn_throttled = node.warnings.append
-    controllers = [Controller('arm', 'trajectory', Mode.POSITION, ('a', 'b')),
-                   Controller('vel', 'commands', Mode.VELOCITY, ('c', 'a')),
-                   Controller('hand', 'gripper', Mode.POSITION, ('b',))]
-    made = CommandTopics(node, Sim(), controllers)
-    made.sim.node = node
-    yield made
-    node.destroy_node()
-    rclpy.shutdown(context=context)
+    with own_node('cmd', namespace='/r') as node:
+        node.params = {'joint_commands_topic': 'joint_commands', 'joint_commands_depth': 3,
+                       'joint_commands_reliability': 'best_effort'}
+        node.warnings = []
+        node.warn_throttled = node.warnings.append
+        controllers = [Controller('arm', 'trajectory', Mode.POSITION, ('a', 'b')),
+                       Controller('vel', 'commands', Mode.VELOCITY, ('c', 'a')),
+                       Controller('hand', 'gripper', Mode.POSITION, ('b',))]
+        made = CommandTopics(node, Sim(), controllers)
+        made.sim.node = node
+        yield made
 
 
 def test_the_subscriptions_names_and_qos(topics):

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import ROS_MISSING
+from ros_standins import own_node
 
 pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
 pytest.importorskip('rclpy', reason=ROS_MISSING)
@@ -30,14 +31,8 @@ from body_bridge.ros.console import Row, action_server, format_table, interface_
 
 @pytest.fixture
 def node():
-    import rclpy
-    from rclpy.node import Node
-    context = rclpy.Context()
-    rclpy.init(context=context)
-    made = Node('n', namespace='/r', context=context)
-    yield made
-    made.destroy_node()
-    rclpy.shutdown(context=context)
+    with own_node('n', namespace='/r') as made:
+        yield made
 
 
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)

@@ -5,13 +5,13 @@ test_grippers_e2e.py; how a grip is judged, in the sim tests of sim/grip.py."""
 
 from __future__ import annotations
 
-import threading
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from conftest import ROS_MISSING
+from ros_standins import GoalHandle, sim_node
 
 pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
 pytest.importorskip('rclpy', reason=ROS_MISSING)
@@ -96,51 +96,16 @@ class Sim:
         return self.notes
 
 
-class Handle:
-    count = 0
-
-    def __init__(self, request):
-        Handle.count += 1
-        self.request, self.goal_id = request, SimpleNamespace(uuid=bytes([Handle.count] * 16))
-        self.is_active, self.is_cancel_requested = True, False
-        self.feedback, self.executed, self.status = [], 0, None
-
-    def publish_feedback(self, msg):
-        self.feedback.append(msg)
-
-    def execute(self):
-        self.executed += 1
-
-    def succeed(self):
-        self.status = 'succeeded'
-
-    def abort(self):
-        self.status = 'aborted'
-
-    def canceled(self):
-        self.status = 'canceled'
-
-
 @pytest.fixture
 def servers():
-    import rclpy
-    from rclpy.node import Node
-    context = rclpy.Context()
-    rclpy.init(context=context)
-    node = Node('grip', context=context)
-    node.sim, node.runner = Sim(), SimpleNamespace(lock=threading.RLock())
-    node.period_outputs, node.warnings = [], []
-    node.warn_throttled = node.warnings.append
-    made = GripperServers(node, [Gripper('hand', ('f1', 'f2'), (1.0, -1.0))])
-    yield made
-    node.destroy_node()
-    rclpy.shutdown(context=context)
+    with sim_node('grip', Sim()) as node:
+        yield GripperServers(node, [Gripper('hand', ('f1', 'f2'), (1.0, -1.0))])
 
 
 def send(servers, position, max_effort=0.0):
     goal = GripperCommand.Goal()
     goal.command.position, goal.command.max_effort = position, max_effort
-    handle = Handle(goal)
+    handle = GoalHandle(goal)
     servers._accepted('hand', handle)
     return handle
 

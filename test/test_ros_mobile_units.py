@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from conftest import ROS_MISSING
+from ros_standins import own_node
 
 pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
 pytest.importorskip('rclpy', reason=ROS_MISSING)
@@ -34,18 +35,12 @@ PARAMS = {'cmd_vel': True, 'drive_left_joints': '', 'drive_right_joints': '',
 
 @pytest.fixture
 def node():
-    import rclpy
-    from rclpy.node import Node
-    context = rclpy.Context()
-    rclpy.init(context=context)
-    made = Node('base', namespace='/r', context=context)
-    made.params, made.period_outputs, made.warnings = dict(PARAMS), [], []
-    made.warn_throttled = made.warnings.append
-    made.frame = lambda link: f'cart/{link}'
-    made.model = _cart()
-    yield made
-    made.destroy_node()
-    rclpy.shutdown(context=context)
+    with own_node('base', namespace='/r') as made:
+        made.params, made.period_outputs, made.warnings = dict(PARAMS), [], []
+        made.warn_throttled = made.warnings.append
+        made.frame = lambda link: f'cart/{link}'
+        made.model = _cart()
+        yield made
 
 
 @pytest.fixture

@@ -10,6 +10,8 @@ import pytest
 from body_bridge.errors import ModelError
 from body_bridge.meshfiles import load_mesh_file
 
+from mesh_files import refusal, write
+
 TRIANGLE = ((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0))
 
 
@@ -27,16 +29,15 @@ def _ascii(facets: int, name='part') -> str:
 
 
 def test_a_binary_file_whose_header_says_solid_and_facet_is_read_as_binary(tmp_path):
-    path = tmp_path / 'exported.stl'
-    path.write_bytes(_binary(b'solid facet exporter 1.0', [TRIANGLE, TRIANGLE]))
+    path = write(tmp_path, 'exported.stl',
+                 _binary(b'solid facet exporter 1.0', [TRIANGLE, TRIANGLE]))
     (part,) = load_mesh_file(path)
     np.testing.assert_array_equal(part.mesh.vertices, sorted(TRIANGLE))
     assert part.mesh.faces.shape == (2, 3)   # the same triangle twice, its corners welded
 
 
 def test_bytes_after_the_stated_triangles_are_ignored_with_a_warning(tmp_path):
-    path = tmp_path / 'tail.stl'
-    path.write_bytes(_binary(b'x', [TRIANGLE], extra=b'\0' * 7))
+    path = write(tmp_path, 'tail.stl', _binary(b'x', [TRIANGLE], extra=b'\0' * 7))
     seen = []
     (part,) = load_mesh_file(path, warn=seen.append)
     assert len(part.mesh.faces) == 1
@@ -45,21 +46,18 @@ def test_bytes_after_the_stated_triangles_are_ignored_with_a_warning(tmp_path):
 
 
 def test_a_binary_file_shorter_than_its_header_or_its_count_is_one_line(tmp_path):
-    short = tmp_path / 'short.stl'
-    short.write_bytes(b'\0' * 10)
+    short = write(tmp_path, 'short.stl', b'\0' * 10)
     with pytest.raises(ModelError, match=r'short\.stl: binary STL shorter than its 84-byte '
                                          r'header \(10 bytes\)$'):
         load_mesh_file(short)
-    cut = tmp_path / 'cut.stl'
-    cut.write_bytes(_binary(b'x', [TRIANGLE], count=2))
+    cut = write(tmp_path, 'cut.stl', _binary(b'x', [TRIANGLE], count=2))
     with pytest.raises(ModelError, match=r'cut\.stl: binary STL header states 2 triangles '
                                          r'\(184 bytes\) but the file has 134 bytes$'):
         load_mesh_file(cut)
 
 
 def test_a_vertex_that_is_not_finite_is_one_line(tmp_path):
-    path = tmp_path / 'nan.stl'
-    path.write_bytes(_binary(b'x', [((0, 0, 0), (1, 0, 0), (0, np.nan, 0))]))
+    path = write(tmp_path, 'nan.stl', _binary(b'x', [((0, 0, 0), (1, 0, 0), (0, np.nan, 0))]))
     with pytest.raises(ModelError, match=r'nan\.stl: vertex coordinates: a value is not '
                                          r'finite$'):
         load_mesh_file(path)
@@ -83,16 +81,12 @@ def test_an_ascii_file_longer_than_the_bytes_looked_at_is_read(tmp_path):
                                                "end of the file"),
 ])
 def test_an_ascii_keyword_out_of_place_is_one_line_with_its_line(tmp_path, broken, line):
-    path = tmp_path / 'bad.stl'
-    path.write_text(broken)
-    with pytest.raises(ModelError) as refused:
-        load_mesh_file(path)
-    assert str(refused.value) == f'{path}:{line}'
+    path = write(tmp_path, 'bad.stl', broken)
+    assert refusal(path) == f'{path}:{line}'
 
 
 def test_ascii_corners_are_welded_and_a_polygon_facet_is_split(tmp_path):
-    path = tmp_path / 'two.stl'
-    path.write_text(_ascii(2))
+    path = write(tmp_path, 'two.stl', _ascii(2))
     (part,) = load_mesh_file(path)
     assert len(part.mesh.vertices) == 5 and len(part.mesh.faces) == 2   # (1, 0, 0) shared
     quad = tmp_path / 'quad.stl'
@@ -104,20 +98,15 @@ def test_ascii_corners_are_welded_and_a_polygon_facet_is_split(tmp_path):
 
 
 def test_a_solid_is_chosen_by_name_and_a_missing_one_is_one_line(tmp_path):
-    path = tmp_path / 'named.stl'
-    path.write_text(_ascii(1, 'wheel') + _ascii(2, 'body'))
+    path = write(tmp_path, 'named.stl', _ascii(1, 'wheel') + _ascii(2, 'body'))
     (part,) = load_mesh_file(path, 'body')
     assert len(part.mesh.faces) == 2
-    with pytest.raises(ModelError) as refused:
-        load_mesh_file(path, 'arm')
-    assert str(refused.value) == f"{path}: no solid named 'arm' (solids: 'wheel', 'body')"
+    assert refusal(path, node='arm') == f"{path}: no solid named 'arm' (solids: 'wheel', 'body')"
 
 
 def test_an_ascii_file_of_empty_solids_is_ascii_whatever_its_length(tmp_path):
-    path = tmp_path / 'empty.stl'
     name = 'exported_by_a_cad_tool_' * 5
-    path.write_text(f'solid {name}\nendsolid {name}\n')
+    path = write(tmp_path, 'empty.stl', f'solid {name}\nendsolid {name}\n')
     assert path.stat().st_size > 84
-    with pytest.raises(ModelError) as refused:   # read as text: no bogus triangle count
-        load_mesh_file(path)
-    assert str(refused.value) == f'{path}: the file holds no surface geometry (no triangles)'
+    # read as text: no bogus triangle count
+    assert refusal(path) == f'{path}: the file holds no surface geometry (no triangles)'
