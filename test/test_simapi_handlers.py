@@ -687,12 +687,14 @@ def test_serve_world_without_a_world_or_without_the_interfaces(ros, monkeypatch)
 
     import rclpy.logging
     said = []
-    monkeypatch.setattr(rclpy.logging, 'get_logger',
-                        lambda name: SimpleNamespace(warning=lambda text: said.append(text)))
+    monkeypatch.setattr(rclpy.logging, 'get_logger', lambda name: SimpleNamespace(
+        warning=lambda text: said.append(f'[{name}] {text}')))
     assert serve_world(None, None, '/') is None and said == []
     monkeypatch.setitem(sys.modules, 'simulation_interfaces.srv', None)
     assert serve_world(object(), None, '/') is None
-    assert said == ['simulation_interfaces is not installed: the simulator API is not served']
+    assert serve_world(object(), None, '/robots/tank/') is None  # the bridge node's logger
+    assert said == [f'[{name}] simulation_interfaces is not installed: the simulator API is not '
+                    'served' for name in ('body_bridge', 'robots.tank.body_bridge')]
 
 
 def test_the_world_services_are_the_world_node_s_and_answer_over_dds(api):

@@ -122,7 +122,8 @@ def serve_world(runner, executor, namespace: str, world=None,
         import simulation_interfaces.srv  # noqa: F401 - present where the API can be served
     except ImportError:
         import rclpy.logging
-        rclpy.logging.get_logger('body_bridge').warning(
+        logger = '.'.join([*filter(None, namespace.split('/')), 'body_bridge'])  # the node's
+        rclpy.logging.get_logger(logger).warning(
             'simulation_interfaces is not installed: the simulator API is not served')
         return None
     return WorldApi(runner, executor, namespace, world=world, started=started)
