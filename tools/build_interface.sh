@@ -11,7 +11,7 @@
 # (control_msgs.action). About 10 s per package.
 set -euo pipefail
 
-venv=$1 src=$2 module=$3
+venv=$(cd "$1" && pwd) src=$(cd "$2" && pwd) module=$3  # absolute: the build runs elsewhere
 py="$venv/bin/python"
 name=$(basename "$src")
 build=$(mktemp -d)
