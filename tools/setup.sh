@@ -138,6 +138,25 @@ if [ -n "${FORCE:-}" ] || ! cmp -s "$client/package-lock.json" "$installed"; the
 fi
 flock -u 9
 
+# 3e. Tests only: Rerun's command line (its own MCAP importer, `rerun mcap convert`), for
+#     test/test_record_rerun.py: the binary of the rerun-sdk wheel from PyPI, into a git-ignored
+#     folder shared by the environments (the Python SDK beside it is removed: it is not used).
+rerun_version=0.41.0
+rerun_dir="$root/tools/rerun_cli"
+flock 9
+if [ -n "${FORCE:-}" ] || [ "$(cat "$rerun_dir/.version" 2>/dev/null)" != "$rerun_version" ]; then
+  say "installing Rerun's command line $rerun_version (tools/rerun_cli)"
+  rm -rf "$rerun_dir"
+  if "$py" -m pip --disable-pip-version-check -q install --no-deps --target "$rerun_dir" \
+       "rerun-sdk==$rerun_version" 2> >(quiet_pip); then
+    rm -rf "$rerun_dir/rerun" "$rerun_dir/rerun_bindings" "$rerun_dir/bin"
+    echo "$rerun_version" >"$rerun_dir/.version"
+  else
+    say "warning: rerun-sdk could not be installed: test/test_record_rerun.py will be skipped"
+  fi
+fi
+flock -u 9
+
 # 4. body_bridge itself, editable.
 say "installing body_bridge (editable)"
 flock 9
