@@ -81,6 +81,10 @@ def test_quad_mesh_covers_its_cells(tmp_path):
     a, b, c = (mesh.vertices[mesh.faces[:, k]] for k in range(3))
     turns = np.sign(np.cross(b - a, c - a)[:, 2])
     assert abs(turns.sum()) == 8  # one winding: no cell folded over itself
+    for wide, tall in ((3, 2), (2, 3)):  # two cells: one row of two, two rows of one
+        parts, _ = load(tmp_path, grid + f'QuadMesh {{ verticesPerRow {wide} '
+                        f'verticesPerColumn {tall} }}\n')
+        assert len(parts[0].mesh.faces) == 4
     # One row (verticesPerColumn's default) has no cells: nothing drawn beside the cube.
     parts, messages = load(tmp_path, grid + 'QuadMesh { verticesPerRow 3 } Cube { }\n')
     assert [len(p.mesh.faces) for p in parts] == [12] and messages == []
