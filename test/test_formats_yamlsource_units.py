@@ -44,10 +44,13 @@ def test_every_value_knows_its_line():
     """A scalar cannot carry a line: its mapping keeps each key's, its list each item's."""
     doc = load_yaml('m.yaml', 'format: x\nlinks: 5\nname:\n  long\n'
                     'list:\n  - 5\n  - {a: 1}\n  -\n    7\n  - 8\n'
-                    'flow: [a, b,\n  c, [4,\n  5], 6]\nmesh: [1, 2,\n  3]\n')
-    assert [line_at(doc, key) for key in doc] == [1, 2, 3, 5, 11, 14]
+                    'flow: [a, b,\n  c, d, [4,\n  5], 6]\nmesh: [1, 2,\n  3]\n'
+                    'late: [\n  {a: 1}, 2]\n')
+    assert [line_at(doc, key) for key in doc] == [1, 2, 3, 5, 11, 14, 16]
     assert [line_at(doc['list'], i) for i in range(4)] == [6, 7, 9, 10]
-    assert [line_at(doc['flow'], i) for i in range(5)] == [11, 11, 12, 12, 13]
+    assert [line_at(doc['flow'], i) for i in range(6)] == [11, 11, 12, 12, 12, 13]
+    assert [list(m) for m in doc['flow'].marks] == [[2, 5], [12, 13]]  # one a line
+    assert [line_at(doc['late'], i) for i in range(2)] == [17, 17]  # the list starts on 16
     # Numbers before any mapping or list item are not marked (a mesh costs nothing more):
     # each has the list's line.
     assert [line_at(doc['mesh'], i) for i in range(3)] == [14, 14, 14]
