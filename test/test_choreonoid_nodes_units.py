@@ -208,6 +208,8 @@ def test_rotations_compose_left_to_right_in_the_file_unit():
     n = node('rotation: [0, 0, 1, 1.5707963267948966]\n', unit=1.0)
     np.testing.assert_allclose(n.rotation(), [[0, -1, 0], [1, 0, 0], [0, 0, 1]], atol=1e-12)
     assert node('a: 1\n').rotation() is None
+    n = node('r: [[0, 0, 1, 90]]\n')  # a list of one rotation
+    np.testing.assert_allclose(n.rotation('r'), [[0, -1, 0], [1, 0, 0], [0, 0, 1]], atol=1e-12)
 
 
 @pytest.mark.parametrize('text, message', [
