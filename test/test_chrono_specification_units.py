@@ -32,6 +32,15 @@ def test_an_unknown_top_level_key_of_a_model_is_reported(tmp_path):
         f'{path}:1: file: key "extras" is not part of the Chrono model format; ignored']
 
 
+def test_an_unknown_key_of_the_data_path_is_reported(tmp_path):
+    text = MODEL.replace('model:\n', 'model:\n  data_path:\n    type: RELATIVE\n    root: m\n'
+                         '    cache: yes\n')
+    path = write(tmp_path, 'model.yaml', text)
+    assert [w for w in load_model(path).warnings if 'cache' in w] == [
+        f'{path}:4: model data_path: key "cache" is not part of the Chrono model format; '
+        'ignored']
+
+
 def test_a_file_with_a_version_and_nothing_else_says_it_has_no_model(tmp_path):
     path = write(tmp_path, 'model.yaml', 'chrono-version: 10.0\nname: x\n')
     with pytest.raises(UnsupportedError) as err:
