@@ -43,6 +43,20 @@ def test_vertex_property_unpacks_red_green_blue_and_alpha(tmp_path):
                                (0x33 / 255, 0x66 / 255, 0x99 / 255, 0xCC / 255), atol=1e-9)
 
 
+def test_a_shape_s_own_vertex_property_gives_its_colours_to_it_alone(tmp_path):
+    own = ('FaceSet { vertexProperty VertexProperty { vertex [ 0 0 0, 1 0 0, 0 1 0, '
+           f'5 0 0, 6 0 0, 5 1 0 ] orderedRGBA [ {0xFF0000FF}, {0x00FF00FF} ] '
+           'materialBinding PER_FACE } numVertices [ 3, 3 ] }\n')
+    after = 'Coordinate3 { point [ 0 5 0, 1 5 0, 0 6 0 ] } FaceSet { numVertices 3 }\n'
+    parts, messages = load(tmp_path, 'BaseColor { rgb 0 0 1 }\n' + own + after)
+    assert colours(parts) == {(0.333, 0.333): RED, (5.333, 0.333): GREEN,
+                              (0.333, 5.333): BLUE} and messages == []
+    # Without colours of its own the shape keeps the inherited ones.
+    parts, _ = load(tmp_path, 'BaseColor { rgb 0 0 1 }\n' + own.replace(
+        f'orderedRGBA [ {0xFF0000FF}, {0x00FF00FF} ] ', ''))
+    assert colours(parts) == {(0.333, 0.333): BLUE, (5.333, 0.333): BLUE}
+
+
 def test_face_set_counts(tmp_path):
     parts, _ = load(tmp_path, SQUARES + 'FaceSet { numVertices -1 startIndex 3 }\n')
     # -1: one face of the rest of the vertices, from startIndex on.

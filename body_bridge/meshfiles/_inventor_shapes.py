@@ -43,9 +43,7 @@ def vertex_property(scene, node: Node, state):
 
 
 def _coords(scene, node: Node, state) -> np.ndarray:
-    prop = node.fields.get('vertexProperty')
-    if isinstance(prop, Node):
-        return vertex_property(scene, prop, state).coords
+    """The shape's coordinates (its own ``vertexProperty`` is already in ``state``)."""
     if state.coords is None:
         raise ModelError(scene.path, node.line, f'{node.type} without coordinates before it')
     return state.coords
