@@ -10,7 +10,7 @@ import pytest
 
 from body_bridge import geometry as geo
 from body_bridge.errors import ModelError
-from body_bridge.meshfiles import load_mesh_file
+from body_bridge.meshfiles import _common, load_mesh_file
 
 HEADER = '#Inventor V2.1 ascii\n'
 SQUARES = 'Coordinate3 { point [ 0 0 0, 1 0 0, 1 1 0, 0 1 0, 5 0 0, 6 0 0, 6 1 0 ] }\n'
@@ -69,6 +69,23 @@ def test_face_set_counts(tmp_path):
                 r'm\.iv:3: FaceSet uses \d+ vertices from 0 but there are 7$')
     refused(tmp_path, SQUARES + 'FaceSet { numVertices 3 startIndex -1 }\n',
             r'm\.iv:3: FaceSet uses 3 vertices from -1 but there are 7$')
+
+
+def test_indices_out_of_range_and_huge_faces_get_one_line(tmp_path, monkeypatch):
+    for shape in ('IndexedFaceSet', 'IndexedTriangleStripSet'):
+        refused(tmp_path, SQUARES + f'{shape} {{ coordIndex [ 0, 1, 7, -1 ] }}\n',
+                rf'm\.iv:3: {shape} coordIndex: index 7 out of range \(there are 7\)$')
+    monkeypatch.setattr(_common, 'MAX_POLYGON_CORNERS', 4)
+    parts, _ = load(tmp_path, SQUARES + 'FaceSet { numVertices [ 4 ] }\n')
+    assert len(parts[0].mesh.faces) == 2
+    refused(tmp_path, SQUARES + 'IndexedFaceSet { coordIndex [ 0, 1, 2, 3, 4, -1 ] }\n',
+            r'm\.iv:3: a face has more than 4 corners$')
+
+
+def test_strips_too_short_for_a_triangle_draw_nothing(tmp_path):
+    parts, messages = load(tmp_path, SQUARES + 'TriangleStripSet { numVertices [ 2, 1 ] }\n'
+                           'Cube { }\n')
+    assert [len(p.mesh.faces) for p in parts] == [12] and messages == []
 
 
 def test_triangle_strips_keep_one_winding_and_colour_each_strip(tmp_path):
