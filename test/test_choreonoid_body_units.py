@@ -71,7 +71,7 @@ def test_versions_and_units_read(tmp_path):
 @pytest.mark.parametrize('text, line, message', [
     ('name: x\n', 1, 'the body has no "links"'),
     ('links: []\n', 4, 'the body has no link'),
-    ('links: 5\n', None, '"links" must be a list, found int 5'),
+    ('links: 5\n', 4, '"links" must be a list, found int 5'),  # the line of the key
     ('links:\n  - 5\n', 5, 'a link must be a mapping, found int 5'),
     ('links:\n  - { name: a }\n  - { name: a }\n', 6, "duplicate link name 'a'"),
     ('root_link: b\nlinks:\n  - { name: a }\n', 1, "root_link 'b' is not a link of this body"),
@@ -82,6 +82,23 @@ def test_versions_and_units_read(tmp_path):
 def test_bad_link_lists_are_one_line(tmp_path, text, line, message):
     err = refused(tmp_path, text, error=UnsupportedError if 'supported' in message else
                   ModelError)
+    assert (err.line, err.message) == (line, message)
+
+
+@pytest.mark.parametrize('text, line, message', [
+    ('name: x\n\nlinks:\n  5\n', 6, '"links" must be a list, found int 5'),
+    ('links:\n  - { name: a }\n\n  -\n    5\n', 8, 'a link must be a mapping, found int 5'),
+    ('links:\n  Link: { name: a }\n  Skip:\n    7\n', 6,
+     'a link must be a mapping, found int 7'),
+    ('links:\n  - { name: a }\n  - { name: b, parent: a }\nextra_joints: 3\n', 7,
+     'extra_joints must be a list, found int 3'),
+    ('links:\n  - { name: a }\n  - { name: b, parent: a }\nextra_joints:\n'
+     '  - { link1_name: a, link2_name: b, joint_type: ball }\n  - 4\n', 9,
+     'expected a mapping, found int 4'),
+])
+def test_a_scalar_where_a_mapping_or_list_belongs_names_its_own_line(tmp_path, text, line,
+                                                                      message):
+    err = refused(tmp_path, text)
     assert (err.line, err.message) == (line, message)
 
 

@@ -173,13 +173,13 @@ def test_scaled_box(tmp_path):
      'radian is not allowed with format_version 2.0'),
     ('format: ChoreonoidBody\nlinks:\n  - name: a\n  - name: b\n    parent: c\n', 4,
      "parent link 'c' of 'b' is not defined"),
-    ('format: ChoreonoidBody\nlinks:\n  - name: a\n    joint_type: spinning\n', 3,
+    ('format: ChoreonoidBody\nlinks:\n  - name: a\n    joint_type: spinning\n', 4,
      "joint_type 'spinning'"),
     ('format: ChoreonoidBody\nlinks:\n  - name: a\n    elements:\n      - type: Shape\n'
      '        geometry: { type: Box, size: [ 1, -1, 1 ] }\n', 6,
      'Box size must be three numbers, none negative'),
-    ('format: ChoreonoidBody\nlinks:\n  - name: a\n    mass: heavy\n', 3, 'mass must be a number'),
-    ('format: ChoreonoidBody\nlinks:\n  - name: a\n    rotation: [ 0, 0, 0, 90 ]\n', 3,
+    ('format: ChoreonoidBody\nlinks:\n  - name: a\n    mass: heavy\n', 4, 'mass must be a number'),
+    ('format: ChoreonoidBody\nlinks:\n  - name: a\n    rotation: [ 0, 0, 0, 90 ]\n', 4,
      'zero vector'),
     ('format: ChoreonoidBody\nlinks: [\n', 3, 'invalid YAML'),
 ])

@@ -131,6 +131,31 @@ def test_rigid_body_mass_of_zero_is_kept_and_a_negative_one_refused(tmp_path):
     assert (err.line, err.message) == (7, 'mass must not be negative, found -1')
 
 
+@pytest.mark.parametrize('elements_text, line, message', [
+    ('- { type: Shape, geometry: { type: Box, size: [1, 1, 1] } }\n-\n  5', 9,
+     'expected a mapping, found int 5'),
+    (f'{BOX}\nTransform:\n  7', 8, 'expected a mapping, found int 7'),
+    ('- type: Shape\n  appearance: {}\n  geometry: 7', 9, 'expected a mapping, found int 7'),
+    ('- type: Visual\n  name: v\n  shape: 3', 9, 'expected a mapping, found int 3'),
+    ('- type: Collision\n  name: c\n  resource: 2', 9, 'expected a mapping, found int 2'),
+    ('- type: Transform\n  name: t\n  elements: 4', 9,
+     'elements must be a list or a mapping, found int 4'),
+    ('- type: RigidBody\n  name: r\n  mass: -1', 9, 'mass must not be negative, found -1'),
+    ('- type: RigidBody\n  name: r\n  inertia: [1, 2]', 9,
+     'inertia must have 6 or 9 numbers, found 2'),
+])
+def test_an_error_about_a_value_names_its_own_line(tmp_path, elements_text, line, message):
+    err = refused(body(tmp_path, elements_text))
+    assert (err.line, err.message) == (line, message)
+
+
+def test_a_scalar_for_a_link_s_elements_names_its_line(tmp_path):
+    path = tmp_path / 'm.body'
+    path.write_text(HEAD + '    mass: 1\n    elements: 5\n')
+    err = refused(path)
+    assert (err.line, err.message) == (7, 'elements must be a list or a mapping, found int 5')
+
+
 def test_unused_keys_of_a_rigid_body_are_warned(tmp_path):
     model = choreonoid.load(body(tmp_path, 'RigidBody: { mass: 1.0, density: 3 }'))
     assert warnings(model) == ["RigidBody: key 'density' is not supported and was ignored"]

@@ -182,17 +182,17 @@ def test_real_imports_are_read_and_their_unknown_keys_named():
 
 
 @pytest.mark.parametrize('text, line, message', [
-    ('links:\n  - name: a\n  - name: b\n    parent: a\n    joint_range: [ 1, 2, 3 ]\n', 5,
+    ('links:\n  - name: a\n  - name: b\n    parent: a\n    joint_range: [ 1, 2, 3 ]\n', 7,
      r'joint_range must be \[lower, upper\]'),
-    ('links:\n  - name: a\n  - name: b\n    parent: a\n    joint_range: [ big, 2 ]\n', 5,
+    ('links:\n  - name: a\n  - name: b\n    parent: a\n    joint_range: [ big, 2 ]\n', 7,
      "joint_range value 'big'"),
-    ('links:\n  - name: a\n    joint_axis: W\n', 4, "joint_axis 'W' is not a vector"),
+    ('links:\n  - name: a\n    joint_axis: W\n', 5, "joint_axis 'W' is not a vector"),
     ('links:\n  - name: a\n  - name: a\n', 5, "duplicate link name 'a'"),
     ('links:\n  - name: a\n  - name: b\n', 5, "link 'b' has no parent"),
     ('links:\n  - name: a\n  - { name: b, parent: c }\n  - { name: c, parent: b }\n', 5,
      'cycle'),
-    ('links:\n  - name: a\n    mass: -1\n', 4, 'mass must not be negative'),
-    ('links:\n  - name: a\n    joint_id: one\n', 4, 'joint_id must be an integer'),
+    ('links:\n  - name: a\n    mass: -1\n', 5, 'mass must not be negative'),
+    ('links:\n  - name: a\n    joint_id: one\n', 5, 'joint_id must be an integer'),
     ('links:\n  - type: Sensor\n    name: a\n', 4, 'Sensor nodes in links are not supported'),
 ])
 def test_link_errors(tmp_path, text, line, message):

@@ -134,13 +134,47 @@ def test_numbers_integers_and_booleans():
     assert refused(lambda: n.boolean('a')).message == 'a must be true or false, found 5'
 
 
+@pytest.mark.parametrize('call, line, message', [
+    (lambda n: n.string('e'), 6, 'e must be a string, found a mapping'),
+    (lambda n: n.number('b'), 3, "b must be a number, found str 'x'"),
+    (lambda n: n.number('zz', 'max_force'), 13, "zz must be a number, found str 'x'"),
+    (lambda n: n.number('v'), 12, 'v must be finite, found inf'),
+    (lambda n: n.integer('c'), 4, 'c must be an integer, found float 2.5'),
+    (lambda n: n.boolean('d'), 5, 'd must be true or false, found 5'),
+    (lambda n: n.numbers('f'), 7, 'f must be a list of numbers, found int 3'),
+    (lambda n: n.numbers('g', minimum=2), 8, 'g must have at least 2 numbers, found 1'),
+    (lambda n: n.numbers('h'), 15, "h must be a number, found str 'x'"),
+    (lambda n: n.vector('a'), 2, 'a must have 3 numbers, found 2'),
+    (lambda n: n.vector('f'), 7, 'f must be a list of numbers, found int 3'),
+    (lambda n: n.vector('zz', 'h', size=2), 15, "zz must be a number, found str 'x'"),
+    (lambda n: n.translation('t'), 9, 't must be [x, y, z] or a list of them, found a list'),
+    (lambda n: n.rotation('r'), 10, 'r axis is the zero vector'),
+    (lambda n: n.rotation('s'), 11, 's must be [x, y, z, angle] or a list of them'),
+    (lambda n: n.rotation('a'), 2, 'a must be [x, y, z, angle] or a list of them'),
+    (lambda n: Frame().of_node(n), 14, 'scale must not be zero'),
+    (lambda n: n.string('zz', 'e'), 6, 'zz must be a string, found a mapping'),
+])
+def test_an_error_about_a_value_names_the_line_of_its_key(call, line, message):
+    n = node('name: x\na: [1, 2]\nb: x\nc: 2.5\nd: 5\ne: {k: 1}\nf: 3\ng: [1]\n'
+             't: [1, 2]\nr: [0, 0, 0, 5]\ns: 7\nv: .inf\nmaxForce: x\nscale: [1, 0, 1]\n'
+             'h: [1, x]\n')
+    err = refused(lambda: call(n))
+    assert (err.line, err.message) == (line, message)
+    assert n.at('zz') == 1 and n.at('zz', 'max_force') == 13 and n.at() == 1
+    assert n.error('about the node').line == 1
+    # Keys imported into a node (not written in it) have the node's line.
+    imported = Node(load_yaml('m.body', '\nname: x\n'), Context('m.body'), 9,
+                    extra={'gearRatio': 'x'})
+    assert imported.at('gear_ratio') == 2 and imported.at('name') == 2
+
+
 def test_number_lists_drop_an_incomplete_group_with_a_warning():
     n = node('name: x\nv:\n  - 1\n  - 2\n  - 3\n  - 4\n  - 5\n  - 6\n  - 7\nw: 3\n')
     assert n.numbers('v', multiple=3).tolist() == [1, 2, 3, 4, 5, 6]
     assert said(n) == ['m.body:3: v has 7 numbers, not a multiple of 3; the last 1 were ignored']
     assert n.numbers('v', multiple=7, minimum=7).tolist() == [1, 2, 3, 4, 5, 6, 7]
     err = refused(lambda: n.numbers('v', minimum=8))
-    assert (err.line, err.message) == (1, 'v must have at least 8 numbers, found 7')
+    assert (err.line, err.message) == (2, 'v must have at least 8 numbers, found 7')
     assert refused(lambda: n.numbers('w')).message == 'w must be a list of numbers, found int 3'
     assert n.numbers('z') is None
 
@@ -174,6 +208,8 @@ def test_rotations_compose_left_to_right_in_the_file_unit():
     n = node('rotation: [0, 0, 1, 1.5707963267948966]\n', unit=1.0)
     np.testing.assert_allclose(n.rotation(), [[0, -1, 0], [1, 0, 0], [0, 0, 1]], atol=1e-12)
     assert node('a: 1\n').rotation() is None
+    n = node('r: [[0, 0, 1, 90]]\n')  # a list of one rotation
+    np.testing.assert_allclose(n.rotation('r'), [[0, -1, 0], [1, 0, 0], [0, 0, 1]], atol=1e-12)
 
 
 @pytest.mark.parametrize('text, message', [

@@ -5,6 +5,7 @@ import pytest
 
 from body_bridge.errors import ModelError
 from body_bridge.formats.chrono.node import Context, Node, read_function
+from body_bridge.formats.yamlsource import load_yaml
 
 
 def node(data, ctx=None):
@@ -17,6 +18,44 @@ def error(call, *args, **kwargs):
     text = str(err.value)
     assert text.startswith('m.yaml:3: part') and '\n' not in text
     return text.split(': ', 2)[2]
+
+
+LOADED = ('name: x\ns: [1]\nc: maybe\nn: x\np: -1\nm: -2\nb: 3\nv: 4\nw: [1, 2]\nz: [0, 0, 0]\n'
+          'q: [0, 0, 0, 0]\nr: [1, 2]\nt: 5\nu: [[1, 2]]\nk: {a: 1}\nl:\n  - {a: 1}\n'
+          '  -\n    3\ne: [1, x]\nf: .inf\n')
+
+
+@pytest.mark.parametrize('call, line, message', [
+    (lambda n: n.string('s'), 2, '"s" must be a string, found a list'),
+    (lambda n: n.choice('c', ('A', 'B')), 3, '"c" is \'maybe\'; expected one of A, B'),
+    (lambda n: n.choice('name', ('A', 'B')), 1, '"name" is \'x\'; expected one of A, B'),
+    (lambda n: n.number('n'), 4, '"n" must be numbers, found str \'x\''),
+    (lambda n: n.number('p', positive=True), 5, '"p" must be positive, found -1'),
+    (lambda n: n.number('m', minimum=0), 6, '"m" must be at least 0, found -2'),
+    (lambda n: n.boolean('b'), 7, '"b" must be true or false, found int 3'),
+    (lambda n: n.vector('v'), 8, '"v" must be a list of numbers, found int 4'),
+    (lambda n: n.vector('w'), 9, '"w" must have 3 numbers, found 2'),
+    (lambda n: n.direction('z'), 10, '"z" is the zero vector'),
+    (lambda n: n.rotation('q'), 11, '"q" is a zero quaternion'),
+    (lambda n: n.rotation('r'), 12, '"r" must have 3 numbers (Cardan angles) or 4 (a quaternion '
+     'e0, e1, e2, e3), found 2'),
+    (lambda n: n.table('t'), 13, '"t" must be a list of rows [[...], ...]'),
+    (lambda n: n.table('u', min_rows=2), 14, '"u" needs at least 2 rows, found 1'),
+    (lambda n: n.table('u', columns=3), 14, '"u": every row must have 3 numbers, found a row '
+     'of 2'),
+    (lambda n: n.child('b'), 7, 'part b must be a mapping, found int 3'),
+    (lambda n: n.items('b', 'item'), 7, '"b" must be a list, found int 3'),
+    (lambda n: n.items('l', 'item'), 19, 'item must be a mapping, found int 3'),
+    (lambda n: n.vector('e', size=None), 20, '"e" must be numbers, found str \'x\''),
+    (lambda n: n.number('f'), 21, '"f" must be finite, found inf'),
+])
+def test_an_error_about_a_value_names_the_line_of_its_key(call, line, message):
+    part = Node(load_yaml('m.yaml', LOADED), Context('m.yaml'), 'part')
+    with pytest.raises(ModelError) as err:
+        call(part)
+    assert (err.value.line, err.value.message.removeprefix('part: ')) == (line, message)
+    assert part.child('k').line == 15 and part.at('l') == 16
+    assert part.at('missing') == 1 and part.error('about it').line == 1
 
 
 def test_keys_must_be_strings():

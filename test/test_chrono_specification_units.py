@@ -28,11 +28,53 @@ def test_an_unknown_top_level_key_of_a_model_is_reported(tmp_path):
         f'{path}:1: file: key "extras" is not part of the Chrono model format; ignored']
 
 
+def test_an_unknown_key_of_the_data_path_is_reported(tmp_path):
+    text = MODEL.replace('model:\n', 'model:\n  data_path:\n    type: RELATIVE\n    root: m\n'
+                         '    cache: yes\n')
+    path = write(tmp_path, 'model.yaml', text)
+    assert [w for w in load_model(path).warnings if 'cache' in w] == [
+        f'{path}:4: model data_path: key "cache" is not part of the Chrono model format; '
+        'ignored']
+
+
 def test_a_file_with_a_version_and_nothing_else_says_it_has_no_model(tmp_path):
     path = write(tmp_path, 'chrono-version: 10.0\nname: x\n')
     with pytest.raises(UnsupportedError) as err:
         load_model(path)
     assert str(err.value) == f'{path}:1: not a Chrono MBS model: it has no "model" section'
+
+
+BODIES = ('chrono-version: 10.0\n\nmodel:\n  name: m\n  bodies:\n'
+          '    - {name: g, location: [0, 0, 0], fixed: true}\n'
+          '    - name: m\n      location: [1, 0, 0]\n      mass: 1\n')
+
+
+@pytest.mark.parametrize('text, line, message', [
+    ('chrono-version: 10.0\n\nmodel: 5\n', 3, '"model" must be a mapping, found int 5'),
+    ('chrono-version: 10.0\nmodel:\n  - 5\n', 2, '"model" must be a mapping, found a list'),
+    ('name: x\nchrono-version: 10.x\nmodel: {}\n', 2,
+     "chrono-version '10.x' is not of the form M.m or M.m.p"),
+    (BODIES + '    -\n      5\n', 11, 'body must be a mapping, found int 5'),
+    (BODIES + '      com: 3\n', 10, "body 'm' com must be a mapping, found int 3"),
+    (BODIES + '      inertia:\n        moments: [1, 1, x]\n', 11,
+     "body 'm' inertia: \"moments\" must be numbers, found str 'x'"),
+    (BODIES.replace('mass: 1', 'mass: heavy'), 9,
+     "body 'm': \"mass\" must be numbers, found str 'heavy'"),
+    (BODIES.replace('mass: 1', 'mass: 1\n      inertia: {moments: [1, 1, 1]}') + '  joints: 4\n',
+     11, 'model: "joints" must be a list, found int 4'),
+])
+def test_a_scalar_where_a_mapping_belongs_names_its_own_line(tmp_path, text, line, message):
+    path = write(tmp_path, 'model.yaml', text)
+    with pytest.raises(ModelError) as err:
+        load_model(path)
+    assert (err.value.line, err.value.message) == (line, message)
+
+
+def test_a_version_of_a_chrono_release_not_read_names_its_line(tmp_path):
+    path = write(tmp_path, 'model.yaml', 'model: {}\n\nchrono-version: 8.0\n')
+    with pytest.raises(UnsupportedError) as err:
+        load_model(path)
+    assert err.value.line == 3
 
 
 def test_the_simulation_section_gives_gravity_and_its_run_keys_are_not_warned(tmp_path):

@@ -1,4 +1,5 @@
-"""The YAML reader of the Body and Chrono formats: values, lines, merge keys, aliases, bounds."""
+"""The YAML reader of the Body and Chrono formats: values, lines (of mappings, lists and each
+value), merge keys, aliases, bounds."""
 
 import importlib.util
 import sys
@@ -10,7 +11,7 @@ import yaml
 from body_bridge.errors import ModelError
 from body_bridge.formats import yamlsource
 from body_bridge.formats.yamlsource import (LineDict, LineList, MAX_BYTES, MAX_DEPTH, kind_of,
-                                            line_of, load_yaml, load_yaml_anchors)
+                                            line_at, line_of, load_yaml, load_yaml_anchors)
 
 
 def refused(text, path='m.yaml') -> ModelError:
@@ -37,6 +38,42 @@ def test_mappings_and_lists_know_their_line():
     assert [line_of(link) for link in doc['links']] == [3, 5]
     assert line_of(doc['links'][0]['elements']) == 4
     assert line_of(5) is None and line_of('x', 7) == 7
+
+
+def test_every_value_knows_its_line():
+    """A scalar cannot carry a line: its mapping keeps each key's, its list each item's."""
+    doc = load_yaml('m.yaml', 'format: x\nlinks: 5\nname:\n  long\n'
+                    'list:\n  - 5\n  - {a: 1}\n  -\n    7\n  - 8\n'
+                    'flow: [a, b,\n  c, d, [4,\n  5], 6]\nmesh: [1, 2,\n  3]\n'
+                    'late: [\n  {a: 1}, 2]\n')
+    assert [line_at(doc, key) for key in doc] == [1, 2, 3, 5, 11, 14, 16]
+    assert [line_at(doc['list'], i) for i in range(4)] == [6, 7, 9, 10]
+    assert [line_at(doc['flow'], i) for i in range(6)] == [11, 11, 12, 12, 12, 13]
+    assert [list(m) for m in doc['flow'].marks] == [[2, 5], [12, 13]]  # one a line
+    assert [line_at(doc['late'], i) for i in range(2)] == [17, 17]  # the list starts on 16
+    # Numbers before any mapping or list item are not marked (a mesh costs nothing more):
+    # each has the list's line.
+    assert [line_at(doc['mesh'], i) for i in range(3)] == [14, 14, 14]
+    assert doc['mesh'].marks is None
+    # The first item is on the list's line: marks only where a scalar item moves on.
+    assert [list(m) for m in doc['list'].marks] == [[2, 3], [9, 10]]
+    assert load_yaml('m.yaml', 'a: [1, 2, 3]\n')['a'].marks is None
+    # Nothing more known: the container's line, then the default.
+    assert line_at(doc, 'other') == 1 and line_at(doc['list'], 4) == 6
+    assert line_at(doc['list'], -1, 3) == 6
+    assert line_at({'a': 1}, 'a') is None and line_at({'a': 1}, 'a', 9) == 9
+    assert line_at(5, 0, 4) == 4 and line_at([1], 0, 2) == 2
+    plain = LineList([1, 2])
+    plain.line, plain.marks = 5, None
+    assert line_at(plain, 1) == 5
+
+
+def test_merged_keys_keep_the_line_they_are_written_on():
+    doc = load_yaml('m.yaml', 'base: &b\n  x: 1\n  y: 2\nmore: &m {y: 3, z: 4}\n'
+                    'one:\n  <<: *b\n  x: 9\n'
+                    'two:\n  <<: [*b, *m]\n  w: 0\n')
+    assert doc['one'].lines == {'x': 7, 'y': 3}
+    assert doc['two'].lines == {'x': 2, 'y': 3, 'z': 4, 'w': 10}  # the first merged wins
 
 
 def test_line_records_carry_no_attribute_dictionary():
@@ -189,6 +226,9 @@ def test_pure_python_parser_gives_the_same_document(monkeypatch):
     assert doc == load_yaml('m.yaml', text) == {
         'a': [1, 2.5, True], 'b': [1, 2.5, True], 'c': {'d': 1, 'e': 'name'}}
     assert pure.line_of(doc['c']) == 3
+    assert pure.line_at(doc, 'b') == 2 and doc['c'].lines == {'d': 3, 'e': 3}
+    doc = pure.load_yaml('m.yaml', 'a:\n  - x\n  - y\n')
+    assert [pure.line_at(doc['a'], i) for i in range(2)] == [2, 3]
     with pytest.raises(ModelError) as caught:
         pure.load_yaml('m.yaml', 'a: 1\nb: [1,\n')
     assert caught.value.path == 'm.yaml' and caught.value.message.startswith('invalid YAML')

@@ -69,6 +69,18 @@ def test_transform_nodes_and_their_defaults(tmp_path):
     low, high = cube_at(tmp_path, 'MatrixTransform { matrix 0 1 0 0  -1 0 0 0  0 0 1 0  '
                                   f'7 8 9 1 }} {cube}\n')
     np.testing.assert_allclose((low, high), ((5, 7, 6), (9, 9, 12)), atol=1e-12)
+    # A MatrixTransform without a matrix is the identity.
+    low, high = cube_at(tmp_path, f'MatrixTransform {{ }} {cube}\n')
+    np.testing.assert_allclose((low, high), ((-1, -2, -3), (1, 2, 3)), atol=1e-12)
+
+
+def test_units_keep_the_translation_given_before_them(tmp_path):
+    # Metres before Units, centimetres after: the cube (2 cm) stays where it was put.
+    low, high = cube_at(tmp_path, 'Translation { translation 1 0 0 } '
+                                  'Units { units CENTIMETERS } Translation { translation 0 100 0 }'
+                                  ' Cube { }\n')
+    np.testing.assert_allclose((low, high), ((0.99, 0.99, -0.01), (1.01, 1.01, 0.01)),
+                               atol=1e-12)
 
 
 # --- grouping ---------------------------------------------------------------------------------
@@ -101,7 +113,8 @@ def test_switch_draws_its_chosen_child_or_all_of_them(tmp_path):
     np.testing.assert_allclose(bounds(load(path)[0])[1], (0.25, 0.25, 0.25), atol=1e-9)
 
 
-@pytest.mark.parametrize('group', ['Group', 'LOD', 'Switch { whichChild 0'])
+@pytest.mark.parametrize('group', ['Group', 'LOD', 'Switch { whichChild 0', 'Separator',
+                                   'TransformSeparator', 'Switch { whichChild -3'])
 def test_nodes_used_deeper_than_the_limit_are_refused(tmp_path, group):
     opening = group + ('' if '{' in group else ' {') + ' '
 
@@ -165,6 +178,13 @@ def test_a_missing_named_node_lists_the_names(tmp_path):
     with pytest.raises(ModelError) as err:
         load_mesh_file(path, 'C')
     assert str(err.value) == f"{path}: no node DEFined as 'C' (DEF names: 'A', 'B')"
+    # At most 12 names are listed, in order.
+    names = [f'N{k:02d}' for k in range(14)]
+    path = write(tmp_path, ''.join(f'DEF {n} Cube {{ }}\n' for n in names))
+    with pytest.raises(ModelError) as err:
+        load_mesh_file(path, 'C')
+    listed = ', '.join(repr(n) for n in names[:12])
+    assert str(err.value) == f"{path}: no node DEFined as 'C' (DEF names: {listed})"
 
 
 def test_file_without_a_name_and_files_included_too_deep_are_refused(tmp_path, monkeypatch):

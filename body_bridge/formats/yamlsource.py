@@ -1,4 +1,5 @@
-"""YAML documents whose mappings and sequences remember the line they start on.
+"""YAML documents whose mappings and sequences remember the line they start on, and the line
+of each of their values (``line_at``): errors about a scalar name its line too.
 
 The document is built straight from the parser's events (libyaml's when PyYAML has it), with
 PyYAML's safe scalar types and merge keys (``<<``), without PyYAML's intermediate node graph:
@@ -15,16 +16,18 @@ that is huge as a tree).
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
+from array import array
 
 import yaml
 
 from ..errors import ModelError
 from ..fileaccess import read_regular
 
-__all__ = ['LineDict', 'LineList', 'load_yaml', 'load_yaml_anchors', 'line_of', 'kind_of',
-           'MAX_BYTES', 'MAX_VALUES', 'MAX_DEPTH']
+__all__ = ['LineDict', 'LineList', 'load_yaml', 'load_yaml_anchors', 'line_of', 'line_at',
+           'kind_of', 'MAX_BYTES', 'MAX_VALUES', 'MAX_DEPTH']
 
 #: Upper bound of the size of one YAML file [bytes].
 MAX_BYTES = 64 * 1024 * 1024
@@ -60,20 +63,44 @@ _MISSING = 'cannot read file: no such file'
 
 
 class LineDict(dict):
-    """A dict that knows the 1-based line where it starts (``.line``)."""
+    """A dict that knows the 1-based line where it starts (``.line``) and the line of each
+    key (``.lines``: key -> line)."""
 
-    __slots__ = ('line',)
+    __slots__ = ('line', 'lines')
 
 
 class LineList(list):
-    """A list that knows the 1-based line where it starts (``.line``)."""
+    """A list that knows the 1-based line where it starts (``.line``) and where its scalar
+    items move to another line (``.marks``: two arrays, the index of each such item and its
+    line, in order; None when there is none). Numbers before the list's first mapping or
+    list item are left out: a list of numbers (a mesh) costs nothing more, and an error
+    about one of its numbers names the list's key."""
 
-    __slots__ = ('line',)
+    __slots__ = ('line', 'marks')
 
 
 def line_of(obj, default: int | None = None) -> int | None:
     """The line where a loaded mapping or sequence starts, or ``default``."""
     return getattr(obj, 'line', default)
+
+
+def line_at(container, key, default: int | None = None) -> int | None:
+    """The line of ``container[key]`` (a key of a mapping, an index of a list): where a
+    mapping's key is written, where a list's item starts; else the container's line, else
+    ``default``."""
+    lines = getattr(container, 'lines', None)
+    if lines is not None and key in lines:
+        return lines[key]
+    if isinstance(container, list) and 0 <= key < len(container):
+        item = line_of(container[key])
+        if item is not None:
+            return item
+        marks = getattr(container, 'marks', None)
+        if marks is not None:
+            at = bisect.bisect_right(marks[0], key) - 1
+            if at >= 0:
+                return marks[1][at]
+    return line_of(container, default)
 
 
 def kind_of(value) -> str:
@@ -90,11 +117,14 @@ def kind_of(value) -> str:
 class _Open:
     """A mapping or sequence whose end event has not come yet."""
 
-    __slots__ = ('value', 'is_list', 'pairs', 'merges', 'key', 'key_tag', 'key_line')
+    __slots__ = ('value', 'is_list', 'pairs', 'merges', 'key', 'key_tag', 'key_line', 'last',
+                 'mixed')
 
     def __init__(self, value):
         self.value = value
         self.is_list = isinstance(value, list)
+        self.last = value.line  # a list: the line of its last item marked
+        self.mixed = False  # a list: whether a mapping or list item came yet
         self.pairs: list = []
         self.merges: list = []
         self.key = _NO_KEY
@@ -145,7 +175,7 @@ class _Builder:
                 done = stack.pop()
                 if isinstance(event, yaml.MappingEndEvent):
                     self._finish_mapping(done)
-                value, tag = done.value, None
+                value, tag, scalar = done.value, None, False
             else:
                 count += 1
                 if count > MAX_VALUES:
@@ -175,12 +205,25 @@ class _Builder:
                                              'levels')
                         stack.append(opened)
                         continue
+                scalar = True
             if not stack:
                 self.count = count
                 return value
             top = stack[-1]
             if top.is_list:
-                top.value.append(value)
+                items = top.value
+                if not scalar:  # a collection item knows its own line
+                    top.mixed = True
+                elif match is None or top.mixed:  # numbers of a list of numbers: no marks
+                    line = event.start_mark.line + 1
+                    if line != top.last:  # on another line than the last item marked
+                        top.last = line
+                        marks = items.marks
+                        if marks is None:
+                            marks = items.marks = (array('q'), array('q'))
+                        marks[0].append(len(items))
+                        marks[1].append(line)
+                items.append(value)
             else:
                 self._attach(top, value, tag, event)
 
@@ -204,6 +247,8 @@ class _Builder:
             raise self.error(event, f'YAML tag {event.tag!r} is not supported here')
         value = LineDict() if is_map else LineList()
         value.line = event.start_mark.line + 1
+        if not is_map:
+            value.marks = None
         if event.anchor is not None:
             self.anchors[event.anchor] = value
         return value, expected, _Open(value)
@@ -235,12 +280,14 @@ class _Builder:
         if top.key_tag == _MERGE:
             top.merges.append((value, top.key_line))
         else:
-            top.pairs.append((top.key, value))
+            top.pairs.append((top.key, value, top.key_line))
         top.key = _NO_KEY
 
     def _finish_mapping(self, done: _Open) -> None:
-        """Merge keys first (the first merged mapping wins), then the mapping's own keys."""
+        """Merge keys first (the first merged mapping wins), then the mapping's own keys; each
+        key keeps the line where it is written."""
         merged = []
+        lines: dict = {}
         for value, line in done.merges:
             items = value if isinstance(value, list) else [value]
             for item in items:
@@ -249,11 +296,14 @@ class _Builder:
                                      'list of mappings for merging')
             for item in reversed(items):
                 merged.extend(item.items())
+                lines.update(getattr(item, 'lines', ()))
         target = done.value
         for key, value in merged:
             target[key] = value
-        for key, value in done.pairs:
+        for key, value, line in done.pairs:
             target[key] = value
+            lines[key] = line
+        target.lines = lines
 
 
 def _decode(path: str, raw: bytes) -> str:

@@ -1,7 +1,10 @@
 """Inventor shape nodes as triangles, and VertexProperty (shared by the shape nodes).
 
 Each shape function takes the scene walker, the node and the current state and returns
-``(vertices, faces, polygon of each face)`` in the node's own coordinates, or None.
+``(vertices, faces, owner)`` in the node's own coordinates, or None: ``owner`` numbers the
+face or part of each triangle that a PER_FACE or PER_PART material binding colours. A face
+is a polygon of a face set, a triangle of a strip set and a cell of a QuadMesh; a part is a
+polygon of a face set, a strip of a strip set and a row of cells of a QuadMesh.
 """
 
 from __future__ import annotations
@@ -40,9 +43,7 @@ def vertex_property(scene, node: Node, state):
 
 
 def _coords(scene, node: Node, state) -> np.ndarray:
-    prop = node.fields.get('vertexProperty')
-    if isinstance(prop, Node):
-        return vertex_property(scene, prop, state).coords
+    """The shape's coordinates (its own ``vertexProperty`` is already in ``state``)."""
     if state.coords is None:
         raise ModelError(scene.path, node.line, f'{node.type} without coordinates before it')
     return state.coords
@@ -79,10 +80,16 @@ def _polygons(scene, node: Node, coords, indices, counts):
     return coords[used], inverse.reshape(-1, 3), owner
 
 
-def _strips(scene, node: Node, coords, indices, counts):
-    """Triangles of strips (alternate triangles reversed to keep one winding)."""
+def _by_part(state) -> bool:
+    """Whether the material binding colours parts (PER_PART, PER_PART_INDEXED)."""
+    return state.binding.startswith('PER_PART')
+
+
+def _strips(scene, node: Node, coords, indices, counts, by_strip: bool):
+    """Triangles of strips (alternate triangles reversed to keep one winding), each owned
+    by its strip (``by_strip``) or by itself."""
     tris, owner = [], []
-    start = 0
+    start = made = 0
     for s, n in enumerate(counts):
         strip = indices[start:start + n]
         start += n
@@ -93,7 +100,8 @@ def _strips(scene, node: Node, coords, indices, counts):
         odd = (k % 2) == 1
         t[odd] = t[odd][:, [1, 0, 2]]
         tris.append(t)
-        owner.append(np.full(n - 2, s))
+        owner.append(np.full(n - 2, s) if by_strip else made + k)
+        made += n - 2
     if not tris:
         return None
     faces = np.concatenate(tris)
@@ -108,7 +116,8 @@ def _triangle_strip_set(scene, node: Node, state):
     if (counts < 0).any() or start < 0 or start + int(counts.sum()) > len(coords):
         raise ModelError(scene.path, node.line,
                          'TriangleStripSet uses more vertices than there are')
-    return _strips(scene, node, coords, np.arange(start, start + int(counts.sum())), counts)
+    return _strips(scene, node, coords, np.arange(start, start + int(counts.sum())), counts,
+                   _by_part(state))
 
 
 def _indexed_triangle_strip_set(scene, node: Node, state):
@@ -116,7 +125,7 @@ def _indexed_triangle_strip_set(scene, node: Node, state):
     indices, counts = split_polygons(fields.indices(scene.path, node, 'coordIndex'))
     _common.check_indices(scene.path, node.line, 'IndexedTriangleStripSet coordIndex', indices,
                           len(coords))
-    return _strips(scene, node, coords, indices, counts)
+    return _strips(scene, node, coords, indices, counts, _by_part(state))
 
 
 def _quad_mesh(scene, node: Node, state):
@@ -131,7 +140,8 @@ def _quad_mesh(scene, node: Node, state):
     grid = np.arange(start, start + rows * cols).reshape(rows, cols)
     quads = np.stack([grid[:-1, :-1], grid[1:, :-1], grid[1:, 1:], grid[:-1, 1:]], axis=-1)
     quads = quads.reshape(-1, 4)
-    return _polygons(scene, node, coords, quads.ravel(), np.full(len(quads), 4))
+    vertices, faces, cell = _polygons(scene, node, coords, quads.ravel(), np.full(len(quads), 4))
+    return vertices, faces, cell // (cols - 1) if _by_part(state) else cell
 
 
 def _parts_mask(node: Node) -> set[str]:

@@ -145,7 +145,11 @@ class _Scene:
         shape = shapes.SHAPES.get(kind)
         if shape is not None:
             if state.active:
-                self.shape(node, state, shape(self, node, state))
+                own = state
+                prop = node.fields.get('vertexProperty')
+                if isinstance(prop, Node):  # its values replace the inherited ones, here only
+                    own = shapes.vertex_property(self, prop, state)
+                self.shape(node, own, shape(self, node, own))
             return state
         if kind not in _NO_SURFACE:
             self.warn(self.path, node.line, f'{kind} node is not supported; skipped')

@@ -39,7 +39,7 @@ from .collision_rules import excluded_pairs, wire_only_links
 from .links import LINK_KEYS, LinkSpec, _axis, import_keys, read_joint, read_link
 from .nodes import Context, Node, kind
 from .resources import resolve_uri
-from ..yamlsource import line_of, load_yaml
+from ..yamlsource import line_at, line_of, load_yaml
 
 __all__ = ['load', 'EXTENSIONS']
 
@@ -92,7 +92,7 @@ def _read_body(ctx: Context) -> ReadBody:
                  root='', links=[])
     ctx.session.loading.append(os.path.abspath(path))
     try:
-        _read_links(links_value, ctx, body)
+        _read_links(links_value, ctx, body, top.at('links'))
     finally:
         ctx.session.loading.pop()
     if not body.links:
@@ -107,7 +107,7 @@ def _read_body(ctx: Context) -> ReadBody:
     body.wire_only = tuple(wire_only_links(top, parents))
     extra = top.raw('extra_joints')
     if extra is not None:
-        _read_extra_joints(extra, ctx, body, names)
+        _read_extra_joints(extra, ctx, body, names, top.at('extra_joints'))
     top.warn_unused('body', _HEADER_KEYS)
     return body
 
@@ -135,16 +135,17 @@ def _read_header(top: Node) -> None:
         raise ModelError(path, 1, f'angle_unit must be degree or radian, found {unit!r}')
 
 
-def _read_links(value, ctx: Context, body: ReadBody) -> None:
+def _read_links(value, ctx: Context, body: ReadBody, key_line: int | None) -> None:
+    """The links (``key_line``: where ``links`` is written)."""
     if isinstance(value, list):
-        items = [(None, item) for item in value]
+        items = [(None, index, item) for index, item in enumerate(value)]
     elif isinstance(value, dict):
-        items = list(value.items())
+        items = [(key, key, item) for key, item in value.items()]
     else:
-        raise ModelError(ctx.path, line_of(value), f'"links" must be a list, found {kind(value)}')
-    for type_key, item in items:
+        raise ModelError(ctx.path, key_line, f'"links" must be a list, found {kind(value)}')
+    for type_key, at, item in items:
         if not isinstance(item, dict):
-            raise ModelError(ctx.path, line_of(value), f'a link must be a mapping, found '
+            raise ModelError(ctx.path, line_at(value, at), f'a link must be a mapping, found '
                              f'{kind(item)}')
         line = line_of(item, line_of(value))
         node = Node(item, ctx, line, extra=import_keys(item, ctx, line))
@@ -255,12 +256,13 @@ def _read_sub_body(node: Node, body: ReadBody) -> None:
 # --- extra joints ----------------------------------------------------------------------------
 
 
-def _read_extra_joints(value, ctx: Context, body: ReadBody, names: set[str]) -> None:
+def _read_extra_joints(value, ctx: Context, body: ReadBody, names: set[str],
+                       key_line: int | None) -> None:
     if not isinstance(value, list):
-        raise ModelError(ctx.path, line_of(value), f'extra_joints must be a list, found '
+        raise ModelError(ctx.path, key_line, f'extra_joints must be a list, found '
                          f'{kind(value)}')
     for index, item in enumerate(value):
-        node = Node(item, ctx, line_of(value))
+        node = Node(item, ctx, line_at(value, index))
         ends = []
         for key in ('link1_name', 'link2_name'):
             name = node.string(key)

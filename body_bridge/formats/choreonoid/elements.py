@@ -27,7 +27,7 @@ from . import resources as res
 from .devices import DEVICE_KINDS, OTHER_DEVICE_TYPES, read_device
 from .nodes import Context, Frame, Node, kind
 from .shapes import place, read_appearance, read_geometry
-from ..yamlsource import line_of
+from ..yamlsource import line_at, line_of
 
 __all__ = ['LinkParts', 'read_elements', 'read_inertia', 'MAX_DEPTH']
 
@@ -71,7 +71,7 @@ def read_inertia(node: Node) -> np.ndarray:
         xx, xy, xz, yy, yz, zz = values
         inertia = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
     else:
-        raise node.error(f'inertia must have 6 or 9 numbers, found {len(values)}')
+        raise node.error(f'inertia must have 6 or 9 numbers, found {len(values)}', 'inertia')
     return 0.5 * (inertia + inertia.T)
 
 
@@ -86,9 +86,9 @@ def read_elements(value, frame: Frame, parts: LinkParts, ctx: Context, line: int
     if depth > MAX_DEPTH:
         raise ModelError(ctx.path, line, f'elements are nested deeper than {MAX_DEPTH} levels')
     if isinstance(value, list):
-        for item in value:
+        for index, item in enumerate(value):
             ctx.session.count_element(ctx.path, line_of(item, line_of(value, line)))
-            node = Node(item, ctx, line_of(value, line))
+            node = Node(item, ctx, line_at(value, index, line))
             node_type = node.string('type')
             if node_type is None:
                 raise node.error('an element has no type')
@@ -101,7 +101,7 @@ def read_elements(value, frame: Frame, parts: LinkParts, ctx: Context, line: int
             return
         for node_type, item in value.items():
             ctx.session.count_element(ctx.path, line_of(item, line_of(value, line)))
-            node = Node(item, ctx, line_of(value, line))
+            node = Node(item, ctx, line_at(value, node_type, line))
             declared = node.string('type', default=str(node_type))
             if declared != node_type:
                 raise node.error(f'node type {declared!r} differs from {node_type!r} given '
@@ -115,7 +115,7 @@ def read_elements(value, frame: Frame, parts: LinkParts, ctx: Context, line: int
 def _children(node: Node, frame: Frame, parts: LinkParts, depth: int, mode: str) -> None:
     children = node.raw('elements')
     if children is not None:
-        read_elements(children, frame, parts, node.ctx, node.line, depth + 1, mode)
+        read_elements(children, frame, parts, node.ctx, node.at('elements'), depth + 1, mode)
 
 
 def _read_node(node: Node, node_type: str, frame: Frame, parts: LinkParts, depth: int,
@@ -155,7 +155,7 @@ def _read_rigid_body(node: Node, frame: Frame, parts: LinkParts, depth: int, mod
     inner = frame.of_node(node)
     mass = node.number('mass', default=0.0)
     if mass < 0:
-        raise node.error(f'mass must not be negative, found {mass:g}')
+        raise node.error(f'mass must not be negative, found {mass:g}', 'mass')
     com = inner.linear @ node.vector('center_of_mass', default=(0, 0, 0)) + inner.translation
     inertia = inner.linear @ read_inertia(node) @ inner.linear.T
     parts.masses.append((mass, com, inertia))
@@ -173,10 +173,11 @@ def _read_visual_or_collision(node: Node, node_type: str, frame: Frame, parts: L
     _children(node, inner, parts, depth, new_mode)
     shape = node.raw('shape')
     if shape is not None:
-        _read_shape(Node(shape, node.ctx, node.line), inner, parts, new_mode)
+        _read_shape(Node(shape, node.ctx, node.at('shape')), inner, parts, new_mode)
     resource = node.raw('resource')
     if resource is not None:
-        _read_resource(Node(resource, node.ctx, node.line), inner, parts, depth, new_mode)
+        _read_resource(Node(resource, node.ctx, node.at('resource')), inner, parts, depth,
+                       new_mode)
     node.warn_unused(node_type)
 
 
@@ -188,7 +189,7 @@ def _read_shape(node: Node, frame: Frame, parts: LinkParts, mode: str) -> None:
         node.ctx.warn(node.line, 'Shape has no geometry; it was ignored')
         node.warn_unused('Shape')
         return
-    gnode = Node(geometry_raw, node.ctx, node.line)
+    gnode = Node(geometry_raw, node.ctx, node.at('geometry'))
     gtype = gnode.string('type')
     if gtype is None:
         raise gnode.error('geometry has no type')

@@ -110,7 +110,7 @@ def read_link(node: Node) -> LinkSpec:
     read_joint(node, spec)
     elements = node.raw('elements')
     if elements is not None:
-        read_elements(elements, Frame(), spec.parts, node.ctx, node.line)
+        read_elements(elements, Frame(), spec.parts, node.ctx, node.at('elements'))
     with np.errstate(over='ignore', invalid='ignore'):
         spec.inertial = combine_masses(_link_masses(node, spec))
     if spec.inertial is not None and not (
@@ -132,7 +132,7 @@ def _link_masses(node: Node, spec: LinkSpec) -> list:
     alone = not masses
     mass = node.number('mass', default=0.0)
     if mass < 0:
-        raise node.error(f'mass must not be negative, found {mass:g}')
+        raise node.error(f'mass must not be negative, found {mass:g}', 'mass')
     com = node.vector('center_of_mass', default=(0, 0, 0))
     if node.has('inertia'):
         inertia = read_inertia(node)
@@ -166,12 +166,12 @@ def read_joint(node: Node, spec: LinkSpec) -> None:
     if node.has('joint_id'):
         spec.joint_id = node.integer('joint_id')
         if spec.joint_id < 0:
-            raise node.error(f'joint_id must not be negative, found {spec.joint_id}')
+            raise node.error(f'joint_id must not be negative, found {spec.joint_id}', 'joint_id')
     if node.has('joint_type'):
         value = node.string('joint_type')
         if value not in JOINT_TYPES:
             raise node.error(f'joint_type {value!r} is not one of fixed, free, revolute, '
-                             'prismatic, pseudo_continuous_track')
+                             'prismatic, pseudo_continuous_track', 'joint_type')
         spec.joint_type = JOINT_TYPES[value]
     if node.has('joint_axis'):
         spec.axis = _axis(node, 'joint_axis')
@@ -207,7 +207,7 @@ def _magnitude(node: Node, key: str) -> float:
     """A maximum: a negative one is taken by its magnitude, with a warning."""
     value = node.number(key)
     if value < 0:
-        node.ctx.warn(node.line, f'{key} {value:g} is negative; {-value:g} is used')
+        node.ctx.warn(node.at(key), f'{key} {value:g} is negative; {-value:g} is used')
     return abs(value)
 
 
@@ -219,14 +219,15 @@ def _axis(node: Node, key: str) -> np.ndarray:
         sign = -1.0 if text.startswith('-') else 1.0
         letter = text.lstrip('+-')
         if letter not in named:
-            raise node.error(f'{key} {raw!r} is not a vector or one of X, Y, Z, -X, -Y, -Z')
+            raise node.error(f'{key} {raw!r} is not a vector or one of X, Y, Z, -X, -Y, -Z',
+                             key)
         return sign * np.array(named[letter], dtype=float)
     axis = node.vector(key)
     norm = float(np.linalg.norm(axis))
     if norm < 1e-9:
-        raise node.error(f'{key} is the zero vector')
+        raise node.error(f'{key} is the zero vector', key)
     if abs(norm - 1.0) > 1e-6:
-        node.ctx.warn(node.line, f'{key} {axis.tolist()} is not a unit vector; normalised')
+        node.ctx.warn(node.at(key), f'{key} {axis.tolist()} is not a unit vector; normalised')
     return axis / norm
 
 
@@ -234,7 +235,7 @@ def _actuation(node: Node, spec: LinkSpec) -> None:
     mode = node.string('actuation_mode')
     if mode not in _ACTUATION_MODES:
         raise node.error(f'actuation_mode {mode!r} is not one of '
-                         f'{", ".join(_ACTUATION_MODES)}')
+                         f'{", ".join(_ACTUATION_MODES)}', 'actuation_mode')
     spec.actuation = _ACTUATION_MODES[mode]
     if spec.actuation == 'surface_velocity':
         spec.joint_type = 'pseudo_continuous_track'  # the deprecated way to say it
@@ -244,7 +245,7 @@ def _range(node: Node, scale: float) -> tuple[float | None, float | None]:
     raw = node.raw('joint_range')
     if isinstance(raw, list):
         if len(raw) != 2:
-            raise node.error('joint_range must be [lower, upper] or one number')
+            raise node.error('joint_range must be [lower, upper] or one number', 'joint_range')
         return _limit(node, raw[0], scale), _limit(node, raw[1], scale)
     upper = _limit(node, raw, scale)
     return (None if upper is None else -upper), upper
@@ -254,5 +255,6 @@ def _limit(node: Node, value, scale: float) -> float | None:
     if value == 'unlimited':
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise node.error(f'joint_range value {value!r} is not a number or "unlimited"')
+        raise node.error(f'joint_range value {value!r} is not a number or "unlimited"',
+                         'joint_range')
     return float(value) * scale

@@ -1,4 +1,5 @@
-"""Reading Choreonoid YAML nodes: keys in either case style, values with their lines.
+"""Reading Choreonoid YAML nodes: keys in either case style, values with their lines (an
+error about a key's value names the line of the key).
 
 Shared by the Choreonoid Body loader modules (``choreonoid*.py``); nothing here knows the
 meaning of a node, only how to read its keys the way Choreonoid does:
@@ -24,7 +25,7 @@ import numpy as np
 from ...errors import ModelError, where
 from ...model import Pose, axis_angle_matrix, is_rotation
 from ..yamlsource import kind_of as kind
-from ..yamlsource import line_of
+from ..yamlsource import line_at, line_of
 
 __all__ = ['snake', 'kind', 'key_text', 'Node', 'Context', 'Session', 'Frame', 'plain',
            'TooLarge', 'MAX_ELEMENTS', 'MAX_PLAIN_VALUES']
@@ -152,13 +153,14 @@ class Context:
 class Node:
     """A mapping of the file with its line, read by snake_case key, tracking what was used."""
 
-    __slots__ = ('data', 'line', 'keys', 'used', 'ctx')
+    __slots__ = ('data', 'line', 'source', 'keys', 'used', 'ctx')
 
     def __init__(self, data, ctx: Context, line: int | None = None, extra: dict | None = None):
         if not isinstance(data, dict):
             raise ModelError(ctx.path, line_of(data, line),
                              f'expected a mapping, found {kind(data)}')
         self.line = line_of(data, line)
+        self.source = data  # the mapping as loaded: where its own keys are written (``at``)
         if extra:
             # Keys merged in (``import``) never override the node's own keys.
             own = {snake(key_text(k, ctx, line)) for k in data}
@@ -192,15 +194,24 @@ class Node:
     def where(self) -> str:
         return where(self.ctx.path, self.line)
 
-    def error(self, message: str) -> ModelError:
-        return ModelError(self.ctx.path, self.line, message)
+    def at(self, *names: str) -> int | None:
+        """The line of the first key of ``names`` (snake_case) the node has, or its line."""
+        for name in names:
+            if name in self.keys:
+                return line_at(self.source, self.keys[name], self.line)
+        return self.line
+
+    def error(self, message: str, *names: str) -> ModelError:
+        """An error about the node, or about the value of its key (the first of ``names``
+        it has), on that key's line."""
+        return ModelError(self.ctx.path, self.at(*names), message)
 
     def string(self, *names: str, default: str | None = None) -> str | None:
         value = self.raw(*names)
         if value is None:
             return default
         if isinstance(value, (dict, list)):
-            raise self.error(f'{names[0]} must be a string, found {kind(value)}')
+            raise self.error(f'{names[0]} must be a string, found {kind(value)}', *names)
         if isinstance(value, bool):
             return 'true' if value else 'false'
         if isinstance(value, float) and value.is_integer():
@@ -211,22 +222,23 @@ class Node:
         value = self.raw(*names)
         if value is None:
             return default
-        return self.to_float(value, names[0])
+        return self.to_float(value, *names)
 
     def integer(self, *names: str, default: int | None = None) -> int | None:
         value = self.raw(*names)
         if value is None:
             return default
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.error(f'{names[0]} must be an integer, found {kind(value)}')
+            raise self.error(f'{names[0]} must be an integer, found {kind(value)}', *names)
         return value
 
-    def to_float(self, value, name: str) -> float:
+    def to_float(self, value, name: str, *names: str) -> float:
+        """A number read from the key ``name`` (or the first of ``names`` the node has)."""
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.error(f'{name} must be a number, found {kind(value)}')
+            raise self.error(f'{name} must be a number, found {kind(value)}', name, *names)
         value = float(value)
         if not math.isfinite(value):
-            raise self.error(f'{name} must be finite, found {value}')
+            raise self.error(f'{name} must be finite, found {value}', name, *names)
         return value
 
     def boolean(self, *names: str, default: bool | None = None) -> bool | None:
@@ -234,7 +246,7 @@ class Node:
         if value is None:
             return default
         if not isinstance(value, bool):
-            raise self.error(f'{names[0]} must be true or false, found {value!r}')
+            raise self.error(f'{names[0]} must be true or false, found {value!r}', *names)
         return value
 
     def numbers(self, *names: str, multiple: int = 1, minimum: int = 0) -> np.ndarray | None:
@@ -243,8 +255,9 @@ class Node:
         if value is None:
             return None
         if not isinstance(value, list):
-            raise self.error(f'{names[0]} must be a list of numbers, found {kind(value)}')
-        out = np.array([self.to_float(v, names[0]) for v in value], dtype=float)
+            raise self.error(f'{names[0]} must be a list of numbers, found {kind(value)}',
+                             *names)
+        out = np.array([self.to_float(v, *names) for v in value], dtype=float)
         extra = len(out) % multiple
         if extra:
             # Choreonoid reads whole groups and drops the rest.
@@ -252,7 +265,8 @@ class Node:
                           f'a multiple of {multiple}; the last {extra} were ignored')
             out = out[:len(out) - extra]
         if len(out) < minimum:
-            raise self.error(f'{names[0]} must have at least {minimum} numbers, found {len(out)}')
+            raise self.error(f'{names[0]} must have at least {minimum} numbers, found '
+                             f'{len(out)}', *names)
         return out
 
     def vector(self, *names: str, size: int | None = 3, default=None) -> np.ndarray | None:
@@ -260,10 +274,12 @@ class Node:
         if value is None:
             return None if default is None else np.asarray(default, dtype=float)
         if not isinstance(value, list):
-            raise self.error(f'{names[0]} must be a list of numbers, found {kind(value)}')
+            raise self.error(f'{names[0]} must be a list of numbers, found {kind(value)}',
+                             *names)
         if size is not None and len(value) != size:
-            raise self.error(f'{names[0]} must have {size} numbers, found {len(value)}')
-        return np.array([self.to_float(v, names[0]) for v in value])
+            raise self.error(f'{names[0]} must have {size} numbers, found {len(value)}',
+                             *names)
+        return np.array([self.to_float(v, *names) for v in value])
 
     def angle(self, *names: str, default: float | None = None) -> float | None:
         """An angle in the file's unit, returned in radians."""
@@ -284,7 +300,8 @@ class Node:
 
     def _vec3(self, value, name: str) -> np.ndarray:
         if not isinstance(value, list) or len(value) != 3:
-            raise self.error(f'{name} must be [x, y, z] or a list of them, found {kind(value)}')
+            raise self.error(f'{name} must be [x, y, z] or a list of them, found {kind(value)}',
+                             name)
         return np.array([self.to_float(v, name) for v in value])
 
     def rotation(self, name: str = 'rotation') -> np.ndarray | None:
@@ -293,7 +310,7 @@ class Node:
         if value is None:
             return None
         if not isinstance(value, list) or not value:
-            raise self.error(f'{name} must be [x, y, z, angle] or a list of them')
+            raise self.error(f'{name} must be [x, y, z, angle] or a list of them', name)
         items = value if isinstance(value[0], list) else [value]
         rot = np.eye(3)
         for item in items:
@@ -302,12 +319,12 @@ class Node:
 
     def axis_angle(self, item, name: str) -> np.ndarray:
         if not isinstance(item, list) or len(item) != 4:
-            raise self.error(f'{name} must be [x, y, z, angle] or a list of them')
+            raise self.error(f'{name} must be [x, y, z, angle] or a list of them', name)
         x, y, z, a = (self.to_float(v, name) for v in item)
         try:
             return axis_angle_matrix((x, y, z), a * self.ctx.angle_scale)
         except ValueError:
-            raise self.error(f'{name} axis is the zero vector') from None
+            raise self.error(f'{name} axis is the zero vector', name) from None
 
     def warn_unused(self, what: str, allowed: frozenset = frozenset()) -> None:
         """One warning naming every key of this node that nothing read."""
@@ -347,7 +364,7 @@ class Frame:
         pos = node.translation()
         factors = node.vector('scale') if scale else None
         if factors is not None and np.any(factors == 0):
-            raise node.error('scale must not be zero')
+            raise node.error('scale must not be zero', 'scale')
         return self.then(rot, pos, factors)
 
     def rigid(self) -> tuple[Pose, np.ndarray] | None:

@@ -22,7 +22,7 @@ import numpy as np
 
 from ...errors import ModelError, UnsupportedError, where
 from ...model import Function, FunctionKind, Repeat, axis_angle_matrix, quat_matrix
-from ..yamlsource import kind_of, line_of
+from ..yamlsource import kind_of, line_at, line_of
 
 __all__ = ['Context', 'Node', 'kind_of', 'read_function']
 
@@ -48,7 +48,8 @@ class Context:
 
 
 class Node:
-    """A mapping of the file: values by exact key, with the mapping's line in every error.
+    """A mapping of the file: values by exact key; an error names the line of the key whose
+    value it is about, else the mapping's line.
 
     Keys that no reader asked for are reported by ``warn_unused``.
     """
@@ -70,9 +71,15 @@ class Node:
 
     # --- plumbing -----------------------------------------------------------------------
 
-    def error(self, message: str, unsupported: bool = False) -> ModelError:
+    def at(self, key: str | None) -> int | None:
+        """The line where ``key`` is written, or the mapping's line."""
+        return line_at(self.data, key, self.line)
+
+    def error(self, message: str, unsupported: bool = False, key: str | None = None
+              ) -> ModelError:
+        """An error about the mapping, or about the value of ``key`` (on its line)."""
         cls = UnsupportedError if unsupported else ModelError
-        return cls(self.ctx.path, self.line, f'{self.what}: {message}')
+        return cls(self.ctx.path, self.at(key), f'{self.what}: {message}')
 
     def warn(self, message: str) -> None:
         self.ctx.warn(self.line, f'{self.what}: {message}')
@@ -103,7 +110,7 @@ class Node:
         if value is None:
             return default
         if isinstance(value, (dict, list, bool)):
-            raise self.error(f'"{key}" must be a string, found {kind_of(value)}')
+            raise self.error(f'"{key}" must be a string, found {kind_of(value)}', key=key)
         return str(value)
 
     def choice(self, key: str, choices, required: bool = False, default: str | None = None):
@@ -114,7 +121,7 @@ class Node:
         upper = value.upper()
         if upper not in choices:
             raise self.error(f'"{key}" is {value!r}; expected one of {", ".join(choices)}',
-                             unsupported=True)
+                             unsupported=True, key=key)
         return upper
 
     def number(self, key: str, required: bool = False, default: float | None = None,
@@ -124,9 +131,9 @@ class Node:
             return default
         number = self._float(value, key)
         if positive and not number > 0:
-            raise self.error(f'"{key}" must be positive, found {number:g}')
+            raise self.error(f'"{key}" must be positive, found {number:g}', key=key)
         if minimum is not None and number < minimum:
-            raise self.error(f'"{key}" must be at least {minimum:g}, found {number:g}')
+            raise self.error(f'"{key}" must be at least {minimum:g}, found {number:g}', key=key)
         return number
 
     def boolean(self, key: str, required: bool = False, default: bool | None = None):
@@ -134,7 +141,7 @@ class Node:
         if value is None:
             return default
         if not isinstance(value, bool):
-            raise self.error(f'"{key}" must be true or false, found {kind_of(value)}')
+            raise self.error(f'"{key}" must be true or false, found {kind_of(value)}', key=key)
         return value
 
     def vector(self, key: str, size: int | None = 3, required: bool = False,
@@ -143,9 +150,10 @@ class Node:
         if value is None:
             return None if default is None else np.array(default, dtype=float)
         if not isinstance(value, list):
-            raise self.error(f'"{key}" must be a list of numbers, found {kind_of(value)}')
+            raise self.error(f'"{key}" must be a list of numbers, found {kind_of(value)}',
+                             key=key)
         if size is not None and len(value) != size:
-            raise self.error(f'"{key}" must have {size} numbers, found {len(value)}')
+            raise self.error(f'"{key}" must have {size} numbers, found {len(value)}', key=key)
         return np.array([self._float(v, key) for v in value])
 
     def direction(self, key: str, required: bool = False, default=None) -> np.ndarray | None:
@@ -155,7 +163,7 @@ class Node:
             return None
         top = float(np.max(np.abs(vec)))
         if top < 1e-12:
-            raise self.error(f'"{key}" is the zero vector')
+            raise self.error(f'"{key}" is the zero vector', key=key)
         vec = vec / top  # a norm of the scaled vector cannot overflow
         return vec / np.linalg.norm(vec)
 
@@ -171,13 +179,13 @@ class Node:
         if len(value) == 4:
             top = float(np.max(np.abs(value)))
             if top < 1e-12:
-                raise self.error(f'"{key}" is a zero quaternion')
+                raise self.error(f'"{key}" is a zero quaternion', key=key)
             norm = top * float(np.linalg.norm(value / top))
             if abs(norm - 1.0) > 1e-3:
                 self.warn(f'"{key}" quaternion has length {norm:g}; it was normalised')
             return quat_matrix(value / top)
         raise self.error(f'"{key}" must have 3 numbers (Cardan angles) or 4 (a quaternion '
-                         f'e0, e1, e2, e3), found {len(value)}')
+                         f'e0, e1, e2, e3), found {len(value)}', key=key)
 
     def table(self, key: str, columns: int | None = 2, required: bool = False,
               min_rows: int = 1) -> np.ndarray | None:
@@ -186,21 +194,22 @@ class Node:
         if value is None:
             return None
         if not isinstance(value, list) or not all(isinstance(r, list) for r in value):
-            raise self.error(f'"{key}" must be a list of rows [[...], ...]')
+            raise self.error(f'"{key}" must be a list of rows [[...], ...]', key=key)
         if len(value) < min_rows:
-            raise self.error(f'"{key}" needs at least {min_rows} rows, found {len(value)}')
+            raise self.error(f'"{key}" needs at least {min_rows} rows, found {len(value)}',
+                             key=key)
         width = columns if columns is not None else len(value[0])
         for row in value:
             if len(row) != width:
                 raise self.error(f'"{key}": every row must have {width} numbers, found '
-                                 f'a row of {len(row)}')
+                                 f'a row of {len(row)}', key=key)
         return np.array([[self._float(v, key) for v in row] for row in value]).reshape(-1, width)
 
     def child(self, key: str, what: str | None = None, required: bool = False) -> Node | None:
         value = self.raw(key, required)
         if value is None:
             return None
-        return Node(value, self.ctx, what or f'{self.what} {key}', self.line)
+        return Node(value, self.ctx, what or f'{self.what} {key}', self.at(key))
 
     def items(self, key: str, what: str) -> list[Node]:
         """A list of mappings (empty when the key is absent)."""
@@ -208,17 +217,18 @@ class Node:
         if value is None:
             return []
         if not isinstance(value, list):
-            raise self.error(f'"{key}" must be a list, found {kind_of(value)}')
-        return [Node(item, self.ctx, what, line_of(value, self.line)) for item in value]
+            raise self.error(f'"{key}" must be a list, found {kind_of(value)}', key=key)
+        return [Node(item, self.ctx, what, line_at(value, index, self.line))
+                for index, item in enumerate(value)]
 
     def _float(self, value, key: str) -> float:
         if isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
             value = float(value)  # YAML 1.1 reads 1e5 as text; Chrono's YAML 1.2 as a number
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.error(f'"{key}" must be numbers, found {kind_of(value)}')
+            raise self.error(f'"{key}" must be numbers, found {kind_of(value)}', key=key)
         value = float(value)
         if not math.isfinite(value):
-            raise self.error(f'"{key}" must be finite, found {value}')
+            raise self.error(f'"{key}" must be finite, found {value}', key=key)
         return value
 
 

@@ -33,7 +33,7 @@ from .forces import read_load, read_rsda, read_tsda
 from .joints import read_constraint, read_joint, read_motor
 from .node import Context, Node, kind_of
 from .tree import System, assemble
-from ..yamlsource import line_of, load_yaml
+from ..yamlsource import line_at, line_of, load_yaml
 
 __all__ = ['load', 'EXTENSIONS', 'DEFAULT_GRAVITY']
 
@@ -79,6 +79,9 @@ def load(path: str | os.PathLike, nested: bool = False) -> Model:
                                    f'a "{kind}" specification')
         return _specification(top, kind)
     model = data.get('model')
+    if not isinstance(model, (dict, str)) and model is not None:
+        raise ModelError(path, line_at(data, 'model'), f'"model" must be a mapping, found '
+                         f'{kind_of(model)}')
     if not isinstance(model, dict):
         raise UnsupportedError(path, 1, f'not a Chrono MBS model: {_what_else(data)}')
     system = _read_model(top)
@@ -93,20 +96,21 @@ def _version(path: str, data) -> tuple[int, int]:
         raise ModelError(path, line_of(data, 1), 'not a Chrono YAML file: the top level is '
                          f'{kind_of(data)}, not a mapping')
     raw = data.get('chrono-version')
+    line = line_at(data, 'chrono-version')
     if raw is None:
         raise UnsupportedError(path, 1, 'not a Chrono YAML model: it has no "chrono-version"')
     if isinstance(raw, dict):
-        raise UnsupportedError(path, 1, 'a Chrono YAML schema (it describes the file format), '
+        raise UnsupportedError(path, line, 'a Chrono YAML schema (it describes the file format), '
                                'not a model')
     text = str(raw).strip()
     parts = text.split('.')
     try:
         major, minor = int(parts[0]), int(parts[1])
     except (ValueError, IndexError):
-        raise ModelError(path, 1, f'chrono-version {text!r} is not of the form M.m or '
+        raise ModelError(path, line, f'chrono-version {text!r} is not of the form M.m or '
                          'M.m.p') from None
     if major not in _VERSIONS:
-        raise UnsupportedError(path, 1, f'chrono-version {text} is not supported (9.x and 10.x '
+        raise UnsupportedError(path, line, f'chrono-version {text} is not supported (9.x and 10.x '
                                'are)')
     return major, minor
 
