@@ -31,7 +31,7 @@ def test_an_unknown_top_level_key_of_a_model_is_reported(tmp_path):
 def test_an_unknown_key_of_the_data_path_is_reported(tmp_path):
     text = MODEL.replace('model:\n', 'model:\n  data_path:\n    type: RELATIVE\n    root: m\n'
                          '    cache: yes\n')
-    path = write(tmp_path, 'model.yaml', text)
+    path = write(tmp_path, text)
     assert [w for w in load_model(path).warnings if 'cache' in w] == [
         f'{path}:4: model data_path: key "cache" is not part of the Chrono model format; '
         'ignored']
@@ -64,14 +64,14 @@ BODIES = ('chrono-version: 10.0\n\nmodel:\n  name: m\n  bodies:\n'
      11, 'model: "joints" must be a list, found int 4'),
 ])
 def test_a_scalar_where_a_mapping_belongs_names_its_own_line(tmp_path, text, line, message):
-    path = write(tmp_path, 'model.yaml', text)
+    path = write(tmp_path, text)
     with pytest.raises(ModelError) as err:
         load_model(path)
     assert (err.value.line, err.value.message) == (line, message)
 
 
 def test_a_version_of_a_chrono_release_not_read_names_its_line(tmp_path):
-    path = write(tmp_path, 'model.yaml', 'model: {}\n\nchrono-version: 8.0\n')
+    path = write(tmp_path, 'model: {}\n\nchrono-version: 8.0\n')
     with pytest.raises(UnsupportedError) as err:
         load_model(path)
     assert err.value.line == 3
