@@ -165,7 +165,7 @@ def test_bad_model_fails_with_one_line(bridge, tmp_path):
     proc = bridge(bad)
     assert proc.proc.wait(timeout=STARTUP) == 2
     out = proc.output().strip().splitlines()
-    assert out == [f"{bad}:3: joint_type 'warp' is not one of fixed, free, revolute, prismatic, "
+    assert out == [f"{bad}:4: joint_type 'warp' is not one of fixed, free, revolute, prismatic, "
                    'pseudo_continuous_track']
 
 

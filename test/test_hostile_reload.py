@@ -107,7 +107,7 @@ def test_a_failed_reload_keeps_the_old_model_and_a_good_one_replaces_it(bridge, 
     # Numbers the integrator cannot take, a file that does not exist: refused the same way.
     path.write_text(arm('link_a').replace('mass: 1.0', 'mass: -1.0'))
     answer = call(probe, proc, reload, Trigger.Request(), '~/reload of a negative mass')
-    assert not answer.success and f'{path}:7: mass must not be negative' in answer.message
+    assert not answer.success and f'{path}:13: mass must not be negative' in answer.message
     result = set_model(probe, proc, str(tmp_path / 'missing.body'))
     assert not result.successful and 'missing.body' in result.reason
     assert joints_now(probe, proc) == ['link_a']
