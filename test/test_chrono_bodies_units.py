@@ -1,5 +1,7 @@
 """Chrono bodies, contact materials and shapes (formats/chrono/bodies.py), on small own models."""
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -150,3 +152,128 @@ def test_an_axis_close_to_minus_z_keeps_its_precision():
         np.testing.assert_allclose(rot[:, 2], axis, atol=1e-15)
         np.testing.assert_allclose(rot.T @ rot, np.eye(3), atol=1e-15)
         np.testing.assert_allclose(rot[1], [0, 1, 0], atol=1e-15)  # a turn about y only
+
+
+def moving(tmp_path, inertia):
+    """A moving body m of 2 kg with the given inertia section (YAML flow text, or none)."""
+    text = HEAD + '    - name: m\n      location: [0, 0, 0]\n      mass: 2\n'
+    if inertia:
+        text += f'      inertia: {inertia}\n'
+    return write(tmp_path, text)
+
+
+def test_a_moving_body_without_inertia_fails(tmp_path):
+    assert error(moving(tmp_path, '')) == \
+        "body 'm': a moving body needs \"inertia\" with \"moments\""
+
+
+def test_unstated_moments_of_a_fixed_body_are_zero(tmp_path):
+    # Chrono reads no inertia of a fixed body; the model keeps what is written, zero if unstated
+    path = body(tmp_path, extra='      mass: 3\n      inertia: {products: [0, 0, 0]}\n')
+    np.testing.assert_allclose(load_model(path).link('g').inertial.inertia, np.zeros((3, 3)))
+
+
+def test_an_unknown_inertia_key_is_warned(tmp_path):
+    path = moving(tmp_path, '{moments: [1, 1, 1], product: [0, 0, 0]}')
+    assert warnings(path) == [
+        "body 'm' inertia: key \"product\" is not part of the Chrono model format; ignored"]
+
+
+def test_principal_moments_breaking_the_triangle_inequality_are_warned_not_a_flat_plate(
+        tmp_path):
+    # a flat plate's moments meet A + B = C exactly: a rigid body, no warning
+    assert warnings(moving(tmp_path, '{moments: [1, 2, 3]}')) == []
+    assert warnings(moving(tmp_path, '{moments: [1, 1, 3]}')) == [
+        "body 'm' inertia: principal moments [1.0, 1.0, 3.0] violate A + B >= C (no rigid "
+        'body has them); kept as given, the integrator balances them']
+    inertia = load_model(moving(tmp_path, '{moments: [1, 1, 3]}')).link('m').inertial.inertia
+    np.testing.assert_allclose(inertia, np.diag([1, 1, 3]))
+
+
+SPHERE = '        shapes: [{type: SPHERE, material: steel, location: [0, 0, 0], radius: 0.1}]\n'
+
+
+@pytest.mark.parametrize('missing', ['Youngs_modulus', 'Poisson_ratio'])
+def test_smc_properties_need_both_youngs_modulus_and_poisson_ratio(tmp_path, missing):
+    given = {'Youngs_modulus': 'Youngs_modulus: 2e7', 'Poisson_ratio': 'Poisson_ratio: 0.3'}
+    del given[missing]
+    path = body(tmp_path, '        materials:\n          - name: steel\n'
+                f'            properties: {{{", ".join(given.values())}}}\n' + SPHERE)
+    assert error(path) == \
+        f"body 'g' contact material 'steel' properties: \"{missing}\" is missing"
+
+
+def test_smc_properties_in_the_9x_spelling_are_read(tmp_path):
+    path = body(tmp_path, '        materials:\n          - name: steel\n'
+                '            properties: {Youngs_modulus: 2e7, Poisson_ratio: 0.3}\n' + SPHERE)
+    (contact,) = load_model(path).contacts
+    assert dict(contact.material.smc) == {'young_modulus': 2e7, 'poisson_ratio': 0.3}
+
+
+def test_an_unknown_contact_material_key_is_warned(tmp_path):
+    path = body(tmp_path, '        materials: [{name: steel, friction: 0.5}]\n' + SPHERE)
+    assert warnings(path) == ["body 'g' contact material 'steel': key \"friction\" is not part "
+                              'of the Chrono model format; ignored']
+    (contact,) = load_model(path).contacts
+    assert contact.material.friction == 0.8  # Chrono's default, "friction" not read
+
+
+def test_a_collision_family_is_said_unused_once(tmp_path):
+    path = body(tmp_path, MATERIAL + '        collision_family: 2\n' + SPHERE)
+    assert warnings(path) == [
+        "body 'g' contact: \"collision_family\" is not used (Chrono's YAML parser does not use "
+        'it either); every collision shape collides with every other']
+
+
+def test_a_collision_shape_needs_its_material(tmp_path):
+    path = body(tmp_path, MATERIAL + '        shapes: [{type: SPHERE, location: [0, 0, 0], '
+                'radius: 0.1}]\n')
+    assert error(path) == "body 'g' collision shape: \"material\" is missing"
+
+
+@pytest.mark.parametrize('keys, message', [
+    ('length: 1', '"radius" is missing'),
+    ('radius: 0, length: 1', '"radius" must be positive, found 0'),
+    ('radius: 0.1', '"length" is missing'),
+    ('radius: 0.1, length: -1', '"length" must be positive, found -1')])
+def test_a_cylinder_needs_a_positive_radius_and_length(tmp_path, keys, message):
+    path = body(tmp_path, visual='          - {type: CYLINDER, location: [0, 0, 0], '
+                f'axis: [0, 0, 1], {keys}}}\n')
+    assert error(path) == f"body 'g' visualization shape CYLINDER: {message}"
+
+
+def test_a_cylinder_has_its_radius_and_length(tmp_path):
+    path = body(tmp_path, visual='          - {type: CYLINDER, location: [0, 0, 0.5], '
+                'axis: [0, 1, 0], radius: 0.1, length: 2}\n')
+    (shape,) = load_model(path).link('g').visuals
+    assert (shape.geometry.radius, shape.geometry.length) == (0.1, 2.0)
+    np.testing.assert_allclose(shape.pose.pos, [0, 0, 0.5])
+
+
+def test_a_mesh_without_a_reader_is_refused_as_unsupported(tmp_path, monkeypatch):
+    from body_bridge.errors import UnsupportedError
+    path = body(tmp_path, visual='          - {type: MESH, filename: tetra.obj}\n')
+    monkeypatch.setitem(sys.modules, 'body_bridge.meshfiles', None)  # import fails
+    with pytest.raises(UnsupportedError) as err:
+        load_model(path)
+    assert str(err.value).endswith(
+        "body 'g' visualization shape MESH: cannot read 'tetra.obj': this installation has no "
+        'mesh file reader (body_bridge.meshfiles)')
+
+
+def test_the_parts_of_a_mesh_of_two_materials_are_named_by_their_number(tmp_path):
+    (tmp_path / 'two.mtl').write_text('newmtl red\nKd 1 0 0\nnewmtl blue\nKd 0 0 1\n')
+    two = TETRA.replace('f 1 3 2', 'usemtl red\nf 1 3 2').replace('f 1 2 4', 'usemtl blue\nf 1 2 4')
+    (tmp_path / 'two.obj').write_text('mtllib two.mtl\n' + two)
+    path = body(tmp_path, visual='          - {type: MESH, filename: two.obj}\n'
+                '          - {type: MESH, filename: tetra.obj}\n')
+    shapes = load_model(path).link('g').visuals
+    assert [s.geometry.name for s in shapes] == ['two_0', 'two_1', 'tetra']
+    assert [s.material.rgba[:3] for s in shapes[:2]] == [(1.0, 0.0, 0.0), (0.0, 0.0, 1.0)]
+
+
+def test_a_youngs_modulus_must_be_positive(tmp_path):
+    path = body(tmp_path, '        materials:\n          - name: steel\n'
+                '            properties: {Youngs_modulus: 0, Poisson_ratio: 0.3}\n' + SPHERE)
+    assert error(path) == \
+        "body 'g' contact material 'steel' properties: \"Youngs_modulus\" must be positive, found 0"

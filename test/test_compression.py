@@ -146,6 +146,9 @@ def test_rvl_by_hand():
     # 0xE 0x1), then 2 zeros and 0 non-zeros
     assert rvl(np.array([7, 0, 0], np.uint16)) == struct.pack('=I', 0x01E12000)
     assert rvl(np.zeros(0, np.uint16)) == b''
+    # ending on a non-zero: no run pair after it (2 zeros, 4 non-zeros: 5, then differences
+    # -2, -1, -1, zigzag 3 1 1; nibbles 2 4 A 1 3 1 1 and one of padding: one word)
+    assert rvl(np.array([0, 0, 5, 3, 2, 1], np.uint16)) == struct.pack('=I', 0x24A13110)
     # 307200 zeros (a 640x480 image without readings): octal 1130000, 7 nibbles (least
     # significant group first: 0 0 0 0 3 1 1, continued: 8 8 8 8 B 9 1), then 0 non-zeros
     assert rvl(np.zeros((480, 640), np.uint16)) == struct.pack('=I', 0x8888B910)

@@ -179,6 +179,7 @@ def test_negative_numbers_of_linear_mimics_read_back():
     ('sin(1)*x + pow(2, 3)', [8.0, math.sin(1)]), ('2^3*x', [0.0, 8.0]),
     ('(2*x - 2*x)^0.5 + x', [0.0, 1.0]), ('x - x', [0.0]), ('max(x, 1)', None),
     ('x*1e300*1e300', None), ('x^(1e300*1e300)', None), ('0.5*x^2 - 0.2', [-0.2, 0.0, 0.5]),
+    ('x/(2 + x - x)', [0.0, 0.5]), ('x^(2 + x - x)', [0.0, 0.0, 1.0]),  # a constant after all
 ])
 def test_polynomials(text, expected):
     poly = parse_formula(text).polynomial()

@@ -100,3 +100,16 @@ def test_a_report_quotes_only_what_mujoco_said_during_the_period(model):
     watchdog._keep_message('Nan, Inf or huge value in QACC at DOF 6.')
     data.qvel[6] = float('nan')
     assert dog.check().what == 'velocity nan; MuJoCo: Nan, Inf or huge value in QACC at DOF 6.'
+
+
+def test_a_restored_state_is_where_the_bodies_are_drawn_and_published(model):
+    # what follows a reset (TF, the viewer) reads the bodies' poses MuJoCo derives from qpos
+    mj, data = model
+    mujoco.mj_forward(mj, data)
+    arm_tip = data.xpos[mj.body('arm').id].copy()
+    dog = Watchdog(mj, data)
+    data.qpos[0] = 5.0
+    mujoco.mj_forward(mj, data)
+    assert data.xpos[mj.body('arm').id][0] == pytest.approx(arm_tip[0] + 5.0)
+    dog.restore()
+    assert data.xpos[mj.body('arm').id].tolist() == pytest.approx(arm_tip.tolist())

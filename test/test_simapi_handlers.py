@@ -390,6 +390,28 @@ def test_what_a_spawn_request_is_refused_for(api, tmp_path):
     assert list(api.control.entities) == ['arm'] and api.control.runner.world.prefixes == ['']
 
 
+def test_a_spawn_without_a_world_or_timing_out_fails_and_is_warned_about(api, monkeypatch):
+    said = []
+    monkeypatch.setattr(api.spawn.node, 'get_logger', lambda: SimpleNamespace(warning=said.append))
+    answer = spawn(api, 'box', BOX, pose=(1.0, 0.0, 0.3))
+    assert answer.result.result == OK and said == []
+    with monkeypatch.context() as patch:
+        patch.setattr(api.control.runner, 'world', None)
+        answer = spawn(api, 'crate', BOX)
+    assert answer.result.result == Result.RESULT_OPERATION_FAILED
+    assert answer.result.error_message == 'no world is loaded (load_world)'
+    assert said == ['spawn_entity: no world is loaded (load_world)']
+
+    def late(*args):
+        raise TimeoutError('the stepping thread did not answer within 5 s')
+    with monkeypatch.context() as patch:
+        patch.setattr(api.control, 'spawn', late)
+        answer = spawn(api, 'crate', BOX)
+    assert (answer.result.result, answer.entity_name) == (Result.RESULT_OPERATION_FAILED, '')
+    assert answer.result.error_message == 'the stepping thread did not answer within 5 s'
+    assert list(api.control.entities) == ['arm', 'box']
+
+
 def test_spawn_from_text_bundled_names_and_file_uris(api):
     text = open(BOX, encoding='utf-8').read()
     answer = spawn(api, 'from_text', text=text, pose=(1.0, 0.0, 0.3))

@@ -163,7 +163,8 @@ def _read_material(node: Node) -> ContactMaterial:
             continue
         if (major, key) not in _SMC_PROPERTIES:
             node.warn(f'"{key}" is the spelling of Chrono {19 - major}.x; read anyway')
-        young = 'Youngs_modulus' if sub.has('Youngs_modulus') else 'Young_modulus'
+        # the reference's spelling, named when neither is given
+        young = 'Young_modulus' if sub.has('Young_modulus') else 'Youngs_modulus'
         smc['young_modulus'] = sub.number(young, required=True, positive=True)
         smc['poisson_ratio'] = sub.number('Poisson_ratio', required=True)
         sub.warn_unused()
