@@ -1,4 +1,4 @@
-"""ros/simapi/world_control.py without ROS: the entities a world starts with, and a spawn that
+"""ros/simapi/world_control.py without a running ROS graph: the entities a world starts with, and a spawn that
 joins the world or fails to, on stand-in nodes and runner (the real ones are in
 test_simapi_handlers.py)."""
 
@@ -8,10 +8,14 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 import pytest
+from conftest import ROS_MISSING
 
-from body_bridge.errors import BodyBridgeError
-from body_bridge.model import Pose
-from body_bridge.ros.simapi.world_control import WorldControl
+pytestmark = pytest.mark.ros  # the simulator API's package imports rclpy
+pytest.importorskip('rclpy', reason=ROS_MISSING)
+
+from body_bridge.errors import BodyBridgeError  # noqa: E402
+from body_bridge.model import Pose  # noqa: E402
+from body_bridge.ros.simapi.world_control import WorldControl  # noqa: E402
 
 ROBOT = 7  # the category number the caller gives a robot
 
