@@ -141,10 +141,12 @@ flock -u 9
 # 3e. Tests only: Rerun's command line (its own MCAP importer, `rerun mcap convert`), for
 #     test/test_record_rerun.py: the binary of the rerun-sdk wheel from PyPI, into a git-ignored
 #     folder shared by the environments (the Python SDK beside it is removed: it is not used).
+#     Not from humble's CPython 3.10 (the wheel needs 3.11; the test needs ROS, which humble lacks).
 rerun_version=0.41.0
 rerun_dir="$root/tools/rerun_cli"
 flock 9
-if [ -n "${FORCE:-}" ] || [ "$(cat "$rerun_dir/.version" 2>/dev/null)" != "$rerun_version" ]; then
+if [ "$flavour" != humble ] && { [ -n "${FORCE:-}" ] ||
+     [ "$(cat "$rerun_dir/.version" 2>/dev/null)" != "$rerun_version" ]; }; then
   say "installing Rerun's command line $rerun_version (tools/rerun_cli)"
   rm -rf "$rerun_dir"
   if "$py" -m pip --disable-pip-version-check -q install --no-deps --target "$rerun_dir" \
