@@ -93,60 +93,59 @@ def run(sim, suite, periods):
         suite.due()
 
 
-def test_the_scene_is_taken_once_per_instant_and_again_after_a_reset(arm, monkeypatch):
+@pytest.fixture
+def camera_arm(arm):
+    """The arm with its 32x24 hand camera: (simulation, sensor suite, camera), closed after."""
     sim = Simulation(small_camera_arm(arm))
     suite = SensorSuite(sim)
-    camera = suite.samplers['hand_camera']
+    try:
+        yield sim, suite, suite.samplers['hand_camera']
+    finally:
+        suite.close()
+
+
+def test_the_scene_is_taken_once_per_instant_and_again_after_a_reset(camera_arm, monkeypatch):
+    sim, suite, camera = camera_arm
     updates = counting_updates(suite, monkeypatch)
-    try:
-        camera.read()  # the initial state, published before the first step
-        assert camera in suite.due()  # the first reading is due at the start: no reset
-        assert suite.due() == [] and suite.due(-1e-8) == []  # the same instant: no reset
-        camera.read()
-        camera.read(color=False)
-        assert updates == [0.0]
-        run(sim, suite, 5)
-        later = sim.time
-        camera.read()
-        camera.read()
-        assert updates == [0.0, later]
-        sim.reset()  # back to time 0; then the same time again, with the state it has then
-        assert camera in suite.due()
-        run(sim, suite, 5)
-        assert sim.time == later
-        camera.read()
-        assert updates == [0.0, later, later]
-    finally:
-        suite.close()
+    camera.read()  # the initial state, published before the first step
+    assert camera in suite.due()  # the first reading is due at the start: no reset
+    assert suite.due() == [] and suite.due(-1e-8) == []  # the same instant: no reset
+    camera.read()
+    camera.read(color=False)
+    assert updates == [0.0]
+    run(sim, suite, 5)
+    later = sim.time
+    camera.read()
+    camera.read()
+    assert updates == [0.0, later]
+    sim.reset()  # back to time 0; then the same time again, with the state it has then
+    assert camera in suite.due()
+    run(sim, suite, 5)
+    assert sim.time == later
+    camera.read()
+    assert updates == [0.0, later, later]
 
 
-def test_a_model_that_joins_the_world_is_seen_and_the_old_renderer_closed(arm):
-    sim = Simulation(small_camera_arm(arm))
-    suite = SensorSuite(sim)
-    camera = suite.samplers['hand_camera']
+def test_a_model_that_joins_the_world_is_seen_and_the_old_renderer_closed(camera_arm):
+    sim, suite, camera = camera_arm
     assert suite.rebind in sim.rebind_hooks
-    try:
-        pos, rot = camera.optical_pose()
-        np.testing.assert_allclose(rot[:, 2], [0.0, 0.0, 1.0], atol=1e-12)  # looks up
-        assert np.isinf(camera.read(color=False).depth[12, 16])  # nothing above the arm
-        old = suite._renderer
-        box = load_model(REPO / 'test' / 'data' / 'choreonoid' / 'box.body')
-        options = SimOptions(initial_pose=Pose(tuple(pos + 0.5 * rot[:, 2])))
-        sim.world.add(box, options, 'box/')  # the world compiled anew: the suite rebinds
-        Simulation(box, options, world=sim.world)
-        assert suite._renderer is None and suite._retired == [old]
-        depth = camera.read(color=False).depth
-        assert depth[12, 16] == pytest.approx(0.4, abs=1e-4)  # its lower face (0.2 m tall)
-        assert old._con is None and old._gl is None  # freed by the thread that renders
-        assert suite._retired == [] and suite._renderer._mj is sim.mj
-    finally:
-        suite.close()
+    pos, rot = camera.optical_pose()
+    np.testing.assert_allclose(rot[:, 2], [0.0, 0.0, 1.0], atol=1e-12)  # looks up
+    assert np.isinf(camera.read(color=False).depth[12, 16])  # nothing above the arm
+    old = suite._renderer
+    box = load_model(REPO / 'test' / 'data' / 'choreonoid' / 'box.body')
+    options = SimOptions(initial_pose=Pose(tuple(pos + 0.5 * rot[:, 2])))
+    sim.world.add(box, options, 'box/')  # the world compiled anew: the suite rebinds
+    Simulation(box, options, world=sim.world)
+    assert suite._renderer is None and suite._retired == [old]
+    depth = camera.read(color=False).depth
+    assert depth[12, 16] == pytest.approx(0.4, abs=1e-4)  # its lower face (0.2 m tall)
+    assert old._con is None and old._gl is None  # freed by the thread that renders
+    assert suite._retired == [] and suite._renderer._mj is sim.mj
 
 
-def test_close_frees_every_renderer_and_a_later_read_makes_a_new_one(arm):
-    sim = Simulation(small_camera_arm(arm))
-    suite = SensorSuite(sim)
-    camera = suite.samplers['hand_camera']
+def test_close_frees_every_renderer_and_a_later_read_makes_a_new_one(camera_arm):
+    _, suite, camera = camera_arm
     first = camera.read(color=False).depth.copy()
     retired = suite._renderer
     suite.rebind()
