@@ -714,7 +714,8 @@ def test_serve_world_without_a_world_or_without_the_interfaces(ros, monkeypatch)
     assert serve_world(None, None, '/') is None and said == []
     monkeypatch.setitem(sys.modules, 'simulation_interfaces.srv', None)
     assert serve_world(object(), None, '/') is None
-    assert serve_world(object(), None, '/robots/tank/') is None  # the bridge node's logger
+    tank = SimpleNamespace(get_logger=lambda: rclpy.logging.get_logger('robots.tank.body_bridge'))
+    assert serve_world(SimpleNamespace(nodes=[tank]), None, '/') is None  # the node's logger
     assert said == [f'[{name}] simulation_interfaces is not installed: the simulator API is not '
                     'served' for name in ('body_bridge', 'robots.tank.body_bridge')]
 

@@ -122,8 +122,8 @@ def serve_world(runner, executor, namespace: str, world=None,
         import simulation_interfaces.srv  # noqa: F401 - present where the API can be served
     except ImportError:
         import rclpy.logging
-        logger = '.'.join([*filter(None, namespace.split('/')), 'body_bridge'])  # the node's
-        rclpy.logging.get_logger(logger).warning(
-            'simulation_interfaces is not installed: the simulator API is not served')
+        nodes = getattr(runner, 'nodes', None)  # said by the bridge node, as its own lines
+        logger = nodes[0].get_logger() if nodes else rclpy.logging.get_logger('body_bridge')
+        logger.warning('simulation_interfaces is not installed: the simulator API is not served')
         return None
     return WorldApi(runner, executor, namespace, world=world, started=started)
