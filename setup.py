@@ -40,7 +40,7 @@ setup(
     tests_require=['pytest'],
     entry_points={
         'console_scripts': [
-            f'bridge = {PACKAGE}.ros.launcher:main',
+            f'bridge = {PACKAGE}.ros.process.launcher:main',
             f'body_bridge = {PACKAGE}.cli:main',
         ],
     },

@@ -30,8 +30,8 @@ from body_bridge.device_overlay import Overlay, apply_overlay  # noqa: E402
 from body_bridge.formats import load_model  # noqa: E402
 from body_bridge.model import Device, DeviceKind, Pose, freeze  # noqa: E402
 from body_bridge.paths import resolve_model  # noqa: E402
-from body_bridge.sim.build import build_spec  # noqa: E402
-from body_bridge.sim.sensors import SensorSuite  # noqa: E402
+from body_bridge.sim.building.build import build_spec  # noqa: E402
+from body_bridge.sim.sensing.sensors import SensorSuite  # noqa: E402
 from body_bridge.sim.simulation import Mode, Simulation  # noqa: E402
 
 WIDTH, HEIGHT, FOV = 640, 480, math.radians(60.0)
@@ -69,13 +69,13 @@ def raw_model(model, sim):
 
 def run(figures, frames: int = 60) -> None:
     """Measure ``frames`` frames of each kind (after 5 not counted); add the figures."""
-    from body_bridge.ros.transport import use_bundled_fastdds_profile
+    from body_bridge.ros.process.transport import use_bundled_fastdds_profile
     use_bundled_fastdds_profile()
     import rclpy
     from sensor_msgs.msg import Image
 
-    from body_bridge.ros import qos
-    from body_bridge.ros.sensors import CameraPublisher
+    from body_bridge.ros.stream import qos
+    from body_bridge.ros.devices.sensors import CameraPublisher
 
     model = scene()
     sim = Simulation(model)

@@ -54,7 +54,7 @@ def isolate_dds() -> None:
     os.environ.setdefault('MUJOCO_GL', 'egl')
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
-    from body_bridge.ros.transport import use_bundled_fastdds_profile
+    from body_bridge.ros.process.transport import use_bundled_fastdds_profile
     use_bundled_fastdds_profile()  # camera images need the large shared-memory segment
 
 

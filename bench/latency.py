@@ -72,7 +72,7 @@ def measure(args) -> list[float]:
     import rclpy
     from sensor_msgs.msg import JointState
 
-    from body_bridge.ros import qos
+    from body_bridge.ros.stream import qos
 
     rclpy.init()
     node = rclpy.create_node('latency_bench', namespace='/latency_bench')

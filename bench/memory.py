@@ -24,7 +24,7 @@ from figures import REPO, rss_mb
 __all__ = ['run']
 
 _BASELINE = ('import sys; sys.path.insert(0, sys.argv[1]); import mujoco, numpy, rclpy; '
-             'import body_bridge.ros.node, body_bridge.sim.simulation; '
+             'import body_bridge.ros.node.node, body_bridge.sim.simulation; '
              'from figures import rss_mb; print(rss_mb())')
 
 

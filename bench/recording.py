@@ -79,7 +79,7 @@ def _without_cameras(model: str) -> list[str]:
     """Every topic of the model but its cameras'."""
     from body_bridge.formats import load_model
     from body_bridge.paths import resolve_model
-    from body_bridge.ros.graph import device_topics
+    from body_bridge.ros.devices.graph import device_topics
     topics = ['/joint_states', '/tf', '/tf_static', '/clock', '/robot_description']
     for entry in device_topics(load_model(resolve_model(model))):
         topics += ['/' + t.name for t in entry.topics

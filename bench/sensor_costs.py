@@ -60,9 +60,9 @@ def noise_costs(figures: Figures, quick: bool) -> None:
     from body_bridge.formats import load_model
     from body_bridge.model import freeze
     from body_bridge.paths import resolve_model
-    from body_bridge.sim.optical import CameraSampler, RangeSampler
-    from body_bridge.sim.samplers import InertialSampler
-    from body_bridge.sim.sensors import SensorSuite
+    from body_bridge.sim.sensing.optical import CameraSampler, RangeSampler
+    from body_bridge.sim.sensing.samplers import InertialSampler
+    from body_bridge.sim.sensing.sensors import SensorSuite
     from body_bridge.sim.simulation import Simulation
     from camera import scene
     arm = Simulation(load_model(resolve_model('sample_arm')))
@@ -100,7 +100,7 @@ def noise_costs(figures: Figures, quick: bool) -> None:
 
 
 def compression_costs(figures: Figures, frame, quick: bool) -> None:
-    from body_bridge.ros.compression import (COLOR_DEFAULTS, DEPTH_DEFAULTS, compress_color,
+    from body_bridge.ros.stream.compression import (COLOR_DEFAULTS, DEPTH_DEFAULTS, compress_color,
                                              compress_depth)
     rgb, depth = frame.rgb.copy(), frame.depth.copy()
     rvl = dict(DEPTH_DEFAULTS, format='rvl')
@@ -133,9 +133,9 @@ def hand_camera_bytes(figures: Figures) -> None:
 
     from body_bridge.formats import load_model
     from body_bridge.paths import resolve_model
-    from body_bridge.ros.compression import (COLOR_DEFAULTS, DEPTH_DEFAULTS, compress_color,
+    from body_bridge.ros.stream.compression import (COLOR_DEFAULTS, DEPTH_DEFAULTS, compress_color,
                                              compress_depth)
-    from body_bridge.sim.sensors import SensorSuite
+    from body_bridge.sim.sensing.sensors import SensorSuite
     from body_bridge.sim.simulation import Simulation
     sim = Simulation(load_model(resolve_model('sample_arm')))
     suite = SensorSuite(sim)

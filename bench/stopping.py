@@ -64,7 +64,7 @@ def command(models: list[str], entry: str = 'cli') -> list[str]:
     entry point (``ros2 run body_bridge bridge``)."""
     if entry == 'cli':
         return [sys.executable, '-m', 'body_bridge', 'sim', *models]
-    script = 'import sys; from body_bridge.ros.launcher import main; main()'
+    script = 'import sys; from body_bridge.ros.process.launcher import main; main()'
     return [sys.executable, '-c', script, *models]
 
 

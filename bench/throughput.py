@@ -42,8 +42,8 @@ class BridgeUnderTest:
     def __init__(self, context, model: str, namespace: str, parameters: dict | None = None):
         from rclpy.parameter import Parameter
 
-        from body_bridge.ros.node import BridgeNode
-        from body_bridge.ros.runner import SimulationRunner
+        from body_bridge.ros.node.node import BridgeNode
+        from body_bridge.ros.node.runner import SimulationRunner
         overrides = [Parameter('model', value=str(model))]
         overrides += [Parameter(k, value=v) for k, v in (parameters or {}).items()]
         self.node = BridgeNode(shared=True, context=context, namespace=namespace,
@@ -56,7 +56,7 @@ class BridgeUnderTest:
     def publishers(self, cameras=False) -> list:
         """The node's per-period publishers (and its devices', cameras only if asked: True for
         every camera, or a list of camera names)."""
-        from body_bridge.sim.sensors import CameraSampler
+        from body_bridge.sim.sensing.sensors import CameraSampler
         node = self.node
         pubs = [node._state_pub, node._tf_pub, node._clock_pub]
         for name, output in node.sensors.outputs.items():

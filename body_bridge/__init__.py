@@ -1,8 +1,8 @@
 """body_bridge: Choreonoid, OpenRAVE and Chrono models as live ROS 2 robots.
 
 The names below are imported on first use, not with the package: ``python -m body_bridge`` and
-the ``bridge`` program then reach their own code (and their Ctrl-C handling, ros/stopping.py)
-in a fraction of a second, before the loaders and numpy are imported.
+the ``bridge`` program then reach their own code (and their Ctrl-C handling,
+ros/process/stopping.py) in a fraction of a second, before the loaders and numpy are imported.
 """
 
 __all__ = ['BodyBridgeError', 'CommandError', 'Model', 'ModelError', 'UnsupportedError',

@@ -4,7 +4,7 @@ import os
 import signal
 import sys
 
-#: Signals that came before ros/stopping.py was loaded: kept, then delivered again to it.
+#: Signals that came before ros/process/stopping.py was loaded: kept, then delivered again to it.
 _EARLY: list[int] = []
 
 
@@ -15,11 +15,11 @@ def _keep(signum, frame):
 for _signum in (signal.SIGINT, signal.SIGTERM):
     signal.signal(_signum, _keep)
 
-from .ros.stopping import install, requested  # noqa: E402 - after the handler above
+from .ros.process.stopping import install, requested  # noqa: E402 - after the handler above
 
 
 def _main() -> int:
-    install()  # Ctrl-C or SIGTERM from here on ends the program quietly (ros/stopping.py)
+    install()  # Ctrl-C or SIGTERM from here on ends the program quietly (ros/process/stopping.py)
     try:
         if _EARLY:
             os.kill(os.getpid(), _EARLY[0])

@@ -127,7 +127,7 @@ def _check_urdf(model: Model, tmp: str, report: Report) -> str | None:
 
 
 def _check_integrator(model: Model, seconds: float, report: Report):
-    from .sim.sensors import SensorSuite
+    from .sim.sensing.sensors import SensorSuite
     from .sim.simulation import Simulation
     try:
         sim = Simulation(model)
@@ -153,26 +153,20 @@ def _check_integrator(model: Model, seconds: float, report: Report):
 
 
 def _check_kinematics(model: Model, text: str, trials: int, report: Report) -> None:
-    import mujoco
-
-    from .sim.build import BuildOptions, build_spec
-    mj = build_spec(model, BuildOptions(ground_plane='off')).compile()
-    data = mujoco.MjData(mj)
+    from .sim.building.poses import LinkPoses
+    poses = LinkPoses(model)
     rng = np.random.default_rng(0)
     root = model.link(model.root).pose.matrix()
     worst, where = 0.0, ''
     for _ in range(trials):
         q = _random_positions(model, rng)
-        mujoco.mj_resetData(mj, data)
-        for name, value in q.items():
-            data.qpos[mj.joint(name).qposadr[0]] = value
-        mujoco.mj_kinematics(mj, data)
+        simulated = poses.at(q)
         world = _urdf_poses(text, q, root)
         for link in model.links:
-            body = mj.body(link.name).id
             t = world[link.name]
-            dp = float(np.linalg.norm(t[:3, 3] - data.xpos[body]))
-            r = t[:3, :3].T @ data.xmat[body].reshape(3, 3)
+            xpos, xmat = simulated[link.name]
+            dp = float(np.linalg.norm(t[:3, 3] - xpos))
+            r = t[:3, :3].T @ xmat
             da = math.acos(max(-1.0, min(1.0, (np.trace(r) - 1) / 2)))
             if max(dp, da) > worst:
                 worst, where = max(dp, da), link.name

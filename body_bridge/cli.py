@@ -47,7 +47,7 @@ def _load(spec: str, quiet: bool = False) -> Model:
 
 
 def _device_topics(model: Model):
-    from .ros.graph import device_topics
+    from .ros.devices.graph import device_topics
     return device_topics(model)
 
 
@@ -73,7 +73,7 @@ def _convert(args) -> int:
 
 def _write_mjcf(model: Model, path: str) -> None:
     """The MuJoCo model the integrator runs; meshes are embedded as vertex lists."""
-    from .sim.build import build_spec
+    from .sim.building.build import build_spec
     spec = build_spec(model)
     spec.compile()
     with open(path, 'w', encoding='utf-8') as f:
@@ -114,10 +114,10 @@ def _check(args) -> int:
 
 
 def _snapshot(args) -> int:
-    from .sim.build import BuildOptions
-    from .sim.render import RenderError
+    from .sim.building.build import BuildOptions
+    from .sim.sensing.render import RenderError
     from .sim.simulation import Simulation, SimOptions
-    from .sim.snapshot import depth_to_gray, device_view, overview, write_png
+    from .sim.sensing.snapshot import depth_to_gray, device_view, overview, write_png
     os.environ.setdefault('MUJOCO_GL', 'egl')
     model = _load(args.model)
     positions = _positions(args.position, model)
@@ -195,7 +195,7 @@ def _rviz(args) -> int:
 
 
 def _params(args) -> int:
-    from .ros import params_doc
+    from .ros.node import params_doc
     if args.write:
         with open(args.write, encoding='utf-8') as f:
             document = f.read()
@@ -220,7 +220,7 @@ def _srdf(args) -> int:
 
 
 def _sim(args, ros_args: list[str]) -> int:
-    from .ros.launcher import run
+    from .ros.process.launcher import run
     if args.quiet:
         ros_args = [*(ros_args or ['--ros-args']), '--log-level', 'warn']
     for name, value in (('foxglove_port', args.foxglove), ('record', args.record)):
@@ -230,7 +230,7 @@ def _sim(args, ros_args: list[str]) -> int:
 
 
 def _record(args, ros_args: list[str]) -> int:
-    from .ros.record import record
+    from .ros.process.record import record
     return record(args.models, args.output, args.duration, args.topics or (), args.commands,
                   args.real_time_factor, ros_args)
 

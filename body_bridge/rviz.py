@@ -68,7 +68,7 @@ def rviz_config(model: Model, device_topics: list, fixed_frame: str = 'world') -
 
     Args:
         model: the model (its name titles the view).
-        device_topics: :class:`~body_bridge.ros.graph.DeviceTopics` of its devices.
+        device_topics: :class:`~body_bridge.ros.devices.graph.DeviceTopics` of its devices.
         fixed_frame: the bridge's ``fixed_frame``.
     """
     robot = {'Class': 'rviz_default_plugins/RobotModel', 'Name': 'RobotModel', 'Enabled': True,

@@ -1,7 +1,7 @@
 """A model described for people (``info``: a tree) and for programs (``info --json``).
 
 Lengths are in metres, angles in radians (degrees in brackets for joint ranges), masses in
-kilograms. Device topics are the ones the bridge publishes (:mod:`body_bridge.ros.graph`).
+kilograms. Device topics are the ones the bridge publishes (:mod:`body_bridge.ros.devices.graph`).
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def tree(model: Model, device_topics: list | None = None, source: str | None = N
 
     Args:
         model: the model.
-        device_topics: :class:`~body_bridge.ros.graph.DeviceTopics` per device (topics are
+        device_topics: :class:`~body_bridge.ros.devices.graph.DeviceTopics` per device (topics are
             left out without them).
         source: the path shown in the title (default: the model's source).
     """

@@ -9,7 +9,7 @@ import numpy as np
 
 from body_bridge.fparser import mimic_formula
 from body_bridge.model import Model
-from body_bridge.sim.build import BuildOptions, build_spec
+from body_bridge.sim.building.build import BuildOptions, build_spec
 from body_bridge.urdf import to_urdf
 
 from urdf_fk import urdf_forward_kinematics
@@ -78,7 +78,7 @@ def step_without_warnings(model: Model, seconds: float = 1.0) -> mujoco.MjData:
 
 def check_masses(model: Model, mj: mujoco.MjModel | None = None) -> None:
     """MuJoCo's body masses are the model's link masses (massless links get a tiny bound)."""
-    from body_bridge.sim.build import MIN_MASS
+    from body_bridge.sim.building.build import MIN_MASS
     mj = mj or build_spec(model).compile()
     for link in model.links:
         expected = 0.0 if link.inertial is None else link.inertial.mass

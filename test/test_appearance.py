@@ -1,4 +1,4 @@
-"""Material lighting values reach the integrator's renderer (sim/appearance.py)."""
+"""Material lighting values reach the integrator's renderer (sim/sensing/appearance.py)."""
 
 import math
 import textwrap
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from body_bridge.formats import load_model
-from body_bridge.sim.appearance import emission_scale
-from body_bridge.sim.build import build_spec
-from body_bridge.sim.sensors import spot_cone
+from body_bridge.sim.sensing.appearance import emission_scale
+from body_bridge.sim.building.build import build_spec
+from body_bridge.sim.sensing.sensors import spot_cone
 
 
 def shiny_box(tmp_path, material: str):

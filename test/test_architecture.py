@@ -3,7 +3,9 @@
 The layers, from the bottom: the neutral model (with errors and the small shared helpers), the
 format loaders and mesh readers, the URDF writer, the integrator (``sim/``), the ROS side
 (``ros/``), the command line. A module imports only from its own layer or below; ``formats/``,
-``model/``, ``geometry/``, ``meshfiles/`` and ``urdf.py`` import neither rclpy nor mujoco.
+``model/``, ``geometry/``, ``meshfiles/`` and ``urdf.py`` import neither rclpy nor mujoco;
+only ``ros/`` imports rclpy and only ``sim/`` imports mujoco. Inside ``ros/`` and ``sim/``,
+each room imports only the rooms :data:`ROOMS` allows it (written down once, here).
 """
 
 from __future__ import annotations
@@ -30,6 +32,30 @@ LAYERS = {
 #: What must never be imported below the integrator.
 PURE = ('model', 'formats', 'geometry', 'meshfiles', 'urdf', 'errors', 'precedence', 'formula',
         'functions', 'fparser', 'corpus')
+
+
+#: The rooms inside ``sim/`` and ``ros/`` (a subpackage or a facade module) and the rooms of
+#: the same package each may import; every room may also import the layers below its package.
+ROOMS: dict[str, set[str]] = {
+    'sim.names': set(),
+    'sim.sensing': {'sim.names'},
+    'sim.mechanics': {'sim.names'},
+    'sim.control': {'sim.names'},
+    'sim.building': {'sim.names', 'sim.sensing', 'sim.mechanics', 'sim.control'},
+    'sim.simulation': {'sim.names', 'sim.mechanics', 'sim.control', 'sim.building'},
+    'ros.console': set(),
+    'ros.stream': {'ros.console'},
+    'ros.devices': {'ros.console', 'ros.stream'},
+    'ros.control': {'ros.console', 'ros.stream'},
+    'ros.node': {'ros.console', 'ros.stream', 'ros.devices', 'ros.control'},
+    'ros.simapi': {'ros.console', 'ros.stream', 'ros.devices', 'ros.control', 'ros.node'},
+    'ros.process': {'ros.console', 'ros.stream', 'ros.devices', 'ros.control', 'ros.node',
+                    'ros.simapi'},
+}
+#: The most entries (subpackages and facade modules) the top of ``ros/`` and ``sim/`` holds.
+MAX_ENTRIES = 8
+#: Third-party packages only one room of the package may import.
+OWNERS = {'rclpy': 'ros', 'mujoco': 'sim'}
 
 
 def _modules() -> dict[str, Path]:
@@ -160,3 +186,77 @@ def test_each_format_is_a_package_with_load_and_its_file_endings():
     for fmt in (choreonoid, openrave, chrono):
         assert callable(fmt.load) and fmt.EXTENSIONS
         assert Path(fmt.__file__).name == '__init__.py'
+
+
+def _inner_room(name: str) -> str | None:
+    """The room of ``ros/`` or ``sim/`` a module is in (None: the package's own ``__init__``,
+    or a module outside both)."""
+    parts = name.split('.')
+    if len(parts) < 3 or parts[1] not in ('ros', 'sim'):
+        return None
+    return f'{parts[1]}.{parts[2]}'
+
+
+def violations(graph: dict[str, set[str]], imports=None) -> list[str]:
+    """Every import that breaks a rule, one line each naming the rule it broke."""
+    found = []
+    for name in sorted(graph):
+        room = _room(name)
+        inner = _inner_room(name)
+        for target in sorted(graph[name]):
+            other = _room(target)
+            if other != room and LAYERS[other] > LAYERS[room]:
+                found.append(f'{name} imports {target}: imports run downward '
+                             f'({room} is layer {LAYERS[room]}, {other} is {LAYERS[other]})')
+                continue
+            there = _inner_room(target)
+            if (inner and there and there != inner and room == _room(target)
+                    and there not in ROOMS[inner]):
+                allowed = ', '.join(sorted(ROOMS[inner])) or 'no other room'
+                found.append(f'{name} imports {target}: {inner} may import only {allowed} '
+                             f'of {room}/')
+    for name, tops in (imports or {}).items():
+        for top in sorted(tops):
+            if top in OWNERS and _room(name) != OWNERS[top]:
+                found.append(f'{name} imports {top}: only {OWNERS[top]}/ imports {top}')
+    return found
+
+
+def _third_party() -> dict[str, set[str]]:
+    return {name: {m.split('.')[0] for m in _imports(name, path)} for name, path in MODULES.items()}
+
+
+def test_every_room_of_ros_and_sim_is_named_with_its_edges():
+    rooms = {_inner_room(name) for name in MODULES} - {None}
+    assert rooms == set(ROOMS)
+    for room, allowed in ROOMS.items():
+        assert allowed <= set(ROOMS) and room not in allowed
+
+
+def test_the_rooms_import_as_the_table_allows():
+    assert violations(GRAPH, _third_party()) == []
+
+
+def test_ros_and_sim_hold_a_few_entries_at_their_top():
+    for room in ('ros', 'sim'):
+        entries = [p.name for p in (PACKAGE / room).iterdir() if p.name != '__pycache__']
+        assert len(entries) <= MAX_ENTRIES, (room, sorted(entries))
+
+
+def test_a_wrong_import_is_named_with_the_rule_it_breaks():
+    graph = {name: set(deps) for name, deps in GRAPH.items()}
+    graph['body_bridge.sim.sensing.render'].add('body_bridge.sim.building.world')
+    graph['body_bridge.ros.stream.outlets'].add('body_bridge.ros.node.node')
+    graph['body_bridge.sim.names'].add('body_bridge.ros.console')
+    found = violations(graph, {'body_bridge.check': {'mujoco'}, 'body_bridge.cli': {'rclpy'},
+                               'body_bridge.sim.simulation': {'mujoco'}})
+    assert found == [
+        'body_bridge.ros.stream.outlets imports body_bridge.ros.node.node: ros.stream may import '
+        'only ros.console of ros/',
+        'body_bridge.sim.names imports body_bridge.ros.console: imports run downward '
+        '(sim is layer 6, ros is 8)',
+        'body_bridge.sim.sensing.render imports body_bridge.sim.building.world: sim.sensing '
+        'may import only sim.names of sim/',
+        'body_bridge.check imports mujoco: only sim/ imports mujoco',
+        'body_bridge.cli imports rclpy: only ros/ imports rclpy',
+    ]

@@ -303,7 +303,7 @@ def test_mesh_resources_of_our_own_are_placed_scaled_and_coloured(tmp_path):
 def test_shapes_urdf_lacks_become_mesh_files_for_urdf_and_mujoco(tmp_path):
     import re
 
-    from body_bridge.sim.build import build_spec
+    from body_bridge.sim.building.build import build_spec
     from body_bridge.urdf import to_urdf
     path = tmp_path / 'shapes.body'
     path.write_text(textwrap.dedent(f"""\

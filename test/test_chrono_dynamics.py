@@ -10,8 +10,8 @@ from conftest import shared_model
 from test_chrono_load import OWN, REAL_MBS
 
 from body_bridge.formats import load_model
-from body_bridge.sim.build import BuildOptions
-from body_bridge.sim.closures import closure_gaps
+from body_bridge.sim.building.build import BuildOptions
+from body_bridge.sim.mechanics.closures import closure_gaps
 from body_bridge.model import Pose
 from body_bridge.sim.simulation import Mode, SimOptions, Simulation, simulate_together
 

@@ -11,11 +11,11 @@ from body_bridge.errors import ModelError
 from body_bridge.formats import load_model
 from body_bridge.model import (Actuation, Box, Function, Inertial, Joint, Link, LoopClosure,
                                Model, Motor, Pose, Shape, Spring)
-from body_bridge.sim.build import BuildOptions, build_spec
-from body_bridge.sim.forces import plan_springs, restitution_damping
+from body_bridge.sim.building.build import BuildOptions, build_spec
+from body_bridge.sim.mechanics.forces import plan_springs, restitution_damping
 from body_bridge.formats.chrono.tree import exact_closure_pose
-from body_bridge.sim.closures import pose_for_frame
-from body_bridge.sim.forces_laws import map_force, rsda_angle, small_rotation, stop_force
+from body_bridge.sim.mechanics.closures import pose_for_frame
+from body_bridge.sim.mechanics.forces_laws import map_force, rsda_angle, small_rotation, stop_force
 from body_bridge.sim.simulation import SimOptions, Simulation
 
 DATA = Path(__file__).parent / 'data' / 'chrono'

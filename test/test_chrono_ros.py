@@ -17,8 +17,8 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64
 from tf2_msgs.msg import TFMessage
 
-from body_bridge.ros import qos
-from body_bridge.ros.chrono_controllers import topic_name
+from body_bridge.ros.stream import qos
+from body_bridge.ros.control.chrono_controllers import topic_name
 
 STARTUP = 60.0  # [s] wall time allowed for the bridge process to come up
 MODEL = Path(__file__).parent / 'data' / 'chrono' / 'controllers.yaml'

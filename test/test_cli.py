@@ -60,7 +60,7 @@ def test_convert_real_models(tmp_path, check_urdf, relative):
     assert check_urdf(out)[0]
 
 
-@pytest.mark.ros  # info names the device topics (ros/graph.py)
+@pytest.mark.ros  # info names the device topics (ros/devices/graph.py)
 def test_info_json():
     proc = cli('info', SAMPLE_ARM, '--json')
     assert proc.returncode == 0, proc.stderr
@@ -74,14 +74,14 @@ def test_info_json():
 
 
 @pytest.mark.corpus
-@pytest.mark.ros  # info names the device topics (ros/graph.py)
+@pytest.mark.ros  # info names the device topics (ros/devices/graph.py)
 def test_info_json_real_model():
     proc = cli('info', shared_model('choreonoid/share/model/misc/box1.body'), '--json')
     data = json.loads(proc.stdout)
     assert data['mass'] == pytest.approx(12.8) and data['joints'] == []
 
 
-@pytest.mark.ros  # info names the device topics (ros/graph.py)
+@pytest.mark.ros  # info names the device topics (ros/devices/graph.py)
 def test_info_text():
     proc = cli('info', 'sample_arm')
     assert proc.returncode == 0 and 'elbow_pitch' in proc.stdout and 'hand_camera' in proc.stdout

@@ -17,7 +17,7 @@ pytest.importorskip('rclpy', reason=ROS_MISSING)
 
 from sensor_msgs.msg import JointState
 
-from body_bridge.ros import qos
+from body_bridge.ros.stream import qos
 from body_bridge.ros.console import STATUS_PERIOD
 
 from conftest import REPO, SAMPLE_ARM

@@ -229,7 +229,7 @@ def test_snapshot_frames_the_whole_model(tmp_path):
 
 def test_snapshot_of_a_camera_is_what_the_sensor_renders(tmp_path):
     from body_bridge.formats import load_model
-    from body_bridge.sim.sensors import SensorSuite
+    from body_bridge.sim.sensing.sensors import SensorSuite
     from body_bridge.sim.simulation import Simulation, SimOptions
     out = tmp_path / 'camera.png'
     proc = cli('snapshot', 'sample_arm', '-o', out, '--camera', 'hand_camera', *ARM_POSE)
@@ -274,7 +274,7 @@ def test_rviz_config_of_a_model_has_a_display_per_sensor_topic():
 
 @pytest.mark.ros  # info, rviz and params read the node's topics and parameters
 def test_params_prints_every_declared_parameter():
-    from body_bridge.ros.params import PARAMETERS
+    from body_bridge.ros.node.params import PARAMETERS
     proc = cli('params')
     assert proc.returncode == 0
     for name, (_, _, description) in PARAMETERS.items():
@@ -287,7 +287,7 @@ def test_params_prints_every_declared_parameter():
 
 @pytest.mark.ros  # info, rviz and params read the node's topics and parameters
 def test_params_write_replaces_only_the_generated_block(tmp_path):
-    from body_bridge.ros.params_doc import BEGIN, END, markdown
+    from body_bridge.ros.node.params_doc import BEGIN, END, markdown
     doc = tmp_path / 'doc.md'
     doc.write_text(f'# title\n\n{BEGIN}\nold table\n{END}\n\nafter\n')
     assert cli('params', '--write', doc).returncode == 0

@@ -9,7 +9,7 @@ pytest.importorskip('rclpy', reason=ROS_MISSING)
 from rclpy.parameter import Parameter
 
 from body_bridge.formats import load_model
-from body_bridge.ros.graph import device_topics
+from body_bridge.ros.devices.graph import device_topics
 
 from conftest import SAMPLE_ARM, shared_model
 
@@ -24,7 +24,7 @@ def type_name(cls) -> str:
 
 @pytest.mark.parametrize('path', MODELS, ids=lambda p: p.rsplit('/', 1)[-1])
 def test_predicted_device_topics_are_the_published_ones(ros, tmp_path, path):
-    from body_bridge.ros.node import BridgeNode
+    from body_bridge.ros.node.node import BridgeNode
     predicted = device_topics(load_model(path))
     node = BridgeNode(parameter_overrides=[Parameter('model', value=path),
                                            Parameter('start_paused', value=True),

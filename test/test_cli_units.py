@@ -127,7 +127,7 @@ def test_a_snapshot_of_a_camera_that_does_not_exist(capsys, tmp_path):
 
 def test_a_depth_camera_is_pictured_in_grey_and_a_blank_view_is_warned(capsys, tmp_path,
                                                                         monkeypatch):
-    import body_bridge.sim.snapshot as snapshot
+    import body_bridge.sim.sensing.snapshot as snapshot
     depth = np.full((6, 8), 2.0, dtype=np.float32)
     monkeypatch.setattr(snapshot, 'device_view', lambda sim, name: (None, depth))
     status, out, err = run(capsys, 'snapshot', SAMPLE_ARM, '-o', tmp_path / 'd.png',
@@ -144,8 +144,8 @@ def test_a_depth_camera_is_pictured_in_grey_and_a_blank_view_is_warned(capsys, t
 
 
 def test_a_snapshot_without_opengl_is_one_line(capsys, tmp_path, monkeypatch):
-    import body_bridge.sim.snapshot as snapshot
-    from body_bridge.sim.render import RenderError
+    import body_bridge.sim.sensing.snapshot as snapshot
+    from body_bridge.sim.sensing.render import RenderError
 
     def fail(*args):
         raise RenderError('no EGL display')
@@ -167,7 +167,7 @@ def test_a_picture_of_one_colour_is_blank(pixels, blank):
 
 # --- rviz, params, srdf, info --------------------------------------------------------------------
 
-@pytest.mark.ros  # the display config names the topics of the devices (ros/graph.py)
+@pytest.mark.ros  # the display config names the topics of the devices (ros/devices/graph.py)
 def test_rviz_writes_to_a_file_or_standard_output(capsys, tmp_path):
     status, out, _ = run(capsys, 'rviz', SAMPLE_ARM, '--fixed-frame', 'map')
     assert status == 0 and out.startswith('# rviz2 configuration for sample_arm')
@@ -180,7 +180,7 @@ def test_rviz_writes_to_a_file_or_standard_output(capsys, tmp_path):
 @pytest.mark.ros  # the parameter reference reads the node's declared parameters
 def test_params_print_or_write_the_reference(capsys, tmp_path):
     pytest.importorskip('rclpy')
-    from body_bridge.ros.params_doc import BEGIN, END, markdown, text
+    from body_bridge.ros.node.params_doc import BEGIN, END, markdown, text
     assert run(capsys, 'params') == (0, text(), '')
     assert run(capsys, 'params', '--markdown') == (0, markdown(), '')
     doc = tmp_path / 'doc.md'
@@ -200,7 +200,7 @@ def test_srdf_prints_the_files_it_wrote(capsys, tmp_path):
     assert all(__import__('os').path.isfile(line) for line in out.splitlines())
 
 
-@pytest.mark.ros  # info names the device topics (ros/graph.py)
+@pytest.mark.ros  # info names the device topics (ros/devices/graph.py)
 def test_info_as_a_tree_or_json(capsys):
     status, out, _ = run(capsys, 'info', BOX)
     assert status == 0 and out.startswith('box: ')
@@ -213,7 +213,7 @@ def test_info_as_a_tree_or_json(capsys):
 @pytest.mark.ros
 def test_sim_passes_its_options_as_parameters_before_the_user_s(monkeypatch, tmp_path):
     pytest.importorskip('rclpy')
-    import body_bridge.ros.launcher as launcher
+    import body_bridge.ros.process.launcher as launcher
     runs = []
     monkeypatch.setattr(launcher, 'run', lambda argv, models: runs.append((argv, models)) or 0)
     assert cli.main(['sim', 'a', 'b=c', '--ros-args', '-p', 'x:=1']) == 0
@@ -232,7 +232,7 @@ def test_sim_passes_its_options_as_parameters_before_the_user_s(monkeypatch, tmp
 @pytest.mark.ros
 def test_record_hands_its_options_on(monkeypatch):
     pytest.importorskip('rclpy')
-    import body_bridge.ros.record as record
+    import body_bridge.ros.process.record as record
     calls = []
     monkeypatch.setattr(record, 'record', lambda *args: calls.append(args) or 0)
     monkeypatch.setattr(cli, 'check_outputs', lambda command, args: None)

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from body_bridge.model import Box, Inertial, Joint, Link, LoopClosure, Model, Pose, Shape
-from body_bridge.sim.build import BuildOptions, build_spec
-from body_bridge.sim.closures import CLOSURE_TYPES
+from body_bridge.sim.building.build import BuildOptions, build_spec
+from body_bridge.sim.mechanics.closures import CLOSURE_TYPES
 
 
 def four_bar(closure_type: str) -> Model:

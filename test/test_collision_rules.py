@@ -6,7 +6,7 @@ import mujoco
 import pytest
 
 from body_bridge.formats import load_model
-from body_bridge.sim.build import BuildOptions, build_spec
+from body_bridge.sim.building.build import BuildOptions, build_spec
 
 LINKS = """
 links:

@@ -18,7 +18,7 @@ from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from body_bridge.ros import qos
+from body_bridge.ros.stream import qos
 
 from conftest import SAMPLE_ARM, BridgeProcess
 from pendulum_model import AXIS_INERTIA, write_pendulum

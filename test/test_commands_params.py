@@ -13,10 +13,10 @@ pytest.importorskip('rclpy', reason=ROS_MISSING)
 
 from body_bridge.errors import ParameterError
 from body_bridge.formats import load_model
-from body_bridge.ros.commands import read_controllers
-from body_bridge.ros.launcher import model_names, split_ros_args
-from body_bridge.ros import qos
-from body_bridge.ros.params import (PARAMETERS, check_joint_topics, initial_pose, read_gains,
+from body_bridge.ros.control.commands import read_controllers
+from body_bridge.ros.process.launcher import model_names, split_ros_args
+from body_bridge.ros.stream import qos
+from body_bridge.ros.node.params import (PARAMETERS, check_joint_topics, initial_pose, read_gains,
                                     read_initial_positions)
 from body_bridge.sim.simulation import Mode
 
@@ -108,7 +108,7 @@ def test_model_names_and_ros_arguments_of_a_world():
 
 def test_node_reads_its_parameters(ros, tmp_path):
     from rclpy.parameter import Parameter
-    from body_bridge.ros.node import BridgeNode
+    from body_bridge.ros.node.node import BridgeNode
 
     def param(name, value):
         return Parameter(name, value=value)
@@ -139,7 +139,7 @@ def test_only_command_subscriptions_give_the_executor_event_handlers(ros, tmp_pa
     command: the publishers have none (their subscribers report QoS mismatches), the command
     subscriptions keep theirs (a controller with mismatched QoS is reported)."""
     from rclpy.parameter import Parameter
-    from body_bridge.ros.node import BridgeNode
+    from body_bridge.ros.node.node import BridgeNode
     node = BridgeNode(parameter_overrides=[Parameter('mesh_directory', value=str(tmp_path))])
     try:
         publishers = list(node.publishers)
@@ -219,7 +219,7 @@ def test_bad_joint_topics_are_refused_in_one_line(given, message):
 def test_the_node_serves_the_joint_topics_its_parameters_name(ros, tmp_path):
     from rclpy.parameter import Parameter
     from rclpy.qos import ReliabilityPolicy
-    from body_bridge.ros.node import BridgeNode
+    from body_bridge.ros.node.node import BridgeNode
     node = BridgeNode(namespace='/tbs', parameter_overrides=[
         Parameter('joint_states_topic', value='robot_joint_states'),
         Parameter('joint_states_reliability', value='best_effort'),
@@ -311,7 +311,7 @@ def test_launch_file_starts_the_bridge_with_every_model(monkeypatch):
 
 def test_a_node_that_does_not_simulate_takes_no_commands(ros, tmp_path):
     from rclpy.parameter import Parameter
-    from body_bridge.ros.node import BridgeNode
+    from body_bridge.ros.node.node import BridgeNode
     node = BridgeNode(parameter_overrides=[Parameter('simulate', value=False),
                                            Parameter('mesh_directory', value=str(tmp_path))])
     try:

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from body_bridge.sim.trajectory import JointTrajectory, TrajectoryError, TrajectoryRun
+from body_bridge.sim.control.trajectory import JointTrajectory, TrajectoryError, TrajectoryRun
 
 
 def finite_difference(run, t, h=1e-6):
@@ -107,7 +107,7 @@ def test_a_joint_named_twice_is_named():
 
 
 def test_segment_speeds_from_the_current_position():
-    from body_bridge.sim.trajectory import segment_speeds
+    from body_bridge.sim.control.trajectory import segment_speeds
     # a first waypoint at time 0: no speed where it is the current position, infinite elsewhere
     traj = JointTrajectory.from_points(['a', 'b'], [0.0, 0.5], [[1.0, 2.0], [2.0, 1.0]])
     speeds = segment_speeds(traj, [1.0, 0.0])

@@ -1,4 +1,4 @@
-"""Compressed images (``ros/compression.py``): decoded by independent decoders (OpenCV,
+"""Compressed images (``ros/stream/compression.py``): decoded by independent decoders (OpenCV,
 Pillow, and a compressedDepth decoder written here from compressed_depth_image_transport's
 layout), they give the raw image back within the codec's error."""
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from body_bridge.ros.compression import (COLOR_DEFAULTS, DEPTH_DEFAULTS, compress_color,
+from body_bridge.ros.stream.compression import (COLOR_DEFAULTS, DEPTH_DEFAULTS, compress_color,
                                          compress_depth, inverse_depth_code)
 
 cv2 = pytest.importorskip('cv2', reason='OpenCV (a test dependency) is not installed')
@@ -138,7 +138,7 @@ def rvl_decode(stream: bytes, count: int) -> np.ndarray:
 
 
 def test_rvl_by_hand():
-    from body_bridge.ros.compression import rvl
+    from body_bridge.ros.stream.compression import rvl
     # 2 zeros, 2 non-zeros: 5 (zigzag 10: nibbles 0xA, 0x1), then 3 (a difference of -2:
     # zigzag 3); nibbles 2 2 A 1 3 and three of padding in one word
     assert rvl(np.array([0, 0, 5, 3], np.uint16)) == struct.pack('=I', 0x22A13000)
@@ -163,7 +163,7 @@ def test_rvl_by_hand():
     list(range(0, 65536, 257)) + [0] * 100 + list(range(65535, 0, -1000)),
 ])
 def test_rvl_decodes_to_its_pixels(pixels):
-    from body_bridge.ros.compression import rvl
+    from body_bridge.ros.stream.compression import rvl
     code = np.array(pixels, np.uint16)
     assert rvl_decode(rvl(code), len(code)).tolist() == pixels
 

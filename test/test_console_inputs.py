@@ -17,7 +17,7 @@ from rclpy.action import ActionClient, ActionServer
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.parameter import Parameter
 
-from body_bridge.ros import qos
+from body_bridge.ros.stream import qos
 from body_bridge.ros.console import StatusReporter, format_table, interface_rows
 
 DATA = Path(__file__).parent / 'data'
@@ -40,7 +40,7 @@ MODELS = {
 
 @pytest.fixture(params=list(MODELS))
 def bridge_node(request, ros, tmp_path):
-    from body_bridge.ros.node import BridgeNode
+    from body_bridge.ros.node.node import BridgeNode
     path, extra = MODELS[request.param]
     node = BridgeNode(parameter_overrides=[
         Parameter('model', value=str(path)), Parameter('start_paused', value=True),

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from body_bridge.formats import load_model
-from body_bridge.sim.build import BuildOptions, build_spec
-from body_bridge.sim.options import SimOptions
+from body_bridge.sim.building.build import BuildOptions, build_spec
+from body_bridge.sim.building.options import SimOptions
 from body_bridge.sim.simulation import Simulation
 
 from conftest import shared_model
@@ -93,8 +93,8 @@ def body(tmp_path, name, material, size, mass, table=None):
 def slide_on_ramp(tmp_path, angle):
     """How far [m] a Rubber box slides down an Ice ramp of ``angle`` [rad] in one second."""
     from body_bridge.model import Pose
-    from body_bridge.sim.options import SimOptions
-    from body_bridge.sim.world import World
+    from body_bridge.sim.building.options import SimOptions
+    from body_bridge.sim.building.world import World
     table = tmp_path / 'materials.yaml'
     table.write_text(TABLE)
     c, s = math.cos(angle), math.sin(angle)
@@ -262,8 +262,8 @@ def test_chrono_smc_material_properties_make_the_bounce_of_chronos_hertz_contact
 
 
 def test_hertz_solref_matches_the_duration_and_rebound_of_hertzs_contact():
-    from body_bridge.sim.contacts import hertz_solref
-    from body_bridge.sim.forces import contact_bounce
+    from body_bridge.sim.mechanics.contacts import hertz_solref
+    from body_bridge.sim.mechanics.forces import contact_bounce
     timeconst, ratio = hertz_solref(1.1e7, 1.0, 1.0)  # no damping: a floor for MuJoCo
     assert 0 < ratio < 1e-3
     # Undamped Hertz at 1 m/s: 2.94 times the deepest penetration (2.05 mm) over the speed.
@@ -283,7 +283,7 @@ def test_without_material_properties_a_ball_rebounds_with_the_restitution(tmp_pa
 
 
 def test_restitution_is_the_rebound_of_a_contact_that_only_pushes():
-    from body_bridge.sim.forces import contact_restitution, restitution_damping
+    from body_bridge.sim.mechanics.forces import contact_restitution, restitution_damping
     for restitution in (0.2, 0.6, 0.95):
         assert contact_restitution(restitution_damping(restitution)) == \
             pytest.approx(restitution)

@@ -7,7 +7,7 @@ import pytest
 from body_bridge.formats import load_model
 from body_bridge.geometry import box_mesh
 from body_bridge.model import Joint, Link, Model, Pose, Shape
-from body_bridge.sim.build import build_spec
+from body_bridge.sim.building.build import build_spec
 from body_bridge.urdf import to_urdf
 
 from conftest import SAMPLE_ARM, shared_model

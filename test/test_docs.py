@@ -15,8 +15,8 @@ from conftest import ROS_MISSING
 pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
 pytest.importorskip('rclpy', reason=ROS_MISSING)
 
-from body_bridge.ros.params import GROUPS, PARAMETERS
-from body_bridge.ros.params_doc import BEGIN, END, GROUP_ROWS, markdown
+from body_bridge.ros.node.params import GROUPS, PARAMETERS
+from body_bridge.ros.node.params_doc import BEGIN, END, GROUP_ROWS, markdown
 
 from conftest import CORPUS, REPO, SAMPLE_ARM
 
@@ -204,7 +204,7 @@ def test_rviz_config_shows_what_the_sample_arm_publishes():
             'rviz_default_plugins/Wrench'} <= classes
     # enabled displays watch exactly the sample arm's topics of those types, with their QoS
     from body_bridge.formats import load_model
-    from body_bridge.ros.graph import device_topics
+    from body_bridge.ros.devices.graph import device_topics
     from body_bridge.rviz import DISPLAY_CLASSES
     published = {(DISPLAY_CLASSES[t.type], t.name) for e in device_topics(load_model(SAMPLE_ARM))
                  for t in e.topics if t.type in DISPLAY_CLASSES}

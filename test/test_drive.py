@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from body_bridge.formats import load_model
-from body_bridge.sim.drive import DriveError, find_drive
+from body_bridge.sim.mechanics.drive import DriveError, find_drive
 from body_bridge.sim.names import Mode
 from body_bridge.sim.simulation import Simulation
 

@@ -13,7 +13,7 @@ import pytest
 
 from body_bridge.model import (Box, Cylinder, Inertial, Joint, JointType, Limits, Link, Mimic,
                                Model, Pose, Shape, Sphere)
-from body_bridge.sim.drive import Drive, DriveError, base_state, find_drive
+from body_bridge.sim.mechanics.drive import Drive, DriveError, base_state, find_drive
 from body_bridge.sim.names import Mode
 from body_bridge.sim.simulation import Simulation
 

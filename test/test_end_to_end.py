@@ -21,7 +21,7 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 from urdf_parser_py import urdf
 
-from body_bridge.ros import qos
+from body_bridge.ros.stream import qos
 
 from conftest import REPO, SAMPLE_ARM, BridgeProcess
 

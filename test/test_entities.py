@@ -1,4 +1,4 @@
-"""A whole model's state as the simulator API sees it (sim/entities.py), against analytic
+"""A whole model's state as the simulator API sees it (sim/building/entities.py), against analytic
 cases: a falling box, a teleported box, a moved fixed arm, bounds of a turned box."""
 
 import math
@@ -8,7 +8,7 @@ import pytest
 
 from body_bridge.formats import load_model
 from body_bridge.model import Pose
-from body_bridge.sim.entities import (StateRefused, entity_bounds, entity_state,
+from body_bridge.sim.building.entities import (StateRefused, entity_bounds, entity_state,
                                       set_entity_state)
 from body_bridge.sim.simulation import Simulation, SimOptions
 

@@ -13,7 +13,7 @@ pytest.importorskip('rclpy', reason=ROS_MISSING)
 
 from nav_msgs.msg import Odometry
 
-from body_bridge.ros import qos
+from body_bridge.ros.stream import qos
 
 from conftest import REPO, shared_model
 from example_runner import run_example, watch, without_bridge

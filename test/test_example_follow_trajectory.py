@@ -14,7 +14,7 @@ pytest.importorskip('rclpy', reason=ROS_MISSING)
 from sensor_msgs.msg import JointState
 
 from body_bridge.cli import main
-from body_bridge.ros import qos
+from body_bridge.ros.stream import qos
 
 from conftest import REPO, SAMPLE_ARM
 from example_runner import run_example, watch, without_bridge

@@ -12,7 +12,7 @@ import pytest
 from body_bridge.formats import load_model
 from body_bridge.formula import FormulaError
 from body_bridge.fparser import parse_formula
-from body_bridge.sim.build import BuildOptions
+from body_bridge.sim.building.build import BuildOptions
 from body_bridge.sim.simulation import Mode, SimOptions, Simulation
 
 

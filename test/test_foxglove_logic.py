@@ -108,8 +108,8 @@ def node(ros, tmp_path):
 
 @pytest.fixture
 def server(node):
-    from body_bridge.ros.foxglove import FoxgloveServer
-    from body_bridge.ros.outlets import OUTLETS
+    from body_bridge.ros.stream.foxglove import FoxgloveServer
+    from body_bridge.ros.stream.outlets import OUTLETS
     log = Log()
     node.get_logger = lambda: log
     fox = FoxgloveServer([node], port=0)
@@ -144,7 +144,7 @@ def test_channels_are_advertised_with_their_complete_definition(server):
 
 
 def test_a_subscription_counts_and_gets_the_latched_message(server, monkeypatch):
-    from body_bridge.ros.outlets import OUTLETS
+    from body_bridge.ros.stream.outlets import OUTLETS
     latched, other = Sent(), Sent()
     server._channels.update({'/robot_description': latched, '/joint_states': other})
     monkeypatch.setattr(OUTLETS, 'channels', [
@@ -226,7 +226,7 @@ def test_a_client_publishes_only_where_the_bridge_listens(server):
     server.on_message_data(types.SimpleNamespace(id=2), 3, b'\x00\x01\x00\x00\xff')
     assert server.sent.status[-1][0].startswith(
         '/joint_commands: rejected: not a sensor_msgs/msg/JointState in cdr (')
-    from body_bridge.ros.foxglove import MAX_MESSAGE
+    from body_bridge.ros.stream.foxglove import MAX_MESSAGE
     big = serialize_message(JointState(name=['x' * (MAX_MESSAGE - 100)]))
     assert len(big) <= MAX_MESSAGE
     server.on_message_data(types.SimpleNamespace(id=1), 3, big)
@@ -290,8 +290,8 @@ def test_the_nodes_services_are_served_and_answered_by_their_callbacks(server, n
         payload=serialize_message(SetBool.Request(data=True))))
     response = deserialize_message(answer, SetBool.Response)
     assert response.success is True and response.message == 'on'
-    from body_bridge.ros import foxglove as module
-    from body_bridge.ros.msgdefs import DefinitionError
+    from body_bridge.ros.stream import foxglove as module
+    from body_bridge.ros.stream.msgdefs import DefinitionError
 
     def missing(name):
         raise DefinitionError(f'{name}: not installed')
@@ -314,7 +314,7 @@ def test_only_the_meshes_the_urdf_names_are_served(server, tmp_path):
 def test_parameter_values_become_plain_lists():
     import array
 
-    from body_bridge.ros.foxglove import _native
+    from body_bridge.ros.stream.foxglove import _native
     assert _native(array.array('d', [1.0, 2.0])) == [1.0, 2.0]
     assert type(_native(array.array('q', [1]))) is list
     assert _native((1, [2, 3])) == [1, [2, 3]]
@@ -333,7 +333,7 @@ def test_nodes_made_and_deleted_while_it_runs_are_served_then_dropped(server, no
     from std_msgs.msg import String
     from std_srvs.srv import Trigger
 
-    from body_bridge.ros.outlets import OUTLETS
+    from body_bridge.ros.stream.outlets import OUTLETS
     other = Node('fox2', context=ros)
     try:
         (tmp_path / 'arm.stl').write_bytes(b'solid arm\nendsolid arm\n')
@@ -420,8 +420,8 @@ def test_a_node_whose_services_the_sdk_refuses_is_served_without_them(server, ro
 
 def test_the_live_outlets_serve_the_simulator_api_and_its_models(server, ros):
     from rclpy.node import Node
-    from body_bridge.ros.live_outlets import LiveOutlets
-    from body_bridge.ros.outlets import OUTLETS
+    from body_bridge.ros.stream.live_outlets import LiveOutlets
+    from body_bridge.ros.stream.outlets import OUTLETS
     api = types.SimpleNamespace(node=Node('sim', context=ros), watchers=[])
     try:
         outlets = LiveOutlets()

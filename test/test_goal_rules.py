@@ -15,8 +15,8 @@ pytestmark = pytest.mark.ros  # body_bridge.ros imports rclpy
 pytest.importorskip('rclpy', reason=ROS_MISSING)
 
 from body_bridge.errors import ParameterError
-from body_bridge.ros import goals as G
-from body_bridge.ros.commands import Controller
+from body_bridge.ros.control import goals as G
+from body_bridge.ros.control.commands import Controller
 from body_bridge.sim.names import Mode
 
 JOINTS = ['a', 'b']

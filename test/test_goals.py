@@ -10,8 +10,8 @@ pytestmark = pytest.mark.ros  # body_bridge.ros imports rclpy
 pytest.importorskip('rclpy', reason=ROS_MISSING)
 
 from body_bridge.errors import ParameterError
-from body_bridge.ros import goals as G
-from body_bridge.ros.commands import read_controllers
+from body_bridge.ros.control import goals as G
+from body_bridge.ros.control.commands import read_controllers
 
 JOINTS = ['a', 'b']
 JTC = 'joint_trajectory_controller/JointTrajectoryController'

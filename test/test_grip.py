@@ -1,4 +1,4 @@
-"""GripperCommand goals judged in process (body_bridge.sim.grip) on a gripper of our own with
+"""GripperCommand goals judged in process (body_bridge.sim.control.grip) on a gripper of our own with
 slow fingers (0.02 m/s), one closing in the negative direction, the other in the positive:
 a goal the fingers reach is reached, a slow finger on its way is never stalled, fingers on a
 block stall at their effort cap, and a position beyond the range is never "reached"."""
@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from body_bridge.formats import load_model
-from body_bridge.sim import grip
-from body_bridge.sim.build import BuildOptions
-from body_bridge.sim.grip import GripGoal
+from body_bridge.sim.control import grip
+from body_bridge.sim.building.build import BuildOptions
+from body_bridge.sim.control.grip import GripGoal
 from body_bridge.sim.names import Mode
 from body_bridge.sim.simulation import SimOptions, Simulation, simulate_together
 

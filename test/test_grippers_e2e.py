@@ -21,9 +21,9 @@ from rclpy.action import ActionClient
 from sensor_msgs.msg import JointState
 
 from body_bridge.formats import load_model
-from body_bridge.ros import qos
-from body_bridge.ros.commands import read_controllers
-from body_bridge.ros.grippers import find_grippers
+from body_bridge.ros.stream import qos
+from body_bridge.ros.control.commands import read_controllers
+from body_bridge.ros.control.grippers import find_grippers
 from body_bridge.sim.simulation import simulate_together
 
 from conftest import REPO, shared_model
@@ -97,7 +97,7 @@ def _finger_gaps(tmp_path, positions: dict[str, float]) -> dict[str, float]:
 
 
 def wam_options():
-    from body_bridge.sim.options import SimOptions
+    from body_bridge.sim.building.options import SimOptions
     return SimOptions()
 
 

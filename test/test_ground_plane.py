@@ -10,7 +10,7 @@ import pytest
 
 from body_bridge.formats import load_model
 from body_bridge.model import Pose
-from body_bridge.sim.build import BuildOptions, falling_links
+from body_bridge.sim.building.build import BuildOptions, falling_links
 from body_bridge.sim.simulation import Mode, Simulation, SimOptions, simulate_together
 
 from conftest import REPO, SAMPLE_ARM, shared_model

@@ -18,9 +18,9 @@ from std_srvs.srv import SetBool
 from tf2_msgs.msg import TFMessage
 
 from body_bridge.formats import load_model
-from body_bridge.ros import qos
+from body_bridge.ros.stream import qos
 from body_bridge.sim.simulation import Mode, SimOptions, Simulation
-from body_bridge.sim.watchdog import Watchdog
+from body_bridge.sim.control.watchdog import Watchdog
 
 from conftest import SAMPLE_ARM
 from test_end_to_end import STARTUP, Probe
@@ -136,7 +136,7 @@ def test_an_absurd_effort_from_a_controller_diverges_and_the_world_is_reset(tmp_
 
 
 def test_the_report_names_the_largest_values_of_the_latest_commands():
-    from body_bridge.sim.watchdog import RECENT_COMMANDS, describe_commands
+    from body_bridge.sim.control.watchdog import RECENT_COMMANDS, describe_commands
     assert describe_commands([]) == 'no command was received before it'
     recent = [(0.5, 'arm/follow_joint_trajectory', 'trajectory to', ['a', 'b'], [0.25, -1.5]),
               (1.25, '/joint_commands', 'effort', ['a', 'b', 'c', 'd', 'e'],
@@ -156,7 +156,7 @@ def test_the_simulation_keeps_the_latest_outside_commands(tmp_path):
     path = tmp_path / 'unlimited.body'
     path.write_text(UNLIMITED)
     sim = Simulation(load_model(path))
-    from body_bridge.sim.trajectory import JointTrajectory
+    from body_bridge.sim.control.trajectory import JointTrajectory
     for value in range(5):
         sim.command(Mode.VELOCITY, ['arm'], [float(value)], source=f'topic{value}')
     sim.command(Mode.POSITION, ['arm'], [9.0])  # internal (a servo hold, a release)

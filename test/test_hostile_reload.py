@@ -17,7 +17,7 @@ from rcl_interfaces.srv import SetParameters
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 
-from body_bridge.ros import qos
+from body_bridge.ros.stream import qos
 
 from test_end_to_end import STARTUP, Probe, stamp
 
@@ -142,7 +142,7 @@ def test_a_failed_reload_keeps_the_old_model_and_a_good_one_replaces_it(bridge, 
 def test_a_reload_in_a_world_of_several_models_replaces_only_that_model():
     from types import SimpleNamespace
 
-    from body_bridge.ros.launcher import _reloaded
+    from body_bridge.ros.process.launcher import _reloaded
     nodes = [SimpleNamespace(restart_request=None),
              SimpleNamespace(restart_request='/models/new_floor.body')]
     assert _reloaded(['arm=sample_arm', '/models/floor.body'], nodes, [1]) == [

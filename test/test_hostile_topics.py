@@ -148,7 +148,7 @@ import sys, time, rclpy
 from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import Imu, JointState, Range
 from tf2_msgs.msg import TFMessage
-from body_bridge.ros import qos
+from body_bridge.ros.stream import qos
 rclpy.init()
 node = rclpy.create_node('vanishing_subscriber')
 got = []

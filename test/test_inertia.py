@@ -9,7 +9,7 @@ import pytest
 
 from body_bridge.formats import load_model
 from body_bridge.model import Inertial, JointType, Link, Model
-from body_bridge.sim.build import BuildOptions, build_spec
+from body_bridge.sim.building.build import BuildOptions, build_spec
 
 from conftest import CORPUS, shared_model
 from test_chrono_load import CHRONO, REAL_MBS

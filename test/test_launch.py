@@ -32,7 +32,7 @@ from conftest import ROS_MISSING
 pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
 pytest.importorskip('rclpy', reason=ROS_MISSING)
 
-from body_bridge.ros.params import PARAMETERS
+from body_bridge.ros.node.params import PARAMETERS
 
 from conftest import REPO
 
@@ -253,7 +253,7 @@ _PROBE = '''
 import json, sys
 import rclpy
 from rclpy.utilities import remove_ros_args
-from body_bridge.ros.launcher import create_nodes
+from body_bridge.ros.process.launcher import create_nodes
 rclpy.init(args=sys.argv)
 nodes = []
 create_nodes(remove_ros_args(sys.argv)[1:], sys.argv, nodes)
@@ -307,7 +307,7 @@ def test_the_bridge_accepts_what_the_launch_file_passes(launch, tmp_path):
     [bridge] = launch.nodes(real_time_factor='2.0', log_level='warn')
     args = _launched(bridge, tmp_path)
     args[args.index(launch.arguments['params_file'])] = str(REPO / 'config' / 'body_bridge.yaml')
-    script = ('import sys; from body_bridge.ros.launcher import main; sys.argv[0] = "bridge"; '
+    script = ('import sys; from body_bridge.ros.process.launcher import main; sys.argv[0] = "bridge"; '
               'main()')
     proc = subprocess.Popen([sys.executable, '-c', script, *args, '-p', 'start_paused:=true'],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

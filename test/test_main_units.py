@@ -14,7 +14,7 @@ import time
 import pytest
 
 import body_bridge.cli
-from body_bridge.ros import stopping
+from body_bridge.ros.process import stopping
 from conftest import REPO
 
 BOX = str(REPO / 'test' / 'data' / 'choreonoid' / 'box.body')
@@ -50,7 +50,7 @@ def _stopped_while_running(signum):
     return command
 
 
-@pytest.mark.ros  # info names the device topics (ros/graph.py)
+@pytest.mark.ros  # info names the device topics (ros/devices/graph.py)
 def test_a_command_s_status_is_the_exit_status(main, capsys):
     assert main('info', BOX) == 0
     assert capsys.readouterr().out.startswith('box: ')

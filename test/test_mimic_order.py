@@ -19,7 +19,7 @@ from body_bridge.formats import load_model
 from body_bridge.formula import FormulaError
 from body_bridge.fparser import mimic_order
 from body_bridge.model import Mimic
-from body_bridge.sim.build import BuildOptions
+from body_bridge.sim.building.build import BuildOptions
 from body_bridge.sim.simulation import Mode, SimOptions, Simulation
 
 from conftest import REPO

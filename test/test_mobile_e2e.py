@@ -18,7 +18,7 @@ from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
 from tf2_msgs.msg import TFMessage
 
-from body_bridge.ros import qos
+from body_bridge.ros.stream import qos
 
 from conftest import REPO
 from test_end_to_end import STARTUP, Probe
@@ -95,7 +95,7 @@ def test_cmd_vel_drives_the_tracks_and_odom_agrees_with_tf(bridge, ros):
         probe.spin_until(lambda: abs(probe.speeds()['TRACK_R'] - half) < 1e-3 and
                          abs(probe.speeds()['TRACK_L'] + half) < 1e-3, 10.0,
                          'the tracks turning', proc)
-        # ... and the base turning at the rate asked for, within 15 % (sim/tracks.py).
+        # ... and the base turning at the rate asked for, within 15 % (sim/mechanics/tracks.py).
         probe.spin_until(lambda: abs(next(reversed(probe.odom.values())).twist.twist.angular.z
                                      - 0.5) < 0.075, 10.0, 'odom turning left at 0.5 rad/s',
                          proc)

@@ -70,20 +70,20 @@ def test_relative_imports_resolve_to_modules(tmp_path):
     (pkg / '__init__.py').write_text('from .drive import x\n')
     (pkg / 'drive.py').write_text('from ..model import Joint\nfrom . import names\n'
                                   'def f():\n    import numpy\n')
-    found = coverage_map._imports(pkg / 'drive.py', 'body_bridge.sim.drive')
+    found = coverage_map._imports(pkg / 'drive.py', 'body_bridge.sim.mechanics.drive')
     assert {'body_bridge.model', 'body_bridge.model.Joint', 'body_bridge.sim',
             'body_bridge.sim.names', 'numpy'} <= found
     assert coverage_map._imports(pkg / '__init__.py', 'body_bridge.sim') >= \
-        {'body_bridge.sim.drive'}
+        {'body_bridge.sim.mechanics.drive'}
 
 
 def test_the_test_files_importing_a_module_directly_or_not_are_its_candidates():
-    found = coverage_map.importers(['body_bridge/sim/drive.py', 'body_bridge/ros/goals.py'])
-    drive, goals = found['body_bridge/sim/drive.py'], found['body_bridge/ros/goals.py']
+    found = coverage_map.importers(['body_bridge/sim/mechanics/drive.py', 'body_bridge/ros/control/goals.py'])
+    drive, goals = found['body_bridge/sim/mechanics/drive.py'], found['body_bridge/ros/control/goals.py']
     assert 'test/test_drive_units.py' in drive and 'test/test_drive.py' in drive
     assert 'test/test_goal_rules.py' in goals and 'test/test_goals.py' in goals
     assert 'test/test_fparser_values.py' not in drive + goals      # imports neither
-    # through other modules: the node imports goals through ros/actions.py
+    # through other modules: the node imports goals through ros/control/actions.py
     assert 'test/test_commands_params.py' in goals
 
 

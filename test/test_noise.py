@@ -1,4 +1,4 @@
-"""Sensor noise (``sim/noise.py`` through the samplers): 10,000 readings at rest have the
+"""Sensor noise (``sim/sensing/noise.py`` through the samplers): 10,000 readings at rest have the
 configured mean and deviation within their 99 % confidence bounds for every device kind; a
 bias random walk and a noise density have the Allan deviations of the model; a seed repeats
 a run bit for bit whatever readings were taken in between, another seed does not."""
@@ -15,8 +15,8 @@ from test_samplers_oracle import _sim, _values
 
 from body_bridge.device_overlay import DeviceSettings
 from body_bridge.model import Device, DeviceKind
-from body_bridge.sim.noise import DistanceNoise, NoiseStreams, VectorNoise
-from body_bridge.sim.samplers import ForceSampler, InertialSampler
+from body_bridge.sim.sensing.noise import DistanceNoise, NoiseStreams, VectorNoise
+from body_bridge.sim.sensing.samplers import ForceSampler, InertialSampler
 
 Z99 = 2.5758  # two-sided 99 % quantile of the normal distribution
 N = 10_000
@@ -238,7 +238,7 @@ def test_camera_pixel_and_depth_noise(tmp_path):
     from test_sensors_sim import camera_scene
 
     from body_bridge.formats import load_model
-    from body_bridge.sim.sensors import SensorSuite
+    from body_bridge.sim.sensing.sensors import SensorSuite
     from body_bridge.sim.simulation import Simulation
     sim = Simulation(load_model(camera_scene(tmp_path)))
     suite = SensorSuite(sim)

@@ -1,6 +1,6 @@
 """Noise and compression as node parameters, in one process: ``devices.<device>.noise.<key>``,
-``devices.<camera>.compressed.*`` / ``compressedDepth.*`` (ros/device_settings.py) and the
-noise of ``joint_states`` (ros/joint_noise.py)."""
+``devices.<camera>.compressed.*`` / ``compressedDepth.*`` (ros/devices/device_settings.py) and the
+noise of ``joint_states`` (ros/devices/joint_noise.py)."""
 
 from __future__ import annotations
 
@@ -21,10 +21,10 @@ from test_noise import N, assert_mean_and_std
 from body_bridge.device_overlay import Overlay, load_overlay
 from body_bridge.errors import ModelError
 from body_bridge.formats import load_model
-from body_bridge.ros import device_settings
-from body_bridge.ros.joint_noise import JointStateNoise
-from body_bridge.ros.sensors import CameraPublisher, ImuPublisher, WrenchPublisher
-from body_bridge.sim.sensors import SensorSuite
+from body_bridge.ros.devices import device_settings
+from body_bridge.ros.devices.joint_noise import JointStateNoise
+from body_bridge.ros.devices.sensors import CameraPublisher, ImuPublisher, WrenchPublisher
+from body_bridge.sim.sensing.sensors import SensorSuite
 from body_bridge.sim.simulation import Simulation
 
 from conftest import SAMPLE_ARM
@@ -296,7 +296,7 @@ def test_a_background_encoder_publishes_the_newest_frame_and_reports_failures(no
 
     from builtin_interfaces.msg import Time
 
-    from body_bridge.ros.encoder import BackgroundEncoder
+    from body_bridge.ros.stream.encoder import BackgroundEncoder
     n = node()
     pub, gate, busy = FakePublisher(), threading.Event(), threading.Event()
 
@@ -337,8 +337,8 @@ def test_a_background_encoder_stops_cleanly_and_reports_only_while_alive(monkeyp
 
     from builtin_interfaces.msg import Time
 
-    from body_bridge.ros import encoder as encoder_mod
-    from body_bridge.ros.encoder import BackgroundEncoder
+    from body_bridge.ros.stream import encoder as encoder_mod
+    from body_bridge.ros.stream.encoder import BackgroundEncoder
     failures = []  # exceptions that ended an encoder's thread
     monkeypatch.setattr(threading, 'excepthook', lambda args: failures.append(args.thread.name)
                         if args.thread.name.startswith('encode ') else None)

@@ -1,4 +1,4 @@
-"""``sim/noise.py`` against oracles: each draw from the generator the module documents, each
+"""``sim/sensing/noise.py`` against oracles: each draw from the generator the module documents, each
 formula of the noise models written out (``test/test_noise.py`` checks the statistics
 through the samplers)."""
 
@@ -10,7 +10,7 @@ import zlib
 import numpy as np
 import pytest
 
-from body_bridge.sim.noise import (BLOCK, ROW, STRIDE, VECTOR_SLOTS, DistanceNoise,
+from body_bridge.sim.sensing.noise import (BLOCK, ROW, STRIDE, VECTOR_SLOTS, DistanceNoise,
                                    NoiseStreams, VectorNoise)
 
 KEY = [11, zlib.crc32(b'imu')]

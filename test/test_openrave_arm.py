@@ -59,7 +59,7 @@ def test_manipulator_chain_gripper_and_tool_frame(arm, tmp_path):
 
 
 def test_adjacent_links_never_collide_and_unknown_ones_are_warned(arm):
-    from body_bridge.sim.build import BuildOptions, build_spec
+    from body_bridge.sim.building.build import BuildOptions, build_spec
     assert arm.adjacent == (('l2', 'finger'),)
     assert any("<adjacent> names a link that does not exist: 'l1' or 'nope'; ignored" in w
                for w in arm.warnings), arm.warnings

@@ -9,8 +9,8 @@ import pytest
 
 from body_bridge.formats import load_model
 from body_bridge.formula import FormulaError, parse_formula
-from body_bridge.sim.build import BuildOptions, build_spec
-from body_bridge.sim.mimic import TENDON_PREFIX
+from body_bridge.sim.building.build import BuildOptions, build_spec
+from body_bridge.sim.mechanics.mimic import TENDON_PREFIX
 from body_bridge.sim.simulation import Mode, SimOptions, Simulation
 
 

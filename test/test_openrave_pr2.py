@@ -11,7 +11,7 @@ pytest.importorskip('rclpy', reason=ROS_MISSING)
 
 from sensor_msgs.msg import CameraInfo, Image, JointState, LaserScan
 
-from body_bridge.ros import qos
+from body_bridge.ros.stream import qos
 
 from conftest import shared_model
 from test_end_to_end import Probe, stamp

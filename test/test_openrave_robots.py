@@ -119,7 +119,7 @@ def test_barrett_hand_mimic_joints_follow_in_simulation():
 
 
 def _no_ground():
-    from body_bridge.sim.build import BuildOptions
+    from body_bridge.sim.building.build import BuildOptions
     return BuildOptions(ground_plane=False)
 
 
@@ -196,7 +196,7 @@ def test_wam_tool_frame_is_on_tf_static(ros, bridge):
     """The bridge in its own process publishes the manipulator's tool frame, as rviz sees it."""
     from tf2_msgs.msg import TFMessage
 
-    from body_bridge.ros import qos
+    from body_bridge.ros.stream import qos
     from test_end_to_end import STARTUP, spin_until
 
     received = {}
@@ -216,7 +216,7 @@ def test_wam_tool_frame_is_on_tf_static(ros, bridge):
 
 
 def test_adjacent_links_never_collide_even_with_self_collision():
-    from body_bridge.sim.build import BuildOptions, build_spec
+    from body_bridge.sim.building.build import BuildOptions, build_spec
     hand = load_model(ROBOTS / 'barretthand.robot.xml')
     assert ('Finger0-0', 'Finger1-0') in hand.adjacent and len(hand.adjacent) == 10
     mj = build_spec(hand, BuildOptions(self_collision=True)).compile()

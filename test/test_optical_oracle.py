@@ -18,7 +18,7 @@ from conftest import ROS_MISSING
 pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
 pytest.importorskip('rclpy', reason=ROS_MISSING)
 
-from body_bridge.ros.sensors import camera_info
+from body_bridge.ros.devices.sensors import camera_info
 from body_bridge.urdf import optical_frame, to_urdf
 
 from test_sensors_sim import body_file, run, start

@@ -1,4 +1,4 @@
-"""Range sensors and cameras (``sim/optical.py``) unit by unit: scan angles of both
+"""Range sensors and cameras (``sim/sensing/optical.py``) unit by unit: scan angles of both
 conventions to the sample, beam directions, intrinsics and render sizes, what each device
 parameter does and the one-line refusals; and range readings against a wall at a known
 distance."""
@@ -15,11 +15,11 @@ import pytest
 
 from body_bridge.device_overlay import DeviceSettings
 from body_bridge.model import Box, Device, DeviceKind, Joint, JointType, Link, Model, Pose, Shape
-from body_bridge.sim.build import BuildOptions, build_spec
-from body_bridge.sim.optical import (MAX_IMAGE_SIZE, MAX_RAYS, CameraSampler, RangeSampler,
+from body_bridge.sim.building.build import BuildOptions, build_spec
+from body_bridge.sim.sensing.optical import (MAX_IMAGE_SIZE, MAX_RAYS, CameraSampler, RangeSampler,
                                      _flash_directions, _scan_directions, camera_intrinsics,
                                      camera_render_size, scan_angles)
-from body_bridge.sim.samplers import DeviceRefused
+from body_bridge.sim.sensing.samplers import DeviceRefused
 
 
 def test_openrave_scan_angles():

@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 
 from body_bridge.model import Inertial, JointType, Model
-from body_bridge.sim.build import MIN_INERTIA, MIN_MASS, BuildOptions, build_spec
+from body_bridge.sim.building.build import MIN_INERTIA, MIN_MASS, BuildOptions, build_spec
 from body_bridge.urdf import to_urdf
 
 from model_checks import random_positions
@@ -282,7 +282,7 @@ class Pair:
 
 def without_belts(model: Model) -> Model:
     """The model with its tracks as the fixed joints the URDF writes: the integrator gives each
-    track a belt body of its own (``sim/tracks.py``, MIN_MASS and a hinge) that moves the track's
+    track a belt body of its own (``sim/mechanics/tracks.py``, MIN_MASS and a hinge) that moves the track's
     surface; the URDF has no such link, so the two are compared without it."""
     if not any(j.type == JointType.TRACK for j in model.joints):
         return model

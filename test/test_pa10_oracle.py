@@ -18,7 +18,7 @@ import pytest
 from conftest import CORPUS
 
 from body_bridge.formats import load_model
-from body_bridge.sim.build import BuildOptions, build_spec
+from body_bridge.sim.building.build import BuildOptions, build_spec
 
 pytestmark = pytest.mark.corpus  # both PA10 files are in the real model corpus
 

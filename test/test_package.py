@@ -16,7 +16,7 @@ from conftest import ROS_MISSING
 pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
 pytest.importorskip('rclpy', reason=ROS_MISSING)
 
-from body_bridge.ros.node import PARAMETERS
+from body_bridge.ros.node.node import PARAMETERS
 
 from conftest import REPO
 

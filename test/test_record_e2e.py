@@ -63,7 +63,7 @@ def test_record_keeps_every_topic_in_simulated_time(tmp_path):
             continue
         stamp = header.stamp.sec * 1_000_000_000 + header.stamp.nanosec
         if topic.endswith(('/compressed', '/compressedDepth')):
-            # compressed in a worker thread (ros/encoder.py): the frame's own stamp, written
+            # compressed in a worker thread (ros/stream/encoder.py): the frame's own stamp, written
             # into the bag when its encoding is done, a few periods later at most
             assert 0 <= times[-1] - stamp <= 200_000_000, topic
         else:  # stamped in simulated time, as the bag's time

@@ -13,8 +13,8 @@ pytest.importorskip('rosbags', reason='rosbags (tools/requirements.txt) is missi
 
 from bag_reading import read_bag  # noqa: E402
 
-from body_bridge.ros import record as record_mod  # noqa: E402
-from body_bridge.ros.command_file import Commands, Twist  # noqa: E402
+from body_bridge.ros.process import record as record_mod  # noqa: E402
+from body_bridge.ros.control.command_file import Commands, Twist  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -74,7 +74,7 @@ def test_a_bad_commands_file_or_model_is_one_line(tmp_path, capsys):
 def test_a_recording_holds_every_period_and_says_what_it_wrote(tmp_path, capsys, monkeypatch):
     import time
 
-    from body_bridge.ros import transport
+    from body_bridge.ros.process import transport
     (tmp_path / 'm.csv').write_text('time,shoulder_yaw\n0.05,0.3\n')
     profiles, destroyed, made = [], [], record_mod._nodes
     monkeypatch.setattr(transport, 'use_bundled_fastdds_profile',
@@ -142,7 +142,7 @@ class Log:
 
 
 def test_one_model_is_one_node_and_commands_are_followed_with_warnings(arms):
-    from body_bridge.sim.trajectory import JointTrajectory
+    from body_bridge.sim.control.trajectory import JointTrajectory
     arm = arms()
     assert len(arm) == 1 and arm[0].get_parameter('model').value == 'sample_arm'
     assert arm[0].get_parameter('real_time_factor').value == 0.0

@@ -15,8 +15,8 @@ from conftest import ROS_MISSING  # noqa: E402
 pytestmark = pytest.mark.ros
 pytest.importorskip('rclpy', reason=ROS_MISSING)
 
-from body_bridge.ros import qos  # noqa: E402
-from body_bridge.ros.recorder import PERIOD, Recorder  # noqa: E402
+from body_bridge.ros.stream import qos  # noqa: E402
+from body_bridge.ros.stream.recorder import PERIOD, Recorder  # noqa: E402
 
 
 def channel(topic, type_='std_msgs/msg/String'):

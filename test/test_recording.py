@@ -23,7 +23,7 @@ from mcap_ros2.decoder import DecoderFactory  # noqa: E402
 
 
 def test_a_definition_holds_every_type_it_uses_once():
-    from body_bridge.ros.msgdefs import DELIMITER, definition, dependencies
+    from body_bridge.ros.stream.msgdefs import DELIMITER, definition, dependencies
     deps = dependencies('tf2_msgs/msg/TFMessage')
     # named as the fields name them, as rosbag2 writes them
     assert deps == ['geometry_msgs/TransformStamped', 'std_msgs/Header',
@@ -45,7 +45,7 @@ def test_a_definition_holds_every_type_it_uses_once():
 
 
 def test_bounded_sequences_of_messages_are_dependencies_and_constants_are_not(monkeypatch):
-    from body_bridge.ros import msgdefs
+    from body_bridge.ros.stream import msgdefs
     texts = {'a/msg/T': 'geometry_msgs/Point[<=4] points  # at most 4\n'
                         'int32 N = 3\nstring<=8 NAME="x=y"\nT2 own\nb/U[] us\n# b/V v\n'}
     monkeypatch.setattr(msgdefs, '_text', texts.__getitem__)
@@ -53,13 +53,13 @@ def test_bounded_sequences_of_messages_are_dependencies_and_constants_are_not(mo
 
 
 def test_a_type_is_known_by_both_of_its_names():
-    from body_bridge.ros.msgdefs import _canonical
+    from body_bridge.ros.stream.msgdefs import _canonical
     assert _canonical('std_msgs/Header') == 'std_msgs/msg/Header'
     assert _canonical('std_msgs/msg/Header') == 'std_msgs/msg/Header'
 
 
 def test_a_missing_type_is_one_clear_error():
-    from body_bridge.ros.msgdefs import DefinitionError, definition
+    from body_bridge.ros.stream.msgdefs import DefinitionError, definition
     with pytest.raises(DefinitionError, match=r'^nope_msgs/msg/X: package nope_msgs is not'):
         definition('nope_msgs/msg/X')
     with pytest.raises(DefinitionError, match=r'^std_msgs/msg/Nope: .*Nope.msg cannot be read'):
@@ -67,7 +67,7 @@ def test_a_missing_type_is_one_clear_error():
 
 
 def test_service_definitions_split_request_and_response():
-    from body_bridge.ros.msgdefs import service_definitions
+    from body_bridge.ros.stream.msgdefs import service_definitions
     request, response = service_definitions('std_srvs/srv/SetBool')
     assert request.split('#')[0].split() == ['bool', 'data']
     assert [line.split()[:2] for line in response.splitlines() if line.strip()] == \
@@ -84,8 +84,8 @@ def test_a_bag_reads_back_with_rosbags_and_mcap_ros2(tmp_path):
     from sensor_msgs.msg import Imu
     from std_msgs.msg import String
 
-    from body_bridge.ros import qos
-    from body_bridge.ros.bag import BagWriter
+    from body_bridge.ros.stream import qos
+    from body_bridge.ros.stream.bag import BagWriter
     bag = BagWriter(str(tmp_path / 'run'))
     latched = bag.add_topic('/robot_description', 'std_msgs/msg/String', qos.LATCHED)
     imu = bag.add_topic('/imu', 'sensor_msgs/msg/Imu', qos.SENSOR)
@@ -131,7 +131,7 @@ def test_qos_profiles_as_rosbag2_lists_them():
     from rclpy.qos import (DurabilityPolicy, HistoryPolicy, LivelinessPolicy, QoSProfile,
                            ReliabilityPolicy)
 
-    from body_bridge.ros.bag import qos_profiles
+    from body_bridge.ros.stream.bag import qos_profiles
     profile = QoSProfile(history=HistoryPolicy.KEEP_ALL, depth=3,
                          reliability=ReliabilityPolicy.BEST_EFFORT,
                          durability=DurabilityPolicy.TRANSIENT_LOCAL,
@@ -152,8 +152,8 @@ def test_qos_profiles_as_rosbag2_lists_them():
 
 
 def test_an_uncompressed_bag_and_a_second_close(tmp_path):
-    from body_bridge.ros import qos
-    from body_bridge.ros.bag import BagWriter
+    from body_bridge.ros.stream import qos
+    from body_bridge.ros.stream.bag import BagWriter
     bag = BagWriter(str(tmp_path / 'plain'), compress=False)
     bag.write(bag.add_topic('/a', 'std_msgs/msg/String', qos.JOINT_STATES),
               b'\x00\x01\x00\x00\x02\x00\x00\x00x\x00', 1)
@@ -167,7 +167,7 @@ def test_an_uncompressed_bag_and_a_second_close(tmp_path):
 
 
 def test_a_bag_goes_into_a_new_directory(tmp_path):
-    from body_bridge.ros.bag import BagError, BagWriter
+    from body_bridge.ros.stream.bag import BagError, BagWriter
     (tmp_path / 'old').mkdir()
     with pytest.raises(BagError, match=r'old: already exists'):
         BagWriter(str(tmp_path / 'old'))
@@ -178,8 +178,8 @@ def test_the_metadata_counts_what_was_written(tmp_path):
     from rclpy.serialization import serialize_message
     from std_msgs.msg import String
 
-    from body_bridge.ros import qos
-    from body_bridge.ros.bag import BagWriter
+    from body_bridge.ros.stream import qos
+    from body_bridge.ros.stream.bag import BagWriter
     bag = BagWriter(str(tmp_path / 'b'), distro='kilted')
     key = bag.add_topic('/a', 'std_msgs/msg/String', qos.JOINT_STATES)
     bag.add_topic('/empty', 'std_msgs/msg/String', qos.JOINT_STATES)
@@ -235,8 +235,8 @@ def test_a_channel_hands_the_same_bytes_to_dds_and_the_sinks():
     from rclpy.serialization import deserialize_message
     from std_msgs.msg import String
 
-    from body_bridge.ros import qos
-    from body_bridge.ros.outlets import Outlets
+    from body_bridge.ros.stream import qos
+    from body_bridge.ros.stream.outlets import Outlets
     outlets = Outlets()
     now = [1.5]
     dds = FakePublisher('/chatter', String, qos.JOINT_STATES)
@@ -267,8 +267,8 @@ def test_a_channel_hands_the_same_bytes_to_dds_and_the_sinks():
 def test_sinks_get_what_they_want_and_latched_messages_when_late():
     from std_msgs.msg import String
 
-    from body_bridge.ros import qos
-    from body_bridge.ros.outlets import Outlets
+    from body_bridge.ros.stream import qos
+    from body_bridge.ros.stream.outlets import Outlets
     outlets = Outlets()
     owner = object()
     latched = outlets.channel(FakePublisher('/robot_description', String, qos.LATCHED),
@@ -304,8 +304,8 @@ def test_a_node_publisher_is_a_channel_on_simulated_time_unless_infrastructure()
     from rcl_interfaces.msg import ParameterEvent
     from std_msgs.msg import String
 
-    from body_bridge.ros import qos
-    from body_bridge.ros.outlets import Outlets
+    from body_bridge.ros.stream import qos
+    from body_bridge.ros.stream.outlets import Outlets
     outlets = Outlets()
     node = types.SimpleNamespace()  # no simulation yet: time 0
     raw = FakePublisher('/parameter_events', ParameterEvent, qos.JOINT_STATES)
@@ -328,9 +328,9 @@ def test_the_recorder_drops_and_counts_what_its_queue_cannot_hold(tmp_path):
     from rclpy.serialization import serialize_message
     from std_msgs.msg import String
 
-    from body_bridge.ros import qos
-    from body_bridge.ros.outlets import Outlets
-    from body_bridge.ros.recorder import Recorder
+    from body_bridge.ros.stream import qos
+    from body_bridge.ros.stream.outlets import Outlets
+    from body_bridge.ros.stream.recorder import Recorder
     warnings = []
     recorder = Recorder(str(tmp_path / 'r'), topics=['keep*'], max_queue=100,
                         warn=warnings.append)
@@ -354,9 +354,9 @@ def test_the_recorder_drops_and_counts_what_its_queue_cannot_hold(tmp_path):
 
 
 def test_the_recorder_warns_about_drops_from_its_thread(tmp_path):
-    from body_bridge.ros import qos
-    from body_bridge.ros.outlets import Outlets
-    from body_bridge.ros.recorder import Recorder
+    from body_bridge.ros.stream import qos
+    from body_bridge.ros.stream.outlets import Outlets
+    from body_bridge.ros.stream.recorder import Recorder
     from std_msgs.msg import String
     warnings = []
     recorder = Recorder(str(tmp_path / 'r'), max_queue=10, warn=warnings.append)
@@ -372,7 +372,7 @@ def test_the_recorder_warns_about_drops_from_its_thread(tmp_path):
 
 
 def test_commands_from_yaml_and_csv(tmp_path):
-    from body_bridge.ros.command_file import read_commands
+    from body_bridge.ros.control.command_file import read_commands
     (tmp_path / 'c.yaml').write_text(
         'trajectory:\n  joints: [a, b]\n  points:\n'
         '    - {time: 1.0, positions: [0.5, -0.3]}\n'
@@ -425,7 +425,7 @@ def test_commands_from_yaml_and_csv(tmp_path):
 ])
 def test_a_bad_commands_file_is_one_line(tmp_path, name, text, message):
     from body_bridge.errors import ModelError
-    from body_bridge.ros.command_file import read_commands
+    from body_bridge.ros.control.command_file import read_commands
     (tmp_path / name).write_text(text)
     with pytest.raises(ModelError, match=message) as err:
         read_commands(str(tmp_path / name))
@@ -460,8 +460,8 @@ class Owner:
 def test_a_write_the_middleware_refuses_is_warned_about_and_the_world_goes_on(throttled, sink):
     from std_msgs.msg import String
 
-    from body_bridge.ros import qos
-    from body_bridge.ros.outlets import Outlets
+    from body_bridge.ros.stream import qos
+    from body_bridge.ros.stream.outlets import Outlets
     outlets, owner = Outlets(), Owner(throttled=throttled)
     channel = outlets.channel(RefusingPublisher('/tf', String, qos.TF), qos.TF, lambda: 2.0,
                               owner)
@@ -481,8 +481,8 @@ def test_a_refused_write_without_an_owner_or_once_ros_shuts_down_is_raised(owner
     from rclpy.impl.implementation_singleton import rclpy_implementation
     from std_msgs.msg import String
 
-    from body_bridge.ros import qos
-    from body_bridge.ros.outlets import Outlets
+    from body_bridge.ros.stream import qos
+    from body_bridge.ros.stream.outlets import Outlets
     channel = Outlets().channel(RefusingPublisher('/tf', String, qos.TF), qos.TF, lambda: 0.0,
                                 owner)
     with pytest.raises(rclpy_implementation.RCLError):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from body_bridge.formats import load_model
-from body_bridge.sim.sensors import SensorSuite
+from body_bridge.sim.sensing.sensors import SensorSuite
 from body_bridge.sim.simulation import Simulation
 
 from conftest import SAMPLE_ARM
@@ -40,7 +40,7 @@ def test_one_renderer_serves_several_threads_in_turn():
 def test_a_context_held_by_another_thread_is_a_render_error():
     """A render that cannot take the GL context fails as RenderError (the node catches that),
     not with the backend's own exception."""
-    from body_bridge.sim.render import RenderError
+    from body_bridge.sim.sensing.render import RenderError
     sim = Simulation(load_model(SAMPLE_ARM))
     suite = SensorSuite(sim)
     camera = suite.samplers['hand_camera']

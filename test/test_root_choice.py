@@ -14,9 +14,9 @@ import pytest
 
 from body_bridge.formats import load_model
 from body_bridge.model import JointType
-from body_bridge.sim.drive import base_state, find_drive
-from body_bridge.sim.planar import PlanarMove
-from body_bridge.sim.rootchoice import choose_root, wheel_contacts, with_passive
+from body_bridge.sim.mechanics.drive import base_state, find_drive
+from body_bridge.sim.mechanics.planar import PlanarMove
+from body_bridge.sim.building.rootchoice import choose_root, wheel_contacts, with_passive
 from body_bridge.sim.simulation import Mode, SimOptions, Simulation
 
 from conftest import REPO, SAMPLE_ARM, shared_model
@@ -205,7 +205,7 @@ def test_the_pr2_stands_free_on_its_casters():
 
 
 def test_contact_points_carry_only_when_not_in_one_line():
-    from body_bridge.sim.rootchoice import _carried
+    from body_bridge.sim.building.rootchoice import _carried
     p = [np.array(v, float) for v in ((0, 0.2, 0), (0, -0.2, 0), (-0.3, 0, 0))]
     assert _carried(p) and _carried(p + [np.array([0.3, 0, 0])])
     assert not _carried(p[:2])  # two wheels on one axle (a Segway) do not stand

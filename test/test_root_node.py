@@ -22,13 +22,13 @@ ROVER = str(REPO / 'test' / 'data' / 'openrave' / 'rover.robot.xml')
 
 
 def _node(tmp_path, **params):
-    from body_bridge.ros.node import BridgeNode
+    from body_bridge.ros.node.node import BridgeNode
     given = {'model': ROVER, 'start_paused': True, 'mesh_directory': str(tmp_path), **params}
     return BridgeNode(parameter_overrides=[Parameter(k, value=v) for k, v in given.items()])
 
 
 def test_a_rover_starts_free_with_its_caster_passive_and_cmd_vel(ros, tmp_path):
-    from body_bridge.ros.mobile import MobileBase
+    from body_bridge.ros.control.mobile import MobileBase
     node = _node(tmp_path)
     try:
         assert node.root_taken == 'free' and node.model.root_joint == JointType.FREE
@@ -40,7 +40,7 @@ def test_a_rover_starts_free_with_its_caster_passive_and_cmd_vel(ros, tmp_path):
 
 
 def test_root_and_passive_joints_parameters(ros, tmp_path):
-    from body_bridge.ros.planar_base import PlanarBase
+    from body_bridge.ros.control.planar_base import PlanarBase
     node = _node(tmp_path, root='planar', passive_joints=['left_wheel'])
     try:
         assert node.root_taken == 'planar'

@@ -1,4 +1,4 @@
-"""FollowJointTrajectory goals in this process (ros/actions.py, ros/action_servers.py): each
+"""FollowJointTrajectory goals in this process (ros/control/actions.py, ros/control/action_servers.py): each
 goal handed to the servers as rclpy hands it over, a Simulation stand-in whose joints the
 test moves, a real rclpy node for the action servers. What a client sees over DDS is in
 test_goals.py."""
@@ -21,10 +21,10 @@ from control_msgs.msg import JointTolerance
 from rclpy.action import CancelResponse, GoalResponse
 from trajectory_msgs.msg import JointTrajectoryPoint, MultiDOFJointTrajectoryPoint
 
-from body_bridge.ros import goals as G
-from body_bridge.ros.action_servers import FEEDBACK_RATE
-from body_bridge.ros.actions import FollowTrajectoryServers, _duration
-from body_bridge.ros.commands import Controller
+from body_bridge.ros.control import goals as G
+from body_bridge.ros.control.action_servers import FEEDBACK_RATE
+from body_bridge.ros.control.actions import FollowTrajectoryServers, _duration
+from body_bridge.ros.control.commands import Controller
 from body_bridge.sim.names import CommandRejected, Mode
 
 ACTION = 'arm/follow_joint_trajectory'
@@ -400,7 +400,7 @@ def test_a_goal_of_another_controller_on_its_joints_aborts_it(node):
                                           ('judge', (None, 0.0, None, None, None)),
                                           ('stopped', (None, '', 'abort'))])
 def test_a_server_kind_must_say_how_it_starts_judges_and_stops_goals(node, method, args):
-    from body_bridge.ros.action_servers import GoalServers
+    from body_bridge.ros.control.action_servers import GoalServers
     with pytest.raises(NotImplementedError):
         getattr(GoalServers(node, {}), method)(*args)
 

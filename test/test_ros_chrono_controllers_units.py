@@ -1,4 +1,4 @@
-"""The inputs of a model's external controllers (ros/chrono_controllers.py) in this process:
+"""The inputs of a model's external controllers (ros/control/chrono_controllers.py) in this process:
 the topics a node subscribes, and each message handed to its callback as rclpy hands it over,
 a recording stand-in for the model's force system. A Chrono model driven over DDS is in
 test_chrono_ros.py."""
@@ -19,8 +19,8 @@ pytest.importorskip('rclpy', reason=ROS_MISSING)
 from geometry_msgs.msg import Vector3, Wrench
 from std_msgs.msg import Float64
 
-from body_bridge.ros import qos
-from body_bridge.ros.chrono_controllers import attach, topic_name
+from body_bridge.ros.stream import qos
+from body_bridge.ros.control.chrono_controllers import attach, topic_name
 
 
 @pytest.mark.parametrize('element, leaf, topic', [

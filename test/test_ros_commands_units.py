@@ -21,8 +21,8 @@ from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from body_bridge.errors import ParameterError
-from body_bridge.ros import qos
-from body_bridge.ros.commands import CommandTopics, Controller, read_controllers
+from body_bridge.ros.stream import qos
+from body_bridge.ros.control.commands import CommandTopics, Controller, read_controllers
 from body_bridge.sim.names import CommandRejected, Mode
 
 JOINTS = ['a', 'b', 'c']

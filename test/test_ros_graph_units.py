@@ -1,4 +1,4 @@
-"""The topics the bridge predicts for a model's devices (ros/graph.py), on devices made here:
+"""The topics the bridge predicts for a model's devices (ros/devices/graph.py), on devices made here:
 each kind's topics, types and rates, names made unique, and why a device has none. That a
 node publishes exactly these is checked in test_cli_topics.py."""
 
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
 pytest.importorskip('rclpy', reason=ROS_MISSING)
 
 from body_bridge.model import Device, DeviceKind, Inertial, Link, Model, Pose
-from body_bridge.ros.graph import Topic, device_topics
+from body_bridge.ros.devices.graph import Topic, device_topics
 
 K = DeviceKind
 

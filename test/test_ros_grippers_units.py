@@ -1,7 +1,7 @@
-"""GripperCommand goals in this process (ros/grippers.py): the grippers a model and the
+"""GripperCommand goals in this process (ros/control/grippers.py): the grippers a model and the
 parameter file declare, and goals handed to the servers as rclpy hands them over, a
 Simulation stand-in whose fingers the test moves. What a client sees over DDS is in
-test_grippers_e2e.py; how a grip is judged, in the sim tests of sim/grip.py."""
+test_grippers_e2e.py; how a grip is judged, in the sim tests of sim/control/grip.py."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from control_msgs.action import GripperCommand
 from rclpy.action import CancelResponse
 
 from body_bridge.errors import ParameterError
-from body_bridge.ros.commands import Controller
-from body_bridge.ros.grippers import Gripper, GripperServers, find_grippers
+from body_bridge.ros.control.commands import Controller
+from body_bridge.ros.control.grippers import Gripper, GripperServers, find_grippers
 from body_bridge.sim.names import CommandRejected, Mode
 
 ACTION = 'hand/gripper_command'

@@ -11,8 +11,8 @@ pytestmark = pytest.mark.ros
 pytest.importorskip('rclpy', reason=ROS_MISSING)
 
 from body_bridge.errors import ParameterError  # noqa: E402
-from body_bridge.ros import live_outlets  # noqa: E402
-from body_bridge.ros.live_outlets import LiveOutlets  # noqa: E402
+from body_bridge.ros.stream import live_outlets  # noqa: E402
+from body_bridge.ros.stream.live_outlets import LiveOutlets  # noqa: E402
 
 
 class Log:
@@ -61,8 +61,8 @@ class Recorder:
 
 @pytest.fixture
 def stand_ins(monkeypatch):
-    from body_bridge.ros import foxglove
-    from body_bridge.ros.outlets import OUTLETS
+    from body_bridge.ros.stream import foxglove
+    from body_bridge.ros.stream.outlets import OUTLETS
     Server.made = []
     monkeypatch.setattr(foxglove, 'FoxgloveServer', Server)
     monkeypatch.setattr(live_outlets, 'Recorder', Recorder)

@@ -1,4 +1,4 @@
-"""Sensor messages built from readings (ros/messages.py): stamps, covariances, CameraInfo,
+"""Sensor messages built from readings (ros/stream/messages.py): stamps, covariances, CameraInfo,
 images and point clouds, each read back the way a subscriber reads it."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ pytest.importorskip('rclpy', reason=ROS_MISSING)
 from builtin_interfaces.msg import Time
 from sensor_msgs.msg import Image, PointCloud2, PointField
 
-from body_bridge.ros import messages
-from body_bridge.sim.render import Intrinsics
+from body_bridge.ros.stream import messages
+from body_bridge.sim.sensing.render import Intrinsics
 
 K = Intrinsics(width=4, height=3, fx=2.0, fy=4.0, cx=1.5, cy=1.0, near=0.1, far=10.0)
 

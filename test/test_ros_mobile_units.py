@@ -1,4 +1,4 @@
-"""cmd_vel and odom in this process (ros/mobile.py, ros/planar_base.py): a two-wheeled cart
+"""cmd_vel and odom in this process (ros/control/mobile.py, ros/control/planar_base.py): a two-wheeled cart
 built in code and simulated, a real rclpy node, each twist handed to the callback as rclpy
 hands it over. A bridge serving a rover over DDS is in test_drive.py."""
 
@@ -21,9 +21,9 @@ from geometry_msgs.msg import Twist
 
 from body_bridge.errors import ParameterError
 from body_bridge.model import Box, Inertial, Link, Model, Pose
-from body_bridge.ros.mobile import COVARIANCE, MobileBase, drive_of
-from body_bridge.ros.planar_base import PlanarBase, make_mobile_base
-from body_bridge.sim.drive import base_state
+from body_bridge.ros.control.mobile import COVARIANCE, MobileBase, drive_of
+from body_bridge.ros.control.planar_base import PlanarBase, make_mobile_base
+from body_bridge.sim.mechanics.drive import base_state
 from body_bridge.sim.names import Mode
 from body_bridge.sim.simulation import Simulation
 from test_drive_units import _cart

@@ -18,7 +18,7 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
 from body_bridge.errors import BodyBridgeError, ParameterError  # noqa: E402
-from body_bridge.ros.node import BridgeNode, problem_of  # noqa: E402
+from body_bridge.ros.node.node import BridgeNode, problem_of  # noqa: E402
 
 CONE = """format: ChoreonoidBody
 format_version: 2.0
@@ -459,7 +459,7 @@ def test_gains_are_for_the_joints_with_a_servo_not_mimic_joints(ros, tmp_path):
 
 
 def test_a_node_in_a_shared_world_leaves_its_runner_alone(ros, tmp_path):
-    from body_bridge.ros.runner import SimulationRunner
+    from body_bridge.ros.node.runner import SimulationRunner
     node = BridgeNode(shared=True, parameter_overrides=[
         Parameter('start_paused', value=True), Parameter('mesh_directory', value=str(tmp_path))])
     runner = SimulationRunner([node])
@@ -481,7 +481,7 @@ def test_a_mobile_model_serves_cmd_vel_and_odom(ros, tmp_path):
 
 
 def test_the_world_s_load_notes_are_warned_at_start(ros, tmp_path, monkeypatch):
-    from body_bridge.sim import world as world_module
+    from body_bridge.sim.building import world as world_module
     said = Said()
 
     class Told(BridgeNode):

@@ -1,4 +1,4 @@
-"""The parameter reference (ros/params_doc.py) in this process: the run-time column, the plain
+"""The parameter reference (ros/node/params_doc.py) in this process: the run-time column, the plain
 text of ``params``, the default of each type, and the block ``--write`` replaces. That the
 page in docs/ is the current table is checked in test_docs.py."""
 
@@ -11,9 +11,9 @@ from conftest import ROS_MISSING
 pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
 pytest.importorskip('rclpy', reason=ROS_MISSING)
 
-from body_bridge.ros import params_doc
-from body_bridge.ros.params import PARAMETERS
-from body_bridge.ros.params_doc import BEGIN, END, GROUP_ROWS, at_run_time, markdown, text
+from body_bridge.ros.node import params_doc
+from body_bridge.ros.node.params import PARAMETERS
+from body_bridge.ros.node.params_doc import BEGIN, END, GROUP_ROWS, at_run_time, markdown, text
 
 
 def test_what_a_change_at_run_time_does():

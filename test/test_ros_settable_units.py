@@ -1,5 +1,5 @@
-"""Parameters set while the bridge runs (ros/settable.py), the check of a model before a
-reload (ros/reload.py) and the model choices made from parameters (ros/model_choices.py), in
+"""Parameters set while the bridge runs (ros/node/settable.py), the check of a model before a
+reload (ros/node/reload.py) and the model choices made from parameters (ros/node/model_choices.py), in
 this process on a node stand-in that holds the parameters. ``ros2 param set`` and
 ``~/reload`` on a running bridge are in test_runtime_params.py and test_hostile_reload.py."""
 
@@ -16,12 +16,12 @@ pytestmark = pytest.mark.ros  # needs ROS 2 (rclpy, message packages)
 pytest.importorskip('rclpy', reason=ROS_MISSING)
 
 from body_bridge.errors import ParameterError
-from body_bridge.ros import reload as reload_module
-from body_bridge.ros.model_choices import apply_model_choices
-from body_bridge.ros.params import PARAMETERS
-from body_bridge.ros.reload import reload_problem
-from body_bridge.ros.settable import on_set_parameters
-from body_bridge.sim.options import SimOptions
+from body_bridge.ros.node import reload as reload_module
+from body_bridge.ros.node.model_choices import apply_model_choices
+from body_bridge.ros.node.params import PARAMETERS
+from body_bridge.ros.node.reload import reload_problem
+from body_bridge.ros.node.settable import on_set_parameters
+from body_bridge.sim.building.options import SimOptions
 
 from conftest import REPO, SAMPLE_ARM
 from test_drive_units import _cart
@@ -149,7 +149,7 @@ def test_a_reload_reads_the_devices_file(tmp_path):
 
 
 def test_a_reload_builds_the_world_only_when_the_node_simulates(tmp_path, monkeypatch):
-    import body_bridge.sim.world as world
+    import body_bridge.sim.building.world as world
     built = []
     monkeypatch.setattr(world, 'World', built.append)
     arm = {'initial_positions': {'elbow_pitch': 0.4}}

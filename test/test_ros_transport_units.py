@@ -1,4 +1,4 @@
-"""The Fast DDS profile the bridge chooses (ros/transport.py), from package files written
+"""The Fast DDS profile the bridge chooses (ros/process/transport.py), from package files written
 here: which Fast DDS the installed rmw_fastrtps_cpp is built on, and when the bundled profile
 is left out. The installed one is checked in test_sensors_ros.py."""
 
@@ -9,7 +9,7 @@ import os
 import pytest
 
 from body_bridge.errors import ModelError
-from body_bridge.ros import transport
+from body_bridge.ros.process import transport
 
 
 def _rmw(prefix, version):

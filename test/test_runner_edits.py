@@ -9,14 +9,14 @@ import time
 import pytest
 
 from body_bridge.formats import load_model
-from body_bridge.ros.runner import SimulationRunner
-from body_bridge.sim.options import SimOptions
+from body_bridge.ros.node.runner import SimulationRunner
+from body_bridge.sim.building.options import SimOptions
 
 from conftest import SAMPLE_ARM
 
 
 class Node:
-    """What the runner needs of a bridge node (ros/node.py), without ROS: it counts periods."""
+    """What the runner needs of a bridge node (ros/node/node.py), without ROS: it counts periods."""
 
     def __init__(self):
         self.model = load_model(SAMPLE_ARM)
@@ -101,7 +101,7 @@ def test_the_stepping_thread_wakes_from_its_sleeps_on_time(runner):
 
 @pytest.mark.skipif(not sys.platform.startswith('linux'), reason='timer slack is Linux')
 def test_precise_wakeups_says_whether_it_set_the_slack():
-    from body_bridge.ros import runner as runner_module
+    from body_bridge.ros.node import runner as runner_module
     got = []
     thread = threading.Thread(target=lambda: got.append(
         (runner_module.precise_wakeups(), ctypes.CDLL(None).prctl(30, 0, 0, 0, 0))))
@@ -112,7 +112,7 @@ def test_precise_wakeups_says_whether_it_set_the_slack():
 
 @pytest.mark.parametrize('missing', [OSError('no C library'), AttributeError('no prctl')])
 def test_precise_wakeups_without_prctl_is_false(monkeypatch, missing):
-    from body_bridge.ros import runner as runner_module
+    from body_bridge.ros.node import runner as runner_module
 
     def unavailable(name):
         raise missing

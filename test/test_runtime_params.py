@@ -15,7 +15,7 @@ pytest.importorskip('rclpy', reason=ROS_MISSING)
 from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
 
-from body_bridge.ros.params_doc import at_run_time
+from body_bridge.ros.node.params_doc import at_run_time
 
 from conftest import SAMPLE_ARM
 from test_end_to_end import STARTUP, Probe, call

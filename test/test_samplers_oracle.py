@@ -1,4 +1,4 @@
-"""Device samplers (``sim/samplers.py``) unit by unit: the schedule to the tolerance, rates and
+"""Device samplers (``sim/sensing/samplers.py``) unit by unit: the schedule to the tolerance, rates and
 switches, saturation per axis, the sign of force readings, the orientation noise against a
 quaternion product computed here, and poses."""
 
@@ -14,8 +14,8 @@ import pytest
 
 from body_bridge.device_overlay import DeviceSettings
 from body_bridge.model import Device, DeviceKind, Inertial, Joint, JointType, Link, Model, Pose
-from body_bridge.sim.build import BuildOptions, build_spec
-from body_bridge.sim.samplers import (SITE_PREFIX, DeviceSampler,
+from body_bridge.sim.building.build import BuildOptions, build_spec
+from body_bridge.sim.sensing.samplers import (SITE_PREFIX, DeviceSampler,
                                       ForceSampler, InertialSampler, _perturb_quaternion)
 
 TURN = Pose((0.1, 0.2, 0.3), [[0, -1, 0], [1, 0, 0], [0, 0, 1]])

@@ -10,7 +10,7 @@ from body_bridge.device_overlay import apply_overlay, load_overlay
 from body_bridge.errors import ModelError
 from body_bridge.formats import load_model
 from body_bridge.model import DeviceKind
-from body_bridge.sim.sensors import SensorSuite
+from body_bridge.sim.sensing.sensors import SensorSuite
 from body_bridge.sim.simulation import Simulation
 from body_bridge.urdf import to_urdf
 

@@ -23,10 +23,10 @@ from sensor_msgs.msg import (CameraInfo, CompressedImage, Image, Imu, LaserScan,
                              Range)
 from tf2_msgs.msg import TFMessage
 
-from body_bridge.ros import qos
-from body_bridge.ros.sensors import (camera_info, camera_points, parameter_prefix, range_points,
+from body_bridge.ros.stream import qos
+from body_bridge.ros.devices.sensors import (camera_info, camera_points, parameter_prefix, range_points,
                                      topic_name)
-from body_bridge.sim.render import Intrinsics
+from body_bridge.sim.sensing.render import Intrinsics
 
 from conftest import SAMPLE_ARM, shared_model
 
@@ -274,7 +274,7 @@ def test_sr1_devices_all_publish(bridge, sensor_probe):
 def test_the_node_uses_the_bundled_fastdds_profile_unless_told_otherwise(monkeypatch):
     import glob
     import xml.etree.ElementTree as ET
-    from body_bridge.ros import transport
+    from body_bridge.ros.process import transport
     # The variable the installed Fast DDS reads: 3.x (Kilted) FASTDDS_..., 2.x (Humble, Jazzy)
     # FASTRTPS_... (3.x warns about that one at every start); both when the version is unknown.
     names = {3: 'FASTDDS_DEFAULT_PROFILES_FILE', 2: 'FASTRTPS_DEFAULT_PROFILES_FILE'}
@@ -307,8 +307,8 @@ def test_the_node_uses_the_bundled_fastdds_profile_unless_told_otherwise(monkeyp
 
 def test_a_camera_nobody_watches_is_not_rendered(ros):
     from body_bridge.formats import load_model
-    from body_bridge.ros.sensors import CameraPublisher
-    from body_bridge.sim.sensors import SensorSuite
+    from body_bridge.ros.devices.sensors import CameraPublisher
+    from body_bridge.sim.sensing.sensors import SensorSuite
     from body_bridge.sim.simulation import Simulation
     sim = Simulation(load_model(SAMPLE_ARM))
     suite = SensorSuite(sim)
@@ -398,8 +398,8 @@ def test_a_bad_device_parameter_stops_the_bridge_with_one_line(bridge):
 
 def test_a_colour_point_cloud_camera_publishes_image_info_and_coloured_points(ros, tmp_path):
     from body_bridge.formats import load_model
-    from body_bridge.ros.sensors import CameraPublisher
-    from body_bridge.sim.sensors import SensorSuite
+    from body_bridge.ros.devices.sensors import CameraPublisher
+    from body_bridge.sim.sensing.sensors import SensorSuite
     from body_bridge.sim.simulation import Simulation
     from test_sensors_sim import camera_scene, is_red, project
     sim = Simulation(load_model(camera_scene(tmp_path, fmt='COLOR_POINT_CLOUD')))
@@ -440,8 +440,8 @@ def test_compressed_topics_decode_to_the_images_published_raw(ros, tmp_path):
     from test_sensors_sim import camera_scene
 
     from body_bridge.formats import load_model
-    from body_bridge.ros.sensors import CameraPublisher
-    from body_bridge.sim.sensors import SensorSuite
+    from body_bridge.ros.devices.sensors import CameraPublisher
+    from body_bridge.sim.sensing.sensors import SensorSuite
     from body_bridge.sim.simulation import Simulation
     sim = Simulation(load_model(camera_scene(tmp_path)))  # a red cube 2 m ahead, floor
     suite = SensorSuite(sim)

@@ -8,7 +8,7 @@ import pytest
 
 from body_bridge.device_overlay import load_overlay, apply_overlay
 from body_bridge.formats import load_model
-from body_bridge.sim.sensors import SensorSuite, camera_intrinsics, scan_angles
+from body_bridge.sim.sensing.sensors import SensorSuite, camera_intrinsics, scan_angles
 from body_bridge.sim.simulation import Mode, Simulation
 
 from conftest import SAMPLE_ARM

@@ -1,4 +1,4 @@
-"""Servo gains and the inertias they are tuned for (``sim/servo.py``) against the closed forms
+"""Servo gains and the inertias they are tuned for (``sim/control/servo.py``) against the closed forms
 the module documents, computed here by other means (explicit loops, constrained kinetic
 energy), and the actuators ``add_servos`` adds."""
 
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from body_bridge.model import Inertial, Joint, JointType, Limits, Link, Mimic, Model
-from body_bridge.sim.build import ACTUATOR_PREFIX, BuildOptions, build_spec
-from body_bridge.sim.servo import (add_servos, coupling_map, grounded_inertia,
+from body_bridge.sim.building.build import ACTUATOR_PREFIX, BuildOptions, build_spec
+from body_bridge.sim.control.servo import (add_servos, coupling_map, grounded_inertia,
                                    model_dofs, passive_dofs, servo_gains, servo_terms,
                                    tuning_inertia)
 

@@ -1,12 +1,12 @@
-"""sim/appearance.py: colours, textures and lighting values as MuJoCo's renderer gets them."""
+"""sim/sensing/appearance.py: colours, textures and lighting values as MuJoCo's renderer gets them."""
 
 import numpy as np
 import pytest
 from PIL import Image
 
 from body_bridge.model import Box, Link, Material, Mesh, Model, Shape
-from body_bridge.sim.appearance import emission_scale
-from body_bridge.sim.build import BuildOptions, build_spec
+from body_bridge.sim.sensing.appearance import emission_scale
+from body_bridge.sim.building.build import BuildOptions, build_spec
 
 
 @pytest.mark.parametrize('emission, diffuse, scale', [

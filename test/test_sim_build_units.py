@@ -1,4 +1,4 @@
-"""sim/build.py: a small model of every kind of shape and joint, read back from the compiled
+"""sim/building/build.py: a small model of every kind of shape and joint, read back from the compiled
 MuJoCo model (and the spec, for the source lines)."""
 
 import mujoco
@@ -9,7 +9,7 @@ from PIL import Image
 from body_bridge.formats import load_model
 from body_bridge.model import (Box, Capsule, Inertial, Joint, Limits, Link, Material, Mesh,
                                Model, Pose, Shape, Sphere)
-from body_bridge.sim.build import BuildOptions, build_spec, ground_plane_mode
+from body_bridge.sim.building.build import BuildOptions, build_spec, ground_plane_mode
 
 from conftest import REPO, SAMPLE_ARM
 

@@ -1,4 +1,4 @@
-"""Commands to a Simulation (sim/commanding.py): what is refused, clipped, queued and capped."""
+"""Commands to a Simulation (sim/control/commanding.py): what is refused, clipped, queued and capped."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ import pytest
 from body_bridge.formats import load_model
 from body_bridge.model import Box, Inertial, Joint, Link, Mimic, Model, Pose, Shape
 from body_bridge.sim.simulation import CommandRejected, Mode, Simulation
-from body_bridge.sim.trajectory import JointTrajectory
+from body_bridge.sim.control.trajectory import JointTrajectory
 
 from conftest import REPO, SAMPLE_ARM
 

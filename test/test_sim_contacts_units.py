@@ -1,4 +1,4 @@
-"""Contact pairs and values of sim/contacts.py, read from the compiled MuJoCo model."""
+"""Contact pairs and values of sim/mechanics/contacts.py, read from the compiled MuJoCo model."""
 
 import math
 import textwrap
@@ -7,9 +7,9 @@ import mujoco
 import pytest
 
 from body_bridge.formats import load_model
-from body_bridge.sim import contacts
-from body_bridge.sim.build import BuildOptions
-from body_bridge.sim.options import SimOptions
+from body_bridge.sim.mechanics import contacts
+from body_bridge.sim.building.build import BuildOptions
+from body_bridge.sim.building.options import SimOptions
 from body_bridge.sim.simulation import Simulation
 
 TABLE = ('contact_materials:\n  - {materials: [Default, Default], friction: 0.4}\n'
@@ -75,7 +75,7 @@ def test_the_minimum_rule_wins_against_the_ground_plane(tmp_path):
     """A Chrono block of friction 0.3 on the plane (MuJoCo's friction 1) of a world whose
     first model brings the plane: the contact takes the smaller, the block's."""
     from body_bridge.model import Pose
-    from body_bridge.sim.world import World
+    from body_bridge.sim.building.world import World
     from conftest import SAMPLE_ARM
     path = tmp_path / 'block.yaml'
     path.write_text(textwrap.dedent("""
@@ -127,7 +127,7 @@ def test_no_smc_pair_between_the_ground_plane_and_a_fixed_body(tmp_path):
     ball gets SMC pairs with its fixed plate and with the plane; the plate, fixed as the
     plane is, none with the plane (they never move against each other)."""
     from body_bridge.model import Pose
-    from body_bridge.sim.world import World
+    from body_bridge.sim.building.world import World
     from conftest import SAMPLE_ARM
     from test_contacts import chrono_ball
     ball = chrono_ball(tmp_path, 1.0, (1e7, 0.5), (3e7, 0.3), 0.01)

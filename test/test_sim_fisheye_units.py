@@ -1,4 +1,4 @@
-"""sim/fisheye.py without a GL context: a renderer that writes into each pixel which render
+"""sim/sensing/fisheye.py without a GL context: a renderer that writes into each pixel which render
 and which pixel it is shows, so every fisheye pixel can be traced to the cube-face ray it was
 taken from and checked against the equidistant model's direction."""
 
@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from body_bridge.sim.fisheye import FisheyeLens
-from body_bridge.sim.render import Intrinsics
+from body_bridge.sim.sensing.fisheye import FisheyeLens
+from body_bridge.sim.sensing.render import Intrinsics
 
 
 class Tracer:

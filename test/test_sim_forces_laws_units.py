@@ -1,4 +1,4 @@
-"""sim/forces_laws.py against Chrono's tables and closed forms: bump stops, degressive
+"""sim/mechanics/forces_laws.py against Chrono's tables and closed forms: bump stops, degressive
 damping, angle unwrapping, rotation vectors."""
 
 import math
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from body_bridge.model import Spring, SpringKind
-from body_bridge.sim.forces_laws import small_rotation, spring_force, stop_force, unwrap
+from body_bridge.sim.mechanics.forces_laws import small_rotation, spring_force, stop_force, unwrap
 
 
 #: ChForceFunctors' bump-stop table (ADAMS/Car): deflection [mm] -> force [N], with the

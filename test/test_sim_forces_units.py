@@ -1,4 +1,4 @@
-"""sim/forces.py: the bounce of a contact that only pushes, which springs MuJoCo holds, and the
+"""sim/mechanics/forces.py: the bounce of a contact that only pushes, which springs MuJoCo holds, and the
 source lines its elements carry."""
 
 import math
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from body_bridge.formats import load_model
-from body_bridge.sim.build import build_spec
-from body_bridge.sim.forces import (MIN_RESTITUTION, contact_bounce, contact_restitution,
+from body_bridge.sim.building.build import build_spec
+from body_bridge.sim.mechanics.forces import (MIN_RESTITUTION, contact_bounce, contact_restitution,
                                     plan_springs)
 
 SPRINGS = Path(__file__).parent / 'data' / 'chrono' / 'springs.yaml'

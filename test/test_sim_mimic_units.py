@@ -1,4 +1,4 @@
-"""sim/mimic.py: which formulas become MuJoCo joint couplings, which a relinearised tendon,
+"""sim/mechanics/mimic.py: which formulas become MuJoCo joint couplings, which a relinearised tendon,
 how stiff they are, and that they hold from the first instant."""
 
 import math
@@ -8,8 +8,8 @@ import mujoco
 import pytest
 
 from body_bridge.formats import load_model
-from body_bridge.sim.build import BuildOptions, build_spec
-from body_bridge.sim.mimic import TENDON_PREFIX
+from body_bridge.sim.building.build import BuildOptions, build_spec
+from body_bridge.sim.mechanics.mimic import TENDON_PREFIX
 from body_bridge.sim.simulation import Mode, SimOptions, Simulation
 
 ROBOT = """

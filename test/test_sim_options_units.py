@@ -6,8 +6,8 @@ import dataclasses
 import pytest
 import yaml
 
-from body_bridge.sim.build import BuildOptions
-from body_bridge.sim.options import SimOptions
+from body_bridge.sim.building.build import BuildOptions
+from body_bridge.sim.building.options import SimOptions
 
 from conftest import REPO
 

@@ -1,4 +1,4 @@
-"""sim/render.py in one process: the camera matrix and rays, the GL back end MUJOCO_GL names,
+"""sim/sensing/render.py in one process: the camera matrix and rays, the GL back end MUJOCO_GL names,
 a renderer closed twice, and EGL offscreen pictures of 8 x 6 pixels: the frustum's edges to a
 quarter pixel (depth and colour, two camera poses), the headlight, a model of more geoms than
 the default scene holds, MuJoCo 3's make_current path rendering from two threads."""
@@ -9,7 +9,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from body_bridge.sim import render as R
+from body_bridge.sim.sensing import render as R
 
 K = R.Intrinsics(4, 3, 2.0, 4.0, 1.5, 1.0, 0.1, 10.0)
 

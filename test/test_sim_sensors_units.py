@@ -1,4 +1,4 @@
-"""sim/sensors.py, read from the built spec of the sample arm: device elements name their
+"""sim/sensing/sensors.py, read from the built spec of the sample arm: device elements name their
 source line, a light without parameters takes the documented defaults, cameras get the
 overhead light and an offscreen buffer as large as the largest; and the SensorSuite's renderer
 (the arm's hand camera made 32x24): one scene per instant, a reset, a model joining the world,
@@ -13,12 +13,12 @@ import pytest
 
 from body_bridge.formats import load_model
 from body_bridge.model import DeviceKind, Pose
-from body_bridge.sim import render
-from body_bridge.sim.build import build_spec
+from body_bridge.sim.sensing import render
+from body_bridge.sim.building.build import build_spec
 from body_bridge.sim.names import SITE_PREFIX
-from body_bridge.sim.render import OffscreenRenderer, RenderError
-from body_bridge.sim.samplers import SCHEDULE_TOLERANCE
-from body_bridge.sim.sensors import SensorSuite, spot_cone
+from body_bridge.sim.sensing.render import OffscreenRenderer, RenderError
+from body_bridge.sim.sensing.samplers import SCHEDULE_TOLERANCE
+from body_bridge.sim.sensing.sensors import SensorSuite, spot_cone
 from body_bridge.sim.simulation import Simulation, SimOptions
 
 from conftest import REPO, SAMPLE_ARM

@@ -1,4 +1,4 @@
-"""sim/snapshot.py in one process: the points that frame a model, the overview's camera (EGL
+"""sim/sensing/snapshot.py in one process: the points that frame a model, the overview's camera (EGL
 offscreen, images of a few dozen pixels), a camera device's view, depth as grey, and the PNG
 files read back byte by byte."""
 
@@ -13,7 +13,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from body_bridge.sim import snapshot as S
+from body_bridge.sim.sensing import snapshot as S
 
 
 def scene(xml: str):

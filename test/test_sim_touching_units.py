@@ -1,4 +1,4 @@
-"""sim/touching.py: which links touch, joint by joint, on a small model of its own."""
+"""sim/building/touching.py: which links touch, joint by joint, on a small model of its own."""
 
 import math
 
@@ -7,7 +7,7 @@ import pytest
 
 from body_bridge.model import (Box, Inertial, Joint, Limits, Link, Mimic, Model, Pose, Shape,
                                Sphere)
-from body_bridge.sim.touching import ShapeContacts
+from body_bridge.sim.building.touching import ShapeContacts
 
 
 def cube(at):

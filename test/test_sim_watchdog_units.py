@@ -1,4 +1,4 @@
-"""sim/watchdog.py on a small MuJoCo model of its own: the bound, the joint named, the state
+"""sim/control/watchdog.py on a small MuJoCo model of its own: the bound, the joint named, the state
 kept, MuJoCo's messages (no ROS)."""
 
 import dataclasses
@@ -6,8 +6,8 @@ import dataclasses
 import mujoco
 import pytest
 
-from body_bridge.sim import watchdog
-from body_bridge.sim.watchdog import MAX_VALUE, Divergence, Watchdog
+from body_bridge.sim.control import watchdog
+from body_bridge.sim.control.watchdog import MAX_VALUE, Divergence, Watchdog
 
 #: A free box (7 positions, 6 velocities) carrying an arm on a hinge.
 XML = """

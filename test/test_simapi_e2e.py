@@ -26,7 +26,7 @@ from simulation_interfaces.srv import (DeleteEntity, GetEntities, GetEntityBound
                                        StepSimulation)
 from std_msgs.msg import String
 
-from body_bridge.ros import qos
+from body_bridge.ros.stream import qos
 from conftest import REPO, SAMPLE_ARM, BridgeProcess
 from test_end_to_end import STARTUP, spin_until, stamp
 

@@ -47,7 +47,7 @@ OK = Result.RESULT_OK
 def api(ros, tmp_path, monkeypatch):
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.parameter import Parameter
-    from body_bridge.ros.node import BridgeNode
+    from body_bridge.ros.node.node import BridgeNode
     monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path / 'cache'))
     node = BridgeNode(namespace='/lab/arm', parameter_overrides=[
         Parameter('start_paused', value=True), Parameter('mesh_directory', value=str(tmp_path))])
@@ -308,8 +308,8 @@ def test_watchers_are_told_of_every_node_spawned_and_deleted(api):
 
 
 def test_the_contact_pairs_a_spawned_model_leaves_out_are_warned_about(api, monkeypatch):
-    from body_bridge.ros.node import BridgeNode
-    from body_bridge.sim import world as world_module
+    from body_bridge.ros.node.node import BridgeNode
+    from body_bridge.sim.building import world as world_module
     said = []
     monkeypatch.setattr(world_module, 'add_material_pairs', lambda spec, models, ground: [
         f'{len(models)} models: pairs left out'] if len(models) > 1 else [])
@@ -744,7 +744,7 @@ def test_the_world_node_and_spawned_ones_ignore_the_process_s_remappings(tmp_pat
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.parameter import Parameter
-    from body_bridge.ros.node import BridgeNode
+    from body_bridge.ros.node.node import BridgeNode
     monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path / 'cache'))
     context = rclpy.Context()
     rclpy.init(args=['bridge', '--ros-args', '-r', '__node:=renamed'], context=context)

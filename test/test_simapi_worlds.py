@@ -18,8 +18,8 @@ from simulation_interfaces.srv import (GetAvailableWorlds, GetCurrentWorld, Load
 
 from body_bridge.errors import ModelError
 from body_bridge.paths import bundled_worlds
-from body_bridge.ros.node import BridgeNode
-from body_bridge.ros.runner import SimulationRunner
+from body_bridge.ros.node.node import BridgeNode
+from body_bridge.ros.node.runner import SimulationRunner
 from body_bridge.ros.simapi.world_control import WorldControl
 from body_bridge.ros.simapi.worlds import WorldServices, bounds_message, tags_match
 

@@ -20,7 +20,7 @@ from simulation_interfaces.srv import (GetAvailableWorlds, GetCurrentWorld, GetE
                                        SpawnEntity, StepSimulation, UnloadWorld)
 
 from body_bridge.paths import bundled_worlds
-from body_bridge.ros import qos
+from body_bridge.ros.stream import qos
 from conftest import BridgeProcess
 from test_end_to_end import STARTUP
 from test_simapi_e2e import User

@@ -154,7 +154,7 @@ def test_effort_on_a_free_pendulum_gives_tau_over_inertia(tmp_path):
 
 
 def test_three_point_trajectory_is_followed(arm):
-    from body_bridge.sim.trajectory import JointTrajectory
+    from body_bridge.sim.control.trajectory import JointTrajectory
     points = [[0.5, -0.5], [1.0, 0.3], [0.2, 0.8]]
     arm.follow(JointTrajectory.from_points(['shoulder_pitch', 'elbow_pitch'], [1.0, 2.0, 3.0],
                                            points))
@@ -169,7 +169,7 @@ def test_three_point_trajectory_is_followed(arm):
 
 
 def test_new_trajectory_starts_from_the_current_setpoint(arm):
-    from body_bridge.sim.trajectory import JointTrajectory
+    from body_bridge.sim.control.trajectory import JointTrajectory
     arm.follow(JointTrajectory.from_points(['elbow_pitch'], [1.0], [[1.0]]))
     run(arm, 0.5)
     before = arm.setpoints()['elbow_pitch']
@@ -184,7 +184,7 @@ def test_new_trajectory_starts_from_the_current_setpoint(arm):
 
 
 def test_trajectory_points_beyond_limits_are_clipped_with_a_warning(arm):
-    from body_bridge.sim.trajectory import JointTrajectory
+    from body_bridge.sim.control.trajectory import JointTrajectory
     notes = arm.follow(JointTrajectory.from_points(['elbow_pitch'], [0.1, 2.0], [[0.5], [9.0]]))
     assert any('elbow_pitch: trajectory point beyond its range' in n for n in notes)
     assert any('elbow_pitch: trajectory faster than its velocity limit' in n for n in notes)
@@ -266,7 +266,7 @@ def test_initial_positions_and_pose():
 
 
 def test_reset_clears_commands_and_trajectories(arm):
-    from body_bridge.sim.trajectory import JointTrajectory
+    from body_bridge.sim.control.trajectory import JointTrajectory
     arm.command(Mode.VELOCITY, ['shoulder_yaw'], [1.0])
     arm.follow(JointTrajectory.from_points(['elbow_pitch'], [5.0], [[1.0]]))
     run(arm, 0.5)
@@ -318,7 +318,7 @@ def _torque_response(model, name, hold_child=False):
     import mujoco
     from dataclasses import replace
     from body_bridge.model import JointType
-    from body_bridge.sim.build import BuildOptions, build_spec
+    from body_bridge.sim.building.build import BuildOptions, build_spec
     joints = tuple(j if j.name == name else replace(j, type=JointType.FIXED)
                    for j in model.joints)
     spec = build_spec(replace(model, joints=joints), BuildOptions(ground_plane=False))
@@ -397,7 +397,7 @@ def test_floating_humanoid_stands_and_moves_an_arm():
 
 def test_models_in_one_world_touch_each_other():
     from body_bridge.model import Pose
-    from body_bridge.sim.build import BuildOptions
+    from body_bridge.sim.building.build import BuildOptions
     from body_bridge.sim.simulation import simulate_together
     floor, box = load_model(OWN / 'floor.body'), load_model(OWN / 'box.body')
     arm = load_model(SAMPLE_ARM)

@@ -96,8 +96,8 @@ def test_declared_and_adjacent_pairs(written):
 @pytest.mark.ros
 def test_groups_and_controllers_match_the_bridge(written):
     pytest.importorskip('rclpy', reason=ROS_MISSING)
-    from body_bridge.ros.commands import read_controllers
-    from body_bridge.ros.grippers import find_grippers
+    from body_bridge.ros.control.commands import read_controllers
+    from body_bridge.ros.control.grippers import find_grippers
     key, model, srdf, paths, _ = written
     names = {g.name for g in srdf.groups}
     expected = {'wam': {'arm', 'arm_hand'}, 'arm': {'sample_arm'},

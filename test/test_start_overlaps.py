@@ -1,4 +1,4 @@
-"""Models of one world that start inside each other are warned about (``sim/overlap.py``);
+"""Models of one world that start inside each other are warned about (``sim/building/overlap.py``);
 models placed apart, or only touching, are not; the documented parameter file places two arms
 apart."""
 
@@ -12,8 +12,8 @@ import yaml
 
 from body_bridge.formats import load_model
 from body_bridge.model import Pose
-from body_bridge.sim.options import SimOptions
-from body_bridge.sim.overlap import TOLERANCE, start_overlaps
+from body_bridge.sim.building.options import SimOptions
+from body_bridge.sim.building.overlap import TOLERANCE, start_overlaps
 from body_bridge.sim.simulation import simulate_together
 
 from conftest import REPO, SAMPLE_ARM

@@ -37,8 +37,8 @@ def world(ros, tmp_path, monkeypatch):
     from rclpy.parameter import Parameter
 
     from body_bridge.ros import console
-    from body_bridge.ros.node import BridgeNode
-    from body_bridge.ros.runner import SimulationRunner
+    from body_bridge.ros.node.node import BridgeNode
+    from body_bridge.ros.node.runner import SimulationRunner
     clock = Clock()
     monkeypatch.setattr(console, 'time', clock)
     node = BridgeNode(shared=True, parameter_overrides=[

@@ -19,11 +19,11 @@ from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
-import body_bridge.sim.binding as binding
+import body_bridge.sim.building.binding as binding
 from body_bridge.formats import load_model
-from body_bridge.ros import wire
+from body_bridge.ros.stream import wire
 from body_bridge.sim.simulation import Mode, Simulation
-from body_bridge.sim.trajectory import JointTrajectory
+from body_bridge.sim.control.trajectory import JointTrajectory
 
 
 def test_packed_tf_message_reads_back_as_built_field_by_field():

@@ -1,4 +1,4 @@
-"""ros/stopping.py in this process: the handler the bridge stops with (test_stopping.py runs
+"""ros/process/stopping.py in this process: the handler the bridge stops with (test_stopping.py runs
 the bridge and signals it)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from body_bridge.ros import stopping
+from body_bridge.ros.process import stopping
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from body_bridge.errors import ModelError
 from body_bridge.formats import load_model
 from body_bridge.geometry import face_set_mesh
 from body_bridge.sim.simulation import Simulation
-from body_bridge.sim.snapshot import device_view
+from body_bridge.sim.sensing.snapshot import device_view
 
 from conftest import shared_model
 

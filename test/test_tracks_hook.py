@@ -1,4 +1,4 @@
-"""The tracks' contact hook (sim/tracks.py) step by step, against an oracle written here with
+"""The tracks' contact hook (sim/mechanics/tracks.py) step by step, against an oracle written here with
 np.cross: the contact frames it turns, the friction it makes anisotropic and the reference
 accelerations it shifts, for contacts whose track is the first geom and the second (the
 vehicle of test/data/choreonoid/tracked.body on the ground, turned 0.6 rad so that no axis is
@@ -12,7 +12,7 @@ import pytest
 
 from body_bridge.formats import load_model
 from body_bridge.sim.names import Mode
-from body_bridge.sim.tracks import MIN_ANGLE, TrackDrive, rebuild_constraints
+from body_bridge.sim.mechanics.tracks import MIN_ANGLE, TrackDrive, rebuild_constraints
 
 from conftest import REPO
 from track_driving import settled
@@ -175,7 +175,7 @@ def test_frictionless_contacts_of_a_track_are_left_as_they_are(turning):
 
 
 def test_the_skew_matrices_are_cross_products():
-    from body_bridge.sim.tracks import _SKEW
+    from body_bridge.sim.mechanics.tracks import _SKEW
     rng = np.random.default_rng(7)
     v, w = rng.normal(size=(20, 3)), rng.normal(size=(20, 3))
     products = ((v @ _SKEW).reshape(-1, 3, 3) @ w[:, :, None])[:, :, 0]

@@ -7,7 +7,7 @@ import pytest
 from body_bridge.formats import load_model
 from body_bridge.model import Box, Inertial, JointType, Link, Model, Pose, Shape
 from body_bridge.sim.names import CommandRejected, Mode
-from body_bridge.sim.options import SimOptions
+from body_bridge.sim.building.options import SimOptions
 from body_bridge.sim.simulation import Simulation, simulate_together
 from body_bridge.urdf import to_urdf
 

@@ -1,4 +1,4 @@
-"""Packed messages (``ros/wire.py``) unit by unit: sentinels, slots, unaligned numbers, stamps
+"""Packed messages (``ros/stream/wire.py``) unit by unit: sentinels, slots, unaligned numbers, stamps
 and the clock, read back through rclpy's own deserialization."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from rclpy.serialization import deserialize_message, serialize_message
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 
-from body_bridge.ros import wire
+from body_bridge.ros.stream import wire
 
 
 def test_marks_hand_out_distinct_sentinels_of_each_kind():

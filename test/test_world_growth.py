@@ -7,10 +7,10 @@ import pytest
 from body_bridge.errors import ModelError, ParameterError
 from body_bridge.formats import load_model
 from body_bridge.model import Pose
-from body_bridge.sim import world as world_module
-from body_bridge.sim.carry import carry_state
+from body_bridge.sim.building import world as world_module
+from body_bridge.sim.building.carry import carry_state
 from body_bridge.sim.simulation import Mode, Simulation, SimOptions
-from body_bridge.sim.trajectory import JointTrajectory
+from body_bridge.sim.control.trajectory import JointTrajectory
 
 from conftest import REPO, SAMPLE_ARM
 
@@ -246,7 +246,7 @@ def test_carry_state_leaves_a_joint_that_changed_type_at_its_initial_value():
 
 
 def test_a_spawned_arm_camera_sees_a_box_spawned_in_front_of_it():
-    from body_bridge.sim.sensors import SensorSuite
+    from body_bridge.sim.sensing.sensors import SensorSuite
     floor = Simulation(load_model(OWN / 'floor.body'), SimOptions())
     arm = spawn(floor.world, SAMPLE_ARM, 'arm/', Pose((0.0, 0.0, 0.0)))
     suite = SensorSuite(arm)
@@ -306,7 +306,7 @@ def test_a_chrono_model_s_motors_go_on_across_a_spawn_and_a_delete(file, start):
                                    atol=1e-5, err_msg=f'period {period}')
         np.testing.assert_allclose(sim.joint_velocities(), reference.joint_velocities(),
                                    atol=1e-3, err_msg=f'period {period}')
-    # What the ROS controller topics feed (ros/chrono_controllers.py) is what drives it.
+    # What the ROS controller topics feed (ros/control/chrono_controllers.py) is what drives it.
     assert sim.forces is forces
     assert forces.engaged('arm_angle' if file == 'controllers.yaml' else 'pos_sine_motor')
     if file == 'motors.yaml':

@@ -1,4 +1,4 @@
-"""World files (sim/worldfile.py): what a user writes is what the world holds, and every
+"""World files (sim/building/worldfile.py): what a user writes is what the world holds, and every
 mistake is one ``path:line: message``."""
 
 import math
@@ -8,7 +8,7 @@ import pytest
 
 from body_bridge.errors import ModelError
 from body_bridge.paths import bundled_models, bundled_worlds, files_under
-from body_bridge.sim.worldfile import (WORLD_SETTINGS, is_world_file, read_named_poses,
+from body_bridge.sim.building.worldfile import (WORLD_SETTINGS, is_world_file, read_named_poses,
                                        read_world)
 
 from conftest import REPO, SAMPLE_ARM
@@ -224,7 +224,7 @@ def test_world_file_names_and_the_files_under_a_folder(tmp_path):
 
 
 def test_the_command_line_names_a_world_by_its_file_or_its_bundled_name(tmp_path):
-    from body_bridge.ros.launcher import world_of
+    from body_bridge.ros.process.launcher import world_of
     assert world_of(['sample_arm']) is None and world_of([]) is None
     assert world_of(['arm_pair', 'sample_arm']) is None
     assert world_of(['arm_pair']).path == bundled_worlds()['arm_pair']

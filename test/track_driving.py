@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from body_bridge.sim.names import Mode
-from body_bridge.sim.options import SimOptions
+from body_bridge.sim.building.options import SimOptions
 from body_bridge.sim.simulation import Simulation
 
 

@@ -26,7 +26,7 @@ class LoopClosure:
 
     ``type`` is one of ``ball`` (the two points coincide), ``hinge`` (also the axes stay
     aligned), ``slider`` (a prismatic constraint along the axis), ``weld``, and the other
-    types listed in ``body_bridge/sim/closures.py``.
+    types listed in ``body_bridge/sim/mechanics/closures.py``.
     ``pose1``/``pose2`` locate the constraint frame in each link; ``axis`` is in pose1's frame.
     ``length`` [m] is the distance the ``distance``, ``revolute_spherical`` and
     ``revolute_translational`` types keep between pose1 (along its x axis) and pose2.

@@ -189,7 +189,7 @@ class StatusReporter:
 
     Args:
         nodes: the world's bridge nodes (the first one logs).
-        runner: the :class:`~body_bridge.ros.runner.SimulationRunner` stepping them.
+        runner: the :class:`~body_bridge.ros.node.runner.SimulationRunner` stepping them.
         period: seconds of wall time between lines.
     """
 

@@ -24,7 +24,7 @@ TENDON_PREFIX = 'mimic:'
 #: A motor's driver body and joint are named motor + DRIVER_SUFFIX, its equality + DRIVE_SUFFIX.
 DRIVER_SUFFIX = ':driver'
 DRIVE_SUFFIX = ':drive'
-#: The belt of a track (sim/tracks.py) is a body named track + BELT_SUFFIX.
+#: The belt of a track (sim/mechanics/tracks.py) is a body named track + BELT_SUFFIX.
 BELT_SUFFIX = ':belt'
 #: Lower bounds MuJoCo applies to bodies whose file gives no (or zero) mass [kg, kg m^2].
 MIN_MASS = 1e-4

@@ -2,7 +2,7 @@
 
 One *control period* applies the pending commands, then steps the physics
 ``period / timestep`` times. Every 1-DOF joint that no other joint drives has a servo
-(:mod:`body_bridge.sim.servo`) whose mode is switched at run time:
+(:mod:`body_bridge.sim.control.servo`) whose mode is switched at run time:
 
 * position: ``tau = kp (q* - q) + kv (dq* - dq)``, the setpoint q* moving towards the target
   at no more than the joint's velocity limit (``dq*``, the velocity fed forward, is that of a
@@ -12,7 +12,7 @@ One *control period* applies the pending commands, then steps the physics
 
 Gains come from the inertia ``I`` each joint drives in the current configuration (updated
 whenever the joints have moved ``RETUNE_DISTANCE`` since the last update; mimicking joints
-and a floating base count: see :func:`~body_bridge.sim.servo.tuning_inertia`) and a servo
+and a floating base count: see :func:`~body_bridge.sim.control.servo.tuning_inertia`) and a servo
 bandwidth: ``kp = I w^2``, ``kv = 2 zeta I w``, or from per-joint overrides. For fixed-base
 models the joints in position or velocity mode also get the gravity and Coriolis torques fed
 forward, as a real servo's integrator would supply them, so a held position does not sag.
@@ -27,7 +27,7 @@ A *kinematic* model has no dynamics: its joints move exactly as commanded (posit
 velocity commands, trajectories) under their velocity limits, and its root stays where it was
 placed; other models still collide with it.
 
-Several models share one physics world through :class:`~body_bridge.sim.world.World`; one
+Several models share one physics world through :class:`~body_bridge.sim.building.world.World`; one
 Simulation per model (see :func:`simulate_together`).
 """
 
@@ -41,14 +41,14 @@ import mujoco
 import numpy as np
 
 from ..model import JointType, Model
-from .binding import Binding
-from .commanding import Commanding
-from .forces_runtime import install_forces
+from .building.binding import Binding
+from .control.commanding import Commanding
+from .mechanics.forces_runtime import install_forces
 from .names import EFFORT, POSITION, VELOCITY, CommandRejected, Mode
-from .options import SimOptions
-from .watchdog import RECENT_COMMANDS
-from .trajectory import TrajectoryRun
-from .world import World, is_world_rooted
+from .building.options import SimOptions
+from .control.watchdog import RECENT_COMMANDS
+from .control.trajectory import TrajectoryRun
+from .building.world import World, is_world_rooted
 
 __all__ = ['Mode', 'SimOptions', 'Simulation', 'CommandRejected', 'simulate_together']
 
@@ -91,8 +91,8 @@ class Simulation(Binding, Commanding):
         self.notes: list[str] = []
         self.recent_commands: deque = deque(maxlen=RECENT_COMMANDS)
         self._index_joints()
-        # Springs, motors and loads of the model (sim/forces.py): called after every reset,
-        # and with (mode, names) of every accepted command (a command releases a motor).
+        # Springs, motors and loads of the model (sim/mechanics/forces.py): called after every
+        # reset, and with (mode, names) of every accepted command (a command releases a motor).
         self.reset_hooks: list = []
         self.command_hooks: list = []
         #: Called after the world was compiled anew and this model found again in it (a

@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from ..model import JointType, Model
-from ..sim.touching import ShapeContacts
+from ..sim.building.touching import ShapeContacts
 
 __all__ = ['adjacent_pairs', 'never_colliding', 'colliding_pairs',
            'sample_configurations', 'pair', 'NEVER_MARGIN']

@@ -305,7 +305,7 @@ def _local(build: _Build, link: str, pose: Pose) -> Pose:
     return build.pose(link).inverse() @ pose
 
 
-#: The turn ``sim/closures.py`` gives pose1 for the axis +z: columns -x, ... see its
+#: The turn ``sim/mechanics/closures.py`` gives pose1 for the axis +z: columns -x, ... see its
 #: ``_frame_with_z`` (``test_chrono_integrator`` checks the two agree).
 _CLOSURE_TURN = np.array([[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
 

@@ -11,7 +11,7 @@ where it is silent, OpenRAVE's own reader (``xmlreaders.cpp``). The work is spli
 * :mod:`.devices` makes sensors into devices and manipulators into tool frames.
 
 A single Robot or KinBody is the model; a Robot's root link is fixed to the world (the node's
-``root`` parameter may free it: :mod:`body_bridge.sim.rootchoice`), a KinBody's
+``root`` parameter may free it: :mod:`body_bridge.sim.building.rootchoice`), a KinBody's
 root is fixed when its first link is ``static`` and free otherwise. An Environment is one model
 rooted at a fixed ``world`` link, each body attached by a fixed (static) or free (dynamic) joint,
 with every name prefixed ``<body>/``; ``Joint.meta['body']`` tells which body a joint (and its

@@ -88,7 +88,7 @@ class WorldApi:
         node.destroy_node()
 
     def _make_node(self, path: str, namespace: str, frame_prefix: str, overrides=()):
-        from .. import node as bridge
+        from ..node import node as bridge
         return bridge.BridgeNode(
             shared=True, namespace=namespace, use_global_arguments=False,
             context=self.node.context,

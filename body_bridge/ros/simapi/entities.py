@@ -20,7 +20,7 @@ from simulation_interfaces.srv import (GetEntities, GetEntitiesStates, GetEntity
                                        SetEntityState)
 
 from ...model import Pose
-from ...sim.entities import StateRefused, entity_bounds, entity_state, set_entity_state
+from ...sim.building.entities import StateRefused, entity_bounds, entity_state, set_entity_state
 from .control import result
 
 __all__ = ['EntityServices', 'pose_of', 'frame_pose']

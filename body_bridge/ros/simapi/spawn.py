@@ -18,7 +18,7 @@ from simulation_interfaces.srv import (DeleteEntity, GetSpawnables, SpawnEntitie
 from ...errors import BodyBridgeError
 from ...formats import LOADERS
 from ...paths import bundled_models, files_under
-from ...sim.worldfile import is_world_file
+from ...sim.building.worldfile import is_world_file
 from .control import result
 from .entities import frame_pose, pose_of
 from .world_control import SpawnRefused, load_error_code

@@ -1,7 +1,7 @@
 """The simulator API's worlds and named poses: ``LoadWorld``, ``UnloadWorld``,
 ``GetCurrentWorld``, ``GetAvailableWorlds``, ``GetNamedPoses``, ``GetNamedPoseBounds``.
 
-A world is a world file (``*.world.yaml``, :mod:`body_bridge.sim.worldfile`): its models,
+A world is a world file (``*.world.yaml``, :mod:`body_bridge.sim.building.worldfile`): its models,
 their poses, the world's settings and its named poses. The world the bridge started with is
 the current one (a world file given as its model, or the models of the command line). Loading
 a world replaces every model of the running world (spawned ones too) between two control
@@ -25,8 +25,8 @@ from simulation_interfaces.srv import (GetAvailableWorlds, GetCurrentWorld, GetN
 from ...errors import BodyBridgeError, ModelError
 from ...formats import LOADERS
 from ...paths import bundled_worlds, files_under
-from ...sim.worldfile import (WORLD_SETTINGS, WORLD_SUFFIX, is_world_file, read_named_poses,
-                              read_world)
+from ...sim.building.worldfile import (WORLD_SETTINGS, WORLD_SUFFIX, is_world_file,
+                                       read_named_poses, read_world)
 from .control import result
 from .world_control import Entity, load_error_code
 
