@@ -8,6 +8,11 @@ period at a time, as fast as it can unless ``--real-time-factor`` paces it); a
 :class:`~.recorder.Recorder` attached to the outlets keeps every topic (or those named), in
 simulated time. The nodes publish on DDS as well, so the run can be watched while it records.
 The running bridge records the same way with its ``record`` parameter (:mod:`.live_outlets`).
+
+What is recorded does not depend on the machine's speed: the recorder waits for the disk
+rather than drop a message, and the image compression keeps every frame
+(:func:`~..stream.encoder.set_lossless`) and finishes before the bag is closed. Two runs with
+the same model, parameters and seed give the same messages, byte for byte.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import time
 from ...errors import BodyBridgeError
 from ...sim.names import CommandRejected
 from ..control.command_file import Commands, read_commands
+from ..stream.encoder import flush_all, set_lossless
 from ..stream.live_outlets import stop_recording
 from ..stream.outlets import OUTLETS
 from ..stream.recorder import Recorder
@@ -99,16 +105,21 @@ def record(models: list[str], output: str, duration: float = 10.0, topics=(),
               file=sys.stderr)
         return 2
     use_bundled_fastdds_profile()
+    set_lossless(True)
     rclpy.init(args=['body_bridge', *(ros_args or [])])
     recorder, nodes = None, []
     try:
         commands = read_commands(commands_file) if commands_file else None
         nodes = _nodes(models, ros_args or [], real_time_factor)  # a bad model: no bag
         # Attached after the nodes: it is told of their channels and given the latched ones.
-        recorder = Recorder(output, topics, warn=lambda text: print(text, file=sys.stderr))
+        recorder = Recorder(output, topics, warn=lambda text: print(text, file=sys.stderr),
+                            lossless=True)
         OUTLETS.attach(recorder)
         started, cpu = time.monotonic(), time.process_time()
         _run(nodes, commands, duration, real_time_factor)
+        if not flush_all():
+            print('record: an image compression did not finish; its last frames are missing',
+                  file=sys.stderr)
         wall, cpu = time.monotonic() - started, time.process_time() - cpu
     except BodyBridgeError as err:
         print(err, file=sys.stderr)

@@ -38,6 +38,7 @@ from foxglove.websocket import Capability
 from rclpy.parameter import Parameter as RosParameter
 from rclpy.serialization import deserialize_message, serialize_message
 
+from .cdr import zero_padding
 from .msgdefs import DefinitionError, definition, service_definitions
 from .outlets import INFRASTRUCTURE as _INFRASTRUCTURE
 from .outlets import OUTLETS, type_name
@@ -335,5 +336,5 @@ def _handler(service):
     def handle(request) -> bytes:
         message = deserialize_message(bytes(request.payload), service.srv_type.Request)
         response = service.callback(message, service.srv_type.Response())
-        return serialize_message(response)
+        return zero_padding(serialize_message(response), type(response))
     return handle

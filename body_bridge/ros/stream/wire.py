@@ -11,7 +11,9 @@ The byte offsets of the numbers are found, not assumed: the message is built wit
 sentinel value in every number to be patched, serialized, and each sentinel located in the
 bytes; the result is checked against the serialization of the same message built with other
 values (deserialized, it must equal that message). Whatever the middleware's serialization,
-a patched message reads back as the message with its numbers.
+a patched message reads back as the message with its numbers. The bytes between the fields
+(CDR's padding) are zeroed once (:mod:`.cdr`) and never written after: two runs that publish
+the same numbers publish the same bytes.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from collections.abc import Callable
 
 import numpy as np
 from rclpy.serialization import deserialize_message, serialize_message
+
+from .cdr import zero_padding
 
 __all__ = ['Marks', 'PackedMessage', 'stamp_parts', 'mark_stamp', 'joint_state_message',
            'tf_message', 'clock_message']
@@ -81,7 +85,7 @@ class PackedMessage:
         for seed in range(5):  # another seed in the unlikely case of a sentinel collision
             marks = Marks(seed)
             message = build(marks)
-            data = serialize_message(message)
+            data = zero_padding(serialize_message(message), type(message))
             offsets = self._locate(data, marks)
             if offsets is not None:
                 break
