@@ -156,3 +156,32 @@ def test_identical_seeded_runs_record_identical_bytes(tmp_path):
     # the noise is on: the seed, not a noiseless sensor, makes the runs agree
     imu = [data for _, data in fast['/base_imu']]
     assert len(set(imu)) == len(imu)
+
+
+def test_record_takes_a_world_file_and_parameters_as_sim_does(tmp_path):
+    """A world file's models, each in its namespace at its pose; --params-file sections reach
+    every model (/**) or one (/<name>/body_bridge); a model file missing is one line."""
+    world = tmp_path / 'pair.world.yaml'
+    world.write_text('world: pair\nsettings: {control_rate: 50.0}\nmodels:\n'
+                     '  - {name: a, file: sample_arm, pose: [0.3, 0.0, 0.0]}\n'
+                     '  - {name: b, file: sample_arm, pose: [-0.3, 0.2, 0.0, 0.0, 0.0, 3.14]}\n')
+    params = tmp_path / 'params.yaml'
+    params.write_text('/**:\n  ros__parameters:\n    noise_seed: 3\n'
+                      '/b/body_bridge:\n  ros__parameters:\n    joint_states_topic: states\n')
+    done = _record(tmp_path, str(world), '-o', str(tmp_path / 'bag'), '--duration', '0.2',
+                   '--topics', '/a/joint_states', '/b/states', '/tf_static', '/clock',
+                   '--ros-args', '--params-file', str(params))
+    assert done.returncode == 0, done.stderr
+    topics = read_bag(tmp_path / 'bag')
+    assert set(topics) == {'/a/joint_states', '/b/states', '/tf_static', '/clock'}
+    # the world's control rate: 50 Hz, from t = 0 to 0.2 s
+    assert len(topics['/a/joint_states'][1]) == len(topics['/b/states'][1]) == 11
+    roots = {t.child_frame_id: t.transform.translation for _, m in topics['/tf_static'][1]
+             for t in m.transforms if t.header.frame_id == 'world'}
+    assert (roots['a/base'].x, roots['a/base'].y) == pytest.approx((0.3, 0.0))
+    assert (roots['b/base'].x, roots['b/base'].y) == pytest.approx((-0.3, 0.2))
+    world.write_text('world: pair\nmodels:\n  - {name: a, file: nowhere.body}\n')
+    done = _record(tmp_path, str(world), '-o', str(tmp_path / 'b2'), '--duration', '0.1')
+    assert done.returncode == 2 and 'Traceback' not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith(f'{world}:3: model a: ')
+    assert not (tmp_path / 'b2').exists()

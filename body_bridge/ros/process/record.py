@@ -2,6 +2,8 @@
 
     python -m body_bridge record MODEL... -o DIR [--duration S] [--topics T ...]
                                  [--commands FILE] [--real-time-factor F] [--ros-args ...]
+    python -m body_bridge record WORLD.world.yaml -o DIR ...
+
 
 The bridge nodes are made as ``sim`` makes them and stepped by this command (one control
 period at a time, as fast as it can unless ``--real-time-factor`` paces it); a
@@ -38,17 +40,23 @@ def bag_size(directory: str) -> int:
 
 
 def _nodes(models: list[str], ros_args: list[str], rtf: float) -> list:
+    """The bridge nodes of ``models`` (one model, several, or one world file), paced by
+    ``rtf`` whatever a world file's settings say."""
     from rclpy.parameter import Parameter
 
-    from .launcher import _world_nodes
+    from .launcher import _world_file_nodes, _world_nodes, world_of
     from ..node.node import BridgeNode
     nodes: list = []
-    rate = Parameter('real_time_factor', Parameter.Type.DOUBLE, rtf)
-    if len(models) == 1:
+    world = world_of(models)
+    pace = [*ros_args, '--ros-args', '-p', f'real_time_factor:={rtf}']
+    if world is not None:
+        _world_file_nodes(world, pace, nodes)
+    elif len(models) == 1:
+        rate = Parameter('real_time_factor', Parameter.Type.DOUBLE, rtf)
         nodes.append(BridgeNode(shared=True, parameter_overrides=[
             Parameter('model', Parameter.Type.STRING, models[0]), rate]))
     else:
-        _world_nodes(models, [*ros_args, '--ros-args', '-p', f'real_time_factor:={rtf}'], nodes)
+        _world_nodes(models, pace, nodes)
     return nodes
 
 
