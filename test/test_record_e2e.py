@@ -164,7 +164,8 @@ def test_record_takes_a_world_file_and_parameters_as_sim_does(tmp_path):
     world = tmp_path / 'pair.world.yaml'
     world.write_text('world: pair\nsettings: {control_rate: 50.0}\nmodels:\n'
                      '  - {name: a, file: sample_arm, pose: [0.3, 0.0, 0.0]}\n'
-                     '  - {name: b, file: sample_arm, pose: [-0.3, 0.2, 0.0, 0.0, 0.0, 3.14]}\n')
+                     '  - {name: b, file: sample_arm, pose: [-0.3, 0.2, 0.0, 0.0, 0.0, 3.14]}\n'
+                     '  - {name: c, file: sample_arm, pose: [0.3, 0.0, 0.0]}\n')  # on a
     params = tmp_path / 'params.yaml'
     params.write_text('/**:\n  ros__parameters:\n    noise_seed: 3\n'
                       '/b/body_bridge:\n  ros__parameters:\n    joint_states_topic: states\n')
@@ -180,6 +181,10 @@ def test_record_takes_a_world_file_and_parameters_as_sim_does(tmp_path):
              for t in m.transforms if t.header.frame_id == 'world'}
     assert (roots['a/base'].x, roots['a/base'].y) == pytest.approx((0.3, 0.0))
     assert (roots['b/base'].x, roots['b/base'].y) == pytest.approx((-0.3, 0.2))
+    # c stands where a stands: the advice names the world file's key, not a parameter
+    told = [line for line in done.stderr.splitlines() if 'start inside each other' in line]
+    assert len(told) == 1 and 'sample_arm in /a and sample_arm in /c' in told[0], done.stderr
+    assert told[0].endswith(f'place them apart with their pose in {world}')
     world.write_text('world: pair\nmodels:\n  - {name: a, file: nowhere.body}\n')
     done = _record(tmp_path, str(world), '-o', str(tmp_path / 'b2'), '--duration', '0.1')
     assert done.returncode == 2 and 'Traceback' not in done.stderr

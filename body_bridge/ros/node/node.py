@@ -87,6 +87,8 @@ class BridgeNode(Node):
         super().__init__('body_bridge', automatically_declare_parameters_from_overrides=True,
                          **kwargs)
         self._warned: dict[str, list] = {}  # problem -> [last report [s], not shown since]
+        #: The world file that placed this model (its ``pose`` key), or None.
+        self.world_file: str | None = None
         #: Warnings raised while running (throttled repeats included), for the status line.
         self.warning_count = 0
         self.params = p = P.declare_parameters(self, defaults)

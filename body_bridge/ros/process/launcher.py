@@ -138,6 +138,7 @@ def _world_file_nodes(world, args: list[str], nodes: list) -> None:
             parameter_overrides=[Parameter('model', Parameter.Type.STRING, model.path)],
             defaults={'frame_prefix': f'{model.name}/', 'initial_pose': pose,
                       **world.settings}))
+        nodes[-1].world_file = world.path  # where its pose is (the runner's advice names it)
         if nodes[0] is nodes[-1]:
             for line in world.unsupported:
                 nodes[0].get_logger().warning(f'{line}: ignored')
