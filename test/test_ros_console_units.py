@@ -176,8 +176,11 @@ def test_announce_logs_each_table_and_starts_the_status_lines(monkeypatch):
     assert console.announce(nodes, None) is None
     assert [logger.lines for logger in loggers] == [['topics and services:\n'],
                                                     ['topics and services:\n']]
+    api = _world_node(Logger())  # the simulator API's node: its table, not its status
+    assert console.announce(nodes, None, also=[api]) is None
+    assert api.get_logger().lines == ['topics and services:\n']
     runner = SimpleNamespace(stepped=0.0, paused=False, world=None)
-    reporter = console.announce(nodes, runner)
+    reporter = console.announce(nodes, runner, also=[api])
     try:
         assert isinstance(reporter, console.StatusReporter) and reporter.nodes == nodes
         assert reporter._thread.is_alive()
@@ -186,3 +189,4 @@ def test_announce_logs_each_table_and_starts_the_status_lines(monkeypatch):
         assert loggers[0].lines[-1] == 'no world loaded'
     finally:
         reporter.stop()
+    assert api.get_logger().lines == ['topics and services:\n'] * 2  # no status lines

@@ -1,7 +1,7 @@
 """What the bridge tells its user while it runs.
 
 On start, each node logs a table of what it publishes, subscribes and serves (topic, type,
-rate, QoS); then the world logs one status line every :data:`STATUS_PERIOD` seconds of wall
+rate, QoS), and the simulator API's node the services and action it serves; then the world logs one status line every :data:`STATUS_PERIOD` seconds of wall
 time: simulated time, the real-time factor measured over the last interval (simulated time
 stepped per wall-clock second: resets do not count), commands received
 per second and warnings raised while running. Both are INFO messages of the node's logger, so
@@ -236,9 +236,11 @@ class StatusReporter:
             self._thread = None
 
 
-def announce(nodes: list, runner) -> StatusReporter | None:
-    """Log every node's table; start the status lines of the world (when it simulates)."""
-    for node in nodes:
+def announce(nodes: list, runner, also=()) -> StatusReporter | None:
+    """Log every node's table, and those of the nodes ``also`` (the simulator API's ``sim``
+    node: its services and action); start the status lines of the world (when it
+    simulates)."""
+    for node in [*nodes, *also]:
         node.get_logger().info('topics and services:\n' + format_table(interface_rows(node)))
     if runner is None:
         return None

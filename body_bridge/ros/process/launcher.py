@@ -242,7 +242,6 @@ def _session(specs: list[str], args: list[str], outlets) -> list[str] | None:
                 runner = SimulationRunner(simulating)
                 runner.start()
         outlets.start(nodes)
-        reporter = announce(nodes, runner or nodes[0].runner)
         executor = SingleThreadedExecutor()
         for node in nodes:
             executor.add_node(node)
@@ -250,6 +249,8 @@ def _session(specs: list[str], args: list[str], outlets) -> list[str] | None:
         world_api = serve_world(runner or nodes[0].runner, executor, split_ros_args(args)[0],
                                 world, ' '.join(specs))
         outlets.serve_world(world_api)
+        reporter = announce(nodes, runner or nodes[0].runner,
+                            also=[world_api.node] if world_api is not None else [])
         while rclpy.ok():
             executor.spin_once(timeout_sec=0.1)
             # Hand the interpreter to the simulation thread if it waits: a flood of messages
