@@ -180,6 +180,57 @@ def test_several_models_are_one_world_of_namespaced_nodes():
         rclpy.shutdown()
 
 
+def test_a_world_file_is_its_models_at_their_poses_paced_by_the_command(tmp_path):
+    import rclpy
+    world = tmp_path / 'two.world.yaml'
+    world.write_text('world: two\nsettings: {real_time_factor: 2.0, control_rate: 50.0}\n'
+                     'models:\n  - {name: a, file: sample_arm, pose: [1.0, 0.0, 0.0]}\n'
+                     '  - {name: b, file: sample_arm, pose: [0.0, 2.0, 0.0, 0.0, 0.0, 0.5]}\n')
+    rclpy.init()
+    nodes = []
+    try:
+        nodes = record_mod._nodes([str(world)], ['--ros-args', '-p', 'noise_seed:=3'], 0.0)
+        assert [n.get_namespace() for n in nodes] == ['/a', '/b']
+        # the command's pace wins over the world's setting; its other settings hold
+        assert [n.get_parameter('real_time_factor').value for n in nodes] == [0.0, 0.0]
+        assert [n.get_parameter('control_rate').value for n in nodes] == [50.0, 50.0]
+        assert [n.get_parameter('noise_seed').value for n in nodes] == [3, 3]
+        assert [list(n.get_parameter('initial_pose').value) for n in nodes] == [
+            [1.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 2.0, 0.0, 0.0, 0.0, 0.5]]
+        assert [n.world_file for n in nodes] == [str(world)] * 2
+    finally:
+        for node in nodes:
+            node.destroy_node()
+        rclpy.shutdown()
+
+
+def test_a_recording_is_lossless_and_waits_for_the_compression(tmp_path, monkeypatch, capsys):
+    """record makes its recorder and the encoders lossless, waits for the encoders before
+    the bag is closed (saying so when they do not finish), and leaves the process's encoders
+    live again."""
+    from body_bridge.ros.stream import encoder
+    from body_bridge.ros.stream.recorder import Recorder
+    seen, order = {}, []
+
+    class Watched(Recorder):
+        def __init__(self, *args, **kwargs):
+            seen['lossless'] = kwargs.get('lossless')
+            seen['encoders'] = encoder._MODE['lossless']
+            super().__init__(*args, **kwargs)
+
+        def close(self, *args, **kwargs):
+            order.append('bag closed')
+            super().close(*args, **kwargs)
+    monkeypatch.setattr(record_mod, 'Recorder', Watched)
+    monkeypatch.setattr(record_mod, 'flush_all', lambda: order.append('flushed') or False)
+    status = record_mod.record(['sample_arm'], str(tmp_path / 'bag'), duration=0.02,
+                               topics=['/clock'])
+    assert status == 0 and seen == {'lossless': True, 'encoders': True}
+    assert order == ['flushed', 'bag closed'] and encoder._MODE['lossless'] is False
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        'record: an image compression did not finish; its last frames are missing')
+
+
 def test_the_twist_in_force_goes_to_the_mobile_base():
     taken = []
     node = types.SimpleNamespace(mobile=types.SimpleNamespace(_on_twist=taken.append))

@@ -139,6 +139,7 @@ def record(models: list[str], output: str, duration: float = 10.0, topics=(),
         for node in nodes:
             node.destroy_node()
         stop_recording(recorder)
+        set_lossless(False)  # the process's encoders made from now on live again
         if rclpy.ok():
             rclpy.shutdown()
     bag = recorder.bag
