@@ -38,8 +38,9 @@ def _messages():
     from geometry_msgs.msg import TransformStamped
     from sensor_msgs.msg import (CameraInfo, CompressedImage, Image, Imu, JointState,
                                  JoyFeedback, LaserScan, PointCloud2, PointField)
-    from std_msgs.msg import (Empty, Float64MultiArray, Int16MultiArray, MultiArrayDimension,
-                              String)
+    from std_msgs.msg import (ByteMultiArray, Empty, Float64MultiArray, Int8MultiArray,
+                              Int16MultiArray, Int64MultiArray, MultiArrayDimension, String,
+                              UInt64MultiArray)
     from tf2_msgs.msg import TFMessage
     imu = Imu()
     imu.header.frame_id = 'base_imu'  # 9 bytes with its NUL: 3 of padding before a float64
@@ -65,6 +66,8 @@ def _messages():
         TFMessage(transforms=frames), CompressedImage(format='jpeg', data=b'\xff\xd8'),
         Float64MultiArray(data=[1.5, -2.5]),
         Int16MultiArray(data=[-3, 4, 5]),
+        ByteMultiArray(data=[b'\x01', b'\x02', b'\x03']),  # octets
+        UInt64MultiArray(data=[7]), Int64MultiArray(data=[-7, 8]), Int8MultiArray(data=[-1, 2]),
         JoyFeedback(type=1, id=2, intensity=0.25),
     ]
 
@@ -116,12 +119,29 @@ def test_big_endian_bytes_are_walked_in_their_order():
     assert zero_padding(bytes(dirty), JointState) == big
 
 
+def test_an_idl_char_is_one_byte_and_a_double_after_it_aligns_to_eight():
+    """A type whose description holds an IDL ``char`` (no .msg file makes one: rosbags cannot
+    serialize it; the layout is CDR's, written by hand)."""
+    from rosidl_parser.definition import BasicType
+
+    class Letter:
+        SLOT_TYPES = (BasicType('char'), BasicType('double'), BasicType('uint16'))
+    data = b'\x00\x01\x00\x00' + b'A' + b'\xee' * 7 + b'\x00' * 7 + b'\x3f' + b'\x02\x00'
+    assert padding_of(data, Letter) == [(5, 12)]
+    assert zero_padding(data, Letter) == data[:5] + bytes(7) + data[12:]
+    for name in ('long', 'short', 'long double', 'wchar'):  # IDL types not walked: left as is
+        class Other:
+            SLOT_TYPES = (BasicType(name),)
+        assert zero_padding(data, Other) == data
+
+
 def test_bytes_that_are_not_the_types_layout_are_handed_back_as_they_are():
     from sensor_msgs.msg import Imu, JointState
     data = serialize_message(JointState(name=['a', 'bb'], position=[1.0, 2.0]))
     for other in (data[:30],  # cut short inside a sequence
                   b'\x00\x03' + data[2:],  # not plain CDR (version 2 headers)
-                  b'\x00'):  # not even a header
+                  b'\x00',  # not even a header
+                  b'\x00\x01\x00'):  # a header cut short
         assert zero_padding(other, JointState) == other
         with pytest.raises(LayoutError):
             padding_of(other, JointState)

@@ -21,11 +21,10 @@ import importlib
 
 __all__ = ['zero_padding', 'padding_of', 'LayoutError']
 
-#: Bytes of each basic type (rosidl_parser's names); also its alignment.
-_SIZES = {'boolean': 1, 'octet': 1, 'char': 1, 'int8': 1, 'uint8': 1,
-          'int16': 2, 'uint16': 2, 'short': 2, 'unsigned short': 2,
-          'int32': 4, 'uint32': 4, 'long': 4, 'unsigned long': 4, 'float': 4,
-          'int64': 8, 'uint64': 8, 'long long': 8, 'unsigned long long': 8, 'double': 8}
+#: Bytes of each basic type (rosidl_parser's names); also its alignment. (An IDL file's
+#: ``long``, ``short``... are not here: such a type is handed back as it is.)
+_SIZES = {'boolean': 1, 'octet': 1, 'char': 1, 'int8': 1, 'uint8': 1, 'int16': 2, 'uint16': 2,
+          'int32': 4, 'uint32': 4, 'float': 4, 'int64': 8, 'uint64': 8, 'double': 8}
 #: Encapsulation headers of plain CDR (version 1), big and little endian.
 _PLAIN_CDR = {b'\x00\x00': 'big', b'\x00\x01': 'little'}
 _HEADER = 4  # the encapsulation header; alignment counts from its end
@@ -123,7 +122,7 @@ def padding_of(data, msg_type) -> list[tuple[int, int]]:
         LayoutError: the bytes are not plain CDR of this type.
     """
     order = _PLAIN_CDR.get(bytes(data[:2]))
-    if order is None or len(data) < _HEADER:
+    if order is None:  # (bytes shorter than the header end before the first field)
         raise LayoutError('not plain CDR (version 1)')
     walk = _Walk(data, order)
     walk.message(msg_type)
