@@ -49,6 +49,12 @@ def until(condition, timeout=10.0) -> bool:
     return True
 
 
+def test_encoders_are_live_until_record_makes_them_lossless():
+    """(First in this file: no test has changed the process's mode yet.)"""
+    assert BackgroundEncoder(NODE, Publisher(), 'f', None).lossless is False
+    assert encoder_mod.WAITING == 4  # the number docs/recording-and-foxglove.md gives
+
+
 @pytest.fixture
 def lossless():
     encoder_mod.set_lossless(True)
@@ -72,6 +78,7 @@ def test_a_lossless_encoder_publishes_every_frame_in_order_and_holds_the_stepper
         enc.submit(Time(sec=sec, nanosec=7), frame, {})
         if sec == 0:
             assert until(lambda: not enc._pending)
+    assert encoder_mod.flush_all(0.05) is False  # this encoder has frames waiting
     held = threading.Thread(target=enc.submit, args=(Time(sec=9, nanosec=7), frame + 1, {}))
     held.start()  # one too many: the stepping thread waits for room
     time.sleep(0.3)
