@@ -231,6 +231,29 @@ def test_a_recording_is_lossless_and_waits_for_the_compression(tmp_path, monkeyp
         'record: an image compression did not finish; its last frames are missing')
 
 
+def test_two_copies_of_one_file_say_its_warnings_once(tmp_path, capfd):
+    import rclpy
+    model = tmp_path / 'odd.body'
+    model.write_text('format: ChoreonoidBody\nname: odd\nlinks:\n  - name: base\n'
+                     '    joint_type: fixed\n    bogus_key: 3\n')
+    rclpy.init()
+    nodes = []
+    try:
+        nodes = record_mod._nodes([f'a={model}', f'b={model}'], [], 0.0)
+        for node in nodes:
+            node.destroy_node()  # gone: a later node of the file says them again
+        nodes = record_mod._nodes([str(model)], [], 0.0)
+    finally:
+        for node in nodes:
+            node.destroy_node()
+        rclpy.shutdown()
+    err = capfd.readouterr().err
+    said = f"{model}:4: link 'base': key 'bogus_key' is not supported and was ignored"
+    assert err.count(said) == 2, err
+    assert re.search(r'\[b\.body_bridge\]: 1 warning of its model: the same as '
+                     r'/a/body_bridge gave above', err), err
+
+
 def test_the_twist_in_force_goes_to_the_mobile_base():
     taken = []
     node = types.SimpleNamespace(mobile=types.SimpleNamespace(_on_twist=taken.append))

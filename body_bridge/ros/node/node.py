@@ -32,6 +32,7 @@ from ...model import DeviceKind, JointType, Model, Pose
 from ...paths import cache_dir, resolve_model
 from . import params as P
 from ..stream import qos, wire
+from ..console import forget_warnings, say_warnings
 from ..control.commands import CommandTopics, read_controllers
 from ..stream.outlets import OUTLETS
 from .params import PARAMETERS
@@ -98,8 +99,7 @@ class BridgeNode(Node):
         self.model = apply_overlay(self.model, self.device_overlay)
         from .model_choices import apply_model_choices
         apply_model_choices(self)
-        for line in self.model.warnings:
-            self.get_logger().warning(line)
+        say_warnings(self, self.model.warnings)  # once for several nodes of one file
         self._read_groups()
         mesh_dir = p['mesh_directory'] or cache_dir('meshes')
         self.urdf = urdf_writer.to_urdf(self.model, mesh_dir=mesh_dir)
@@ -404,6 +404,7 @@ class BridgeNode(Node):
 
     def destroy_node(self):
         OUTLETS.forget(self)
+        forget_warnings(self)
         # rclpy destroys at shutdown also a node whose start failed: not all is set
         runner = getattr(self, 'runner', None)
         if getattr(self, '_owns_runner', False) and runner is not None:
