@@ -231,6 +231,29 @@ def test_a_recording_is_lossless_and_waits_for_the_compression(tmp_path, monkeyp
         'record: an image compression did not finish; its last frames are missing')
 
 
+def test_models_started_inside_each_other_are_told_where_their_pose_is(tmp_path, capfd):
+    """A world file's models are told of its ``pose`` key; models of the command line of
+    their initial_pose parameters."""
+    import rclpy
+    world = tmp_path / 'pile.world.yaml'
+    world.write_text('world: pile\nmodels:\n  - {name: a, file: sample_arm}\n'
+                     '  - {name: b, file: sample_arm}\n')
+    for specs in ([str(world)], ['a=sample_arm', 'b=sample_arm']):
+        rclpy.init()
+        nodes = []
+        try:
+            nodes = record_mod._nodes(specs, [], 0.0)
+            record_mod._run(nodes, None, 0.01, 0.0)
+        finally:
+            for node in nodes:
+                node.destroy_node()
+            rclpy.shutdown()
+    told = [line for line in capfd.readouterr().err.splitlines() if 'inside each other' in line]
+    assert len(told) == 2, told
+    assert told[0].endswith(f'place them apart with their pose in {world}')
+    assert told[1].endswith('place them apart with their initial_pose parameters')
+
+
 def test_two_copies_of_one_file_say_its_warnings_once(tmp_path, capfd):
     import rclpy
     model = tmp_path / 'odd.body'
