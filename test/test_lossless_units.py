@@ -167,6 +167,7 @@ def test_a_recorder_that_is_not_lossless_still_drops(tmp_path):
     finally:
         recorder.close()
     assert recorder.dropped == 1 and not recorder.lossless
+    assert recorder.bag.message_count == 0  # dropped: not written
 
 
 def test_a_channel_hands_the_sinks_zero_padding_and_the_time_it_is_given(monkeypatch):
