@@ -438,3 +438,19 @@ def test_an_attach_conflict_mujoco_still_finds_is_one_line_of_ours():
         "moon_rover: MuJoCo keeps the world's settings: flux: parent has 1, child has 2, "
         'keeping parent value']
     assert list(child.option.gravity) == [0.0, 0.0, -9.81]  # the world's, given before
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')  # a user's filter: the conflicts are still ours to say
+        child.option.gravity = np.array([0.0, 0.0, -9.95])  # 1.4 % off: said
+        notes = world_module._attach(spec, child, model, 'r/', None)
+    assert [n.split(':')[1] for n in notes] == [' its gravity (0, 0, -9.95) m/s^2 is not the '
+                                                "world's; the world's (0, 0, -9.81), the "
+                                                "first model's, acts on it",
+                                                " MuJoCo keeps the world's settings"]
+    option.gravity = np.zeros(3)  # a world without gravity: any gravity of the model is said
+    child.option.gravity = np.array([0.0, 1e-6, 0.0])
+    with pytest.warns(DeprecationWarning):
+        assert 'its gravity (0, 1e-06, 0)' in world_module._attach(spec, child, model, 'r/',
+                                                                   None)[0]
+    child.option.gravity = np.zeros(3)
+    with pytest.warns(DeprecationWarning):
+        assert len(world_module._attach(spec, child, model, 'r/', None)) == 1  # the conflict

@@ -80,7 +80,7 @@ def _attach(spec, child, model: Model, prefix: str, frame) -> list[str]:
     """
     notes = []
     world_g, own_g = np.asarray(spec.option.gravity), np.asarray(child.option.gravity)
-    if np.linalg.norm(own_g - world_g) > 0.01 * max(np.linalg.norm(world_g), 1e-9):
+    if np.linalg.norm(own_g - world_g) > 0.01 * np.linalg.norm(world_g):  # (none: any)
         notes.append(f'{model.name}: its gravity ({_vector(own_g)}) m/s^2 is not the '
                      f"world's; the world's ({_vector(world_g)}), the first model's, acts on it")
     for name in dir(spec.option):
