@@ -180,28 +180,36 @@ def test_several_models_are_one_world_of_namespaced_nodes():
         rclpy.shutdown()
 
 
-def test_a_world_file_is_its_models_at_their_poses_paced_by_the_command(tmp_path):
+def test_a_world_file_is_its_models_at_their_poses_paced_by_the_command(tmp_path, capfd):
     import rclpy
     world = tmp_path / 'two.world.yaml'
     world.write_text('world: two\nsettings: {real_time_factor: 2.0, control_rate: 50.0}\n'
                      'models:\n  - {name: a, file: sample_arm, pose: [1.0, 0.0, 0.0]}\n'
-                     '  - {name: b, file: sample_arm, pose: [0.0, 2.0, 0.0, 0.0, 0.0, 0.5]}\n')
-    rclpy.init()
+                     '  - {name: b, file: sample_arm, pose: [0.0, 2.0, 0.0, 0.0, 0.0, 0.5],'
+                     ' colour: red}\n  - {name: c, file: sample_arm, pose: [3.0, 0.0, 0.0]}\n')
+    # the process's own arguments do not reach a world's nodes: those given to them do
+    rclpy.init(args=['record', '--ros-args', '-p', 'control_rate:=25.0'])
     nodes = []
     try:
         nodes = record_mod._nodes([str(world)], ['--ros-args', '-p', 'noise_seed:=3'], 0.0)
-        assert [n.get_namespace() for n in nodes] == ['/a', '/b']
+        assert [n.get_namespace() for n in nodes] == ['/a', '/b', '/c']
         # the command's pace wins over the world's setting; its other settings hold
-        assert [n.get_parameter('real_time_factor').value for n in nodes] == [0.0, 0.0]
-        assert [n.get_parameter('control_rate').value for n in nodes] == [50.0, 50.0]
-        assert [n.get_parameter('noise_seed').value for n in nodes] == [3, 3]
+        assert [n.get_parameter('real_time_factor').value for n in nodes] == [0.0] * 3
+        assert [n.get_parameter('control_rate').value for n in nodes] == [50.0] * 3
+        assert [n.get_parameter('noise_seed').value for n in nodes] == [3] * 3
         assert [list(n.get_parameter('initial_pose').value) for n in nodes] == [
-            [1.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 2.0, 0.0, 0.0, 0.0, 0.5]]
-        assert [n.world_file for n in nodes] == [str(world)] * 2
+            [1.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 2.0, 0.0, 0.0, 0.0, 0.5],
+            [3.0, 0.0, 0.0, 0.0, 0.0, 0.0]]
+        assert [n.world_file for n in nodes] == [str(world)] * 3
     finally:
         for node in nodes:
             node.destroy_node()
         rclpy.shutdown()
+    # a key the world file does not know: said once, by the first model's node
+    ignored = [line for line in capfd.readouterr().err.splitlines() if 'unknown key' in line]
+    assert len(ignored) == 1 and '[a.body_bridge]: ' in ignored[0], ignored
+    assert ignored[0].endswith(f"{world}:5: models[1]: unknown key 'colour' (known: name, "
+                               'file, pose, description, tags): ignored')
 
 
 def test_a_recording_is_lossless_and_waits_for_the_compression(tmp_path, monkeypatch, capsys):
