@@ -74,7 +74,9 @@ def run_cluster(plan: Plan, out_dir: str, todo: list[int], address: str, progres
     sweep = plan.sweep
     limit = timeout or max(600.0, 50.0 * sweep.duration)
     lost, interrupted = [], False
-    with Client(address, timeout=30, set_as_default=False) as client:
+    with Client(address, timeout=10) as client:
+        if todo:
+            progress.update()
         futures = {client.submit(remote_run, sweep.path, sweep.text, index, limit, pure=False,
                                  retries=retries, key=f'body_bridge-{sweep.name}-{index}-'
                                  f'{os.getpid()}'): index for index in todo}

@@ -24,12 +24,19 @@ def default_jobs() -> int:
 
 def sweep_command(path: str, out_dir: str, jobs: int | None = None,
                   cluster: str | None = None, retries: int = 2, stream=None) -> int:
+    import signal
+
     from ..errors import BodyBridgeError
+    from ..ros.process.stopping import restore
     from .pool import Progress, prepare, run_local
     from .spec import read_sweep
     from .table import collect, summary_line, write_table
     from .targets import resolve
     stream = stream or sys.stderr
+    # Ctrl-C interrupts the runs (pool.py stops them and the table is written), not the
+    # bridge's quick exit (ros/process/stopping.py): this process runs no ROS itself.
+    restore()
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         sweep = read_sweep(path)
         plan = resolve(sweep)
@@ -38,7 +45,7 @@ def sweep_command(path: str, out_dir: str, jobs: int | None = None,
         print(err, file=sys.stderr)
         return 2
     progress = Progress(sweep.runs, sweep.runs - len(todo), stream)
-    if todo:
+    if todo and not cluster:
         progress.update()
     if cluster:
         from .cluster import run_cluster
@@ -46,6 +53,9 @@ def sweep_command(path: str, out_dir: str, jobs: int | None = None,
             lost, interrupted = run_cluster(plan, out_dir, todo, cluster, progress, retries)
         except OSError as err:
             print(f'--cluster {cluster}: no Dask scheduler answers ({err})', file=sys.stderr)
+            return 2
+        except ValueError as err:  # not an address
+            print(f'--cluster {cluster}: {err}', file=sys.stderr)
             return 2
     else:
         lost, interrupted = run_local(plan, out_dir, todo, jobs or default_jobs(), progress,

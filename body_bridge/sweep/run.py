@@ -28,6 +28,8 @@ __all__ = ['run_one', 'isolate', 'write_whole', 'RESULT', 'VALUES']
 RESULT = 'result.json'
 #: The file of a run's drawn values.
 VALUES = 'values.yaml'
+#: Longest wait (wall time) for the nodes alongside to appear in the run's graph [s].
+NODES_START = 20.0
 
 
 def write_whole(path: str, text: str) -> None:
@@ -75,8 +77,9 @@ class _Watch:
     """Told of the run's start and of every period: applies the frictions, starts the nodes
     alongside, runs the checks."""
 
-    def __init__(self, plan: Plan, checks, counter, frictions, duration, nodes, run_dir):
-        self.plan, self.checks, self.counter = plan, checks, counter
+    def __init__(self, plan: Plan, checks, counter, frictions, duration, nodes, run_dir,
+                 index: int):
+        self.plan, self.checks, self.counter, self.index = plan, checks, counter, index
         self.frictions, self.duration, self.command, self.run_dir = \
             frictions, duration, nodes, run_dir
         self.view = None
@@ -96,6 +99,7 @@ class _Watch:
                     mj.geom_friction[g, 0] = value
         if self.command:
             self._start_nodes()
+            self._wait_for_nodes(runner.nodes)
         for check in self.checks:
             check.start(self.view)
 
@@ -105,19 +109,35 @@ class _Watch:
             args += ['--ros-args', '-p', 'use_sim_time:=true']
         log = open(os.path.join(self.run_dir, 'nodes.log'), 'wb')
         try:
+            env = {**os.environ, 'BODY_BRIDGE_RUN_DIR': self.run_dir,
+                   'BODY_BRIDGE_RUN_INDEX': str(self.index)}
             self.process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT,
                                             stdin=subprocess.DEVNULL, start_new_session=True,
-                                            cwd=os.path.dirname(self.plan.sweep.path))
+                                            cwd=os.path.dirname(self.plan.sweep.path), env=env)
         except OSError as err:
             self.node_problem = f'the nodes alongside did not start: {err.strerror}: {args[0]}'
         finally:
             log.close()
 
+    def _wait_for_nodes(self, bridge_nodes, limit: float = NODES_START) -> None:
+        """Wait (wall time) until a node of the user's command is in the run's ROS graph, so
+        that it hears the run from its first period; a command that makes no node is waited
+        for ``limit`` seconds."""
+        own = {(n.get_name(), n.get_namespace()) for n in bridge_nodes}
+        end = time.monotonic() + limit
+        while self.process is not None and self.process.poll() is None and \
+                time.monotonic() < end:
+            seen = set(bridge_nodes[0].get_node_names_and_namespaces())
+            if seen - own:
+                time.sleep(0.5)  # its subscriptions matched, too
+                return
+            time.sleep(0.05)
+
     def period(self, runner) -> None:
         for check in self.checks:
             check.period(self.view)
         if self.process is not None and self.node_problem is None and \
-                self.process.poll() is not None:
+                self.process.poll() not in (None, 0):
             self.node_problem = (f'the nodes alongside ended with status '
                                  f'{self.process.returncode} at {self.view.time:.3f} s')
 
@@ -150,7 +170,8 @@ def run_one(plan: Plan, index: int, run_dir: str) -> dict:
     parameters, frictions, rtf = _split(plan, values)
     checks = [make_check(plan, spec) for spec in sweep.checks]
     counter = TopicCounter({t for c in checks for t in c.topics})
-    watch = _Watch(plan, checks, counter, frictions, sweep.duration, sweep.nodes, run_dir)
+    watch = _Watch(plan, checks, counter, frictions, sweep.duration, sweep.nodes, run_dir,
+                   index)
     result = {'index': index, 'values': values, 'status': 'done', 'error': '',
               'checks': {}, 'passed': False}
     started = time.monotonic()
@@ -168,7 +189,7 @@ def run_one(plan: Plan, index: int, run_dir: str) -> dict:
         if sweep.nodes:
             result['checks']['nodes'] = {'passed': watch.node_problem is None}
             result['error'] = watch.node_problem or ''
-        result.update(outcome, sim_time=watch.view.time if watch.view else 0.0,
+        result.update(outcome, sim_time=round(watch.view.time, 9) if watch.view else 0.0,
                       passed=all(c['passed'] for c in result['checks'].values()))
     finally:
         watch.stop_nodes()

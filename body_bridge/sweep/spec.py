@@ -119,8 +119,12 @@ class _Reader:
         self.path, self.top = path, top
 
     def fail(self, key_or_line, message: str) -> ModelError:
-        line = key_or_line if isinstance(key_or_line, int) or key_or_line is None else \
-            line_at(self.top, key_or_line, line_of(self.top))
+        if isinstance(key_or_line, int):
+            line = key_or_line
+        elif key_or_line is None:  # the whole file
+            line = line_of(self.top)
+        else:
+            line = line_at(self.top, key_or_line, line_of(self.top))
         return ModelError(self.path, line, message)
 
     def number(self, key: str, default, low: float, high: float, what: str,

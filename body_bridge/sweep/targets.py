@@ -137,17 +137,18 @@ def _check_quantity(plan: Plan, var: Variable, where: str) -> None:
                         f'{known})')
     if '/' in head:
         raise plan.fail(line, f'{where}.{name}: only friction is varied per link')
-    _check_parameter(plan, plan.models[entity], quantity, line, f'{where}.{name}')
+    _check_parameter(plan, entity, quantity, line, f'{where}.{name}')
 
 
-def _check_parameter(plan: Plan, model: Model, parameter: str, line, what: str) -> None:
+def _check_parameter(plan: Plan, entity: str, parameter: str, line, what: str) -> None:
     from ..ros.devices.sensors import topic_name
+    model = plan.models[entity]
     parts = parameter.split('.')
     if parameter in _PARAMETERS:
         return
     if parts[0] == 'initial_positions' and len(parts) == 2:
         if parts[1] not in {j.name for j in model.movable_joints}:
-            raise plan.fail(line, f'{what}: model {model.name!r} has no moving joint '
+            raise plan.fail(line, f'{what}: model {entity!r} has no moving joint '
                             f'{parts[1]!r}')
         return
     if parts[:2] == ['joint_states', 'noise'] and len(parts) == 3 and \
@@ -159,7 +160,7 @@ def _check_parameter(plan: Plan, model: Model, parameter: str, line, what: str) 
         base = '.'.join(parts[1:-2] if parts[-2] == 'noise' else parts[1:-1])
         device = devices.get(base)
         if device is None:
-            raise plan.fail(line, f'{what}: model {model.name!r} has no device {base!r} (it '
+            raise plan.fail(line, f'{what}: model {entity!r} has no device {base!r} (it '
                             f'has {", ".join(devices) or "none"})')
         if parts[-2] == 'noise' and key in NOISE_KEYS.get(device.kind, {}):
             return

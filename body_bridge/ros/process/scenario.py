@@ -79,9 +79,10 @@ def run_world(world, output: str, duration: float, *, topics=(), commands_file=N
     from ..stream.live_outlets import stop_recording
     from ..stream.outlets import OUTLETS
     from ..stream.recorder import Recorder
+    from .stopping import init_options
     from .transport import use_bundled_fastdds_profile
     use_bundled_fastdds_profile()
-    rclpy.init(args=['body_bridge'])
+    rclpy.init(args=['body_bridge'], **init_options())  # the caller's signal handlers stay
     recorder, nodes = None, []
     for sink in sinks:
         OUTLETS.attach(sink)
