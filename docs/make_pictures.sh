@@ -29,3 +29,10 @@ $py -m body_bridge snapshot $models/openrave/src/robots/pr2-beta-static.zae -o $
   --position head_tilt_joint=0.3 2>/dev/null
 $py -m body_bridge snapshot $models/choreonoid/share/model/Tank/Tank.body -o $out/tank.png \
   "${size[@]}" --time 0.5 --position TURRET_Y=0.6 --position TURRET_P=-0.2 2>/dev/null
+# The example sweep's table as a picture (docs/sweeps.md); the sweep exits 1: half its runs
+# put the crate out of reach, and fail.
+sweep_out=$(mktemp -d)
+$py -m body_bridge sweep examples/sweep/crate_push.sweep.yaml -o "$sweep_out/push" >/dev/null \
+  2>&1 || [ $? = 1 ]
+cp "$sweep_out/push/results.png" $out/sweep_results.png
+rm -rf "$sweep_out"
