@@ -1,0 +1,146 @@
+"""A sweep's bookkeeping without running anything: the output folder resumed (sweep/pool.py),
+the table from the runs' results (sweep/table.py), the progress line, the ROS domains."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+
+import pytest
+
+from body_bridge.errors import ModelError
+from body_bridge.sweep.pool import Progress, domain_lock, prepare, run_folder
+from body_bridge.sweep.spec import read_sweep
+from body_bridge.sweep.table import collect, summary_line, write_table
+from body_bridge.sweep.targets import Plan
+
+TEXT = ('models: [sample_arm]\nduration: 1\nruns: 4\nseed: 3\n'
+        'vary:\n  sample_arm.x: {uniform: [0, 1]}\n  sample_arm.noise_seed: [5, 6]\n'
+        'checks:\n  far: {moved: sample_arm, at_least: 0.5}\n  calm: {no_divergence: true}\n')
+
+
+def sweep_of(tmp_path, text=TEXT):
+    path = tmp_path / 'a.sweep.yaml'
+    path.write_text(text)
+    return read_sweep(str(path))
+
+
+def finish(out, index, passed=True, status='done', distance=0.7, first=None):
+    folder = run_folder(str(out), index)
+    os.makedirs(os.path.join(folder, 'bag'), exist_ok=True)
+    with open(os.path.join(folder, 'bag', 'bag_0.mcap'), 'wb') as f:
+        f.write(b'x' * 100)
+    result = {'index': index, 'status': status, 'passed': passed, 'error': '',
+              'checks': {'far': {'passed': passed, 'distance': distance},
+                         'calm': {'passed': True, 'resets': 0.0, 'first': first}},
+              'sim_time': 1.0, 'wall_total': 0.5, 'bytes': 100}
+    if status == 'failed':  # it could not run: no check was evaluated
+        result.update(checks={}, error='a refused parameter')
+    with open(os.path.join(folder, 'result.json'), 'w') as f:
+        json.dump(result, f)
+
+
+def test_prepare_keeps_finished_runs_and_clears_unfinished_ones(tmp_path):
+    sweep = sweep_of(tmp_path)
+    plan = Plan(sweep, None, {}, set())
+    out = tmp_path / 'out'
+    assert prepare(plan, str(out)) == [0, 1, 2, 3]
+    finish(out, 1)
+    half = run_folder(str(out), 2)
+    os.makedirs(os.path.join(half, 'bag'))
+    open(os.path.join(half, 'values.yaml'), 'w').close()
+    assert prepare(plan, str(out)) == [0, 2, 3]
+    assert not os.path.exists(half) and os.path.exists(run_folder(str(out), 1))
+
+
+def test_a_folder_of_another_sweep_is_refused(tmp_path):
+    out = tmp_path / 'out'
+    prepare(Plan(sweep_of(tmp_path), None, {}, set()), str(out))
+    changed = sweep_of(tmp_path, TEXT.replace('runs: 4', 'runs: 5'))
+    with pytest.raises(ModelError, match='holds the runs of .* the sweep file differs'):
+        prepare(Plan(changed, None, {}, set()), str(out))
+
+
+def test_the_table_has_a_row_per_run_with_values_verdicts_and_metrics(tmp_path):
+    sweep = sweep_of(tmp_path)
+    out = tmp_path / 'out'
+    finish(out, 0, passed=True, distance=0.7)
+    finish(out, 1, passed=False, distance=0.1, first=0.25)
+    finish(out, 3, passed=False, status='failed')
+    rows = collect(sweep, str(out), lost=[2])
+    assert [r['status'] for r in rows] == ['done', 'done', 'lost', 'failed']
+    assert [r['passed'] for r in rows] == [True, False, False, False]
+    assert rows[0]['sample_arm.x'] == sweep.values(0)['sample_arm.x']
+    assert [r['sample_arm.noise_seed'] for r in rows] == [5, 6, 5, 6]
+    assert rows[1]['far'] == 'fail' and rows[1]['far.distance'] == 0.1
+    assert math.isnan(rows[0]['calm.first']) and rows[1]['calm.first'] == 0.25
+    assert rows[0]['bag'] == os.path.join('runs', '00000', 'bag') and rows[0]['bag_bytes'] == 100
+    assert 'far' not in rows[2] and 'far' not in rows[3]  # never ran: no verdict
+    assert rows[3]['error'] == 'a refused parameter'
+    written = write_table(sweep, str(out), rows)
+    with open(out / 'results.csv', newline='') as f:
+        table = list(csv.DictReader(f))
+    assert written[0] == str(out / 'results.csv')
+    assert list(table[0]) == ['index', 'status', 'passed', 'sample_arm.x', 'sample_arm.noise_seed',
+                              'far', 'far.distance', 'calm', 'calm.first', 'calm.resets',
+                              'sim_time', 'wall_time', 'bag', 'bag_bytes', 'error']
+    assert [t['far'] for t in table] == ['pass', 'fail', '', '']
+    assert table[0]['calm.first'] == '' and table[1]['calm.first'] == '0.25'
+    assert float(table[0]['sample_arm.x']) == rows[0]['sample_arm.x']  # every digit kept
+    assert summary_line(rows) == '1 of 4 runs passed (1 failed a check, 1 lost, 1 failed)'
+
+
+def test_the_summary_of_a_sweep_that_passed_says_so():
+    rows = [{'passed': True, 'status': 'done'}] * 3
+    assert summary_line(rows) == '3 of 3 runs passed'
+    assert summary_line([{'passed': False, 'status': 'missing'}]) == \
+        '0 of 1 runs passed (1 missing)'
+
+
+def test_the_picture_is_drawn_where_matplotlib_is(tmp_path):
+    pytest.importorskip('matplotlib', reason='matplotlib is not installed')
+    sweep = sweep_of(tmp_path)
+    out = tmp_path / 'out'
+    for index in range(4):
+        finish(out, index, passed=index % 2 == 0, distance=0.2 * index)
+    written = write_table(sweep, str(out), collect(sweep, str(out)))
+    picture = out / 'results.png'
+    assert str(picture) in written
+    assert picture.read_bytes()[:8] == b'\x89PNG\r\n\x1a\n' and picture.stat().st_size > 5000
+
+
+def test_progress_counts_runs_and_says_the_time_left():
+    stream = io.StringIO()
+    progress = Progress(4, 1, stream)
+    progress.update()
+    progress.update(passed=True)
+    progress.update(again=True)
+    progress.update(passed=False)
+    lines = stream.getvalue().splitlines()
+    assert lines[0].startswith('[######..................] 1/4 runs, 0 failed')
+    assert lines[1].startswith('[############............] 2/4 runs, 0 failed, about ')
+    assert lines[2].startswith('[############............] 2/4 runs, 0 failed, 1 run again')
+    assert lines[3].startswith('[##################......] 3/4 runs, 1 failed, 1 run again')
+    assert lines[3].endswith(' s left')
+
+
+def test_two_runs_on_one_machine_never_share_a_domain():
+    first, held = domain_lock(range(230, 233))
+    try:
+        second, other = domain_lock(range(230, 233))
+        assert first != second and {first, second} <= {230, 231, 232}
+        other.close()  # a run that ended gives its domain back
+        third, again = domain_lock(range(230, 233))
+        assert third == second
+        again.close()
+    finally:
+        held.close()
+    with pytest.raises(RuntimeError, match='every ROS domain 230..230 is held'):
+        lock = domain_lock(range(230, 231))
+        try:
+            domain_lock(range(230, 231))
+        finally:
+            lock[1].close()
