@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +19,7 @@ import pytest
 pytestmark = pytest.mark.ros
 
 import rerun_browser  # noqa: E402
-from rerun_browser import RERUN, Browser, Viewer, chromium  # noqa: E402
+from rerun_browser import RERUN, Browser, Viewer, chromium, import_bag, settled  # noqa: E402
 
 if chromium() is None or not RERUN.exists():
     pytest.skip("headless Chromium or Rerun's web viewer is missing (tools/setup.sh installs "
@@ -35,9 +34,6 @@ WIDTH, HEIGHT = 800, 480
 #: top of the right column.
 VIEW_3D = (0, 60, int(0.58 * WIDTH), HEIGHT - 40)
 CAMERA = (int(0.62 * WIDTH), 60, WIDTH, HEIGHT // 2)
-#: Topics Rerun 0.41 cannot show: compressedDepth (a PNG behind a 12-byte header) and the depth
-#: camera's camera_info, whose optical frame the colour camera_info names too.
-UNSHOWN = ('-n', '/depth/', '-n', '/compressed')
 MOVES = 'time,shoulder_yaw,shoulder_pitch,elbow_pitch,wrist_pitch\n' \
         '0.2,0,0,0,0\n1.2,0.6,0.3,1.5,1.75\n'
 #: The last bag's topics: what the viewer draws beside the robot, not robot_description.
@@ -65,30 +61,6 @@ def _record(tmp: Path, name: str, *topics: str) -> subprocess.Popen:
                             text=True)
 
 
-def _convert(bag: Path) -> Path:
-    rrd = bag.with_suffix('.rrd')
-    done = subprocess.run([str(RERUN), 'mcap', 'convert', str(next(bag.glob('*.mcap'))), '-o',
-                           str(rrd), '--application-id', 'body_bridge', '--timeline-type',
-                           'duration', *UNSHOWN], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return rrd
-
-
-def _settled(page, loaded, timeout: float):
-    """The page once ``loaded(image)`` holds and two screenshots a second apart are the same."""
-    from PIL import ImageChops
-    last = None
-    deadline = time.monotonic() + timeout
-    while True:
-        image = page.screenshot()
-        if loaded(image) and last is not None and \
-                ImageChops.difference(image, last).getbbox() is None:
-            return image
-        assert time.monotonic() < deadline, 'the viewer did not settle'
-        last = image
-        time.sleep(1.0)
-
-
 @pytest.fixture(scope='module')
 def screenshots(tmp_path_factory):
     """The viewer's page with the full bag, and with the bag without robot_description."""
@@ -98,14 +70,14 @@ def screenshots(tmp_path_factory):
     for run in runs:
         _, err = run.communicate(timeout=240)
         assert run.returncode == 0, err
-    rrds = [_convert(tmp / 'arm'), _convert(tmp / 'bare')]
+    rrds = [import_bag(tmp / name, tmp / f'{name}.rrd') for name in ('arm', 'bare')]
     with Viewer(rrds[0], LAYOUT, log=tmp / 'arm.log', renderer='webgl') as full, \
             Viewer(rrds[1], LAYOUT, log=tmp / 'bare.log', renderer='webgl') as bare, \
             Browser(chromium(), tmp / 'chromium') as browser:
         pages = [browser.page(viewer.url, WIDTH, HEIGHT) for viewer in (full, bare)]
-        robot = _settled(pages[0], lambda image: orange_pixels(image, VIEW_3D) > 0, 90)
+        robot = settled(pages[0], lambda image: orange_pixels(image, VIEW_3D) > 0, 90)
         # loaded: the camera's image is drawn (the image has more colours than the panel)
-        without = _settled(pages[1], lambda image: colours(image, CAMERA) > 200, 90)
+        without = settled(pages[1], lambda image: colours(image, CAMERA) > 200, 90)
         renderer = pages[0].evaluate(rerun_browser.RENDERER)
     robot.save(tmp / 'robot.png')
     without.save(tmp / 'without.png')

@@ -34,7 +34,7 @@ def arm() -> rrb.Blueprint:
     """The sample arm: the 3D view; its hand camera's image; the joints' positions."""
     return rrb.Blueprint(
         rrb.Horizontal(
-            robot_view('sample_arm', eye=(0.75, -0.65, 0.55), target=(0.0, 0.0, 0.3),
+            robot_view('sample_arm', eye=(0.7, -0.6, 0.55), target=(0.05, 0.0, 0.33),
                        hidden=('/hand_camera/**',)),
             rrb.Vertical(
                 rrb.Spatial2DView(name='hand_camera/image_raw', origin='/hand_camera/image_raw'),
@@ -45,15 +45,15 @@ def arm() -> rrb.Blueprint:
 
 
 def tank() -> rrb.Blueprint:
-    """The Tank: the 3D view from above its square; its gyro; its joints' positions."""
+    """The Tank, back near its start after the square; its gyro's rates (the Imu message's
+    accelerometer, which a gyro leaves at zero, hidden): the three left turns."""
+    gyro_only = rr.SeriesLines.from_fields(visible_series=[True] * 3 + [False] * 3)
     return rrb.Blueprint(
         rrb.Horizontal(
-            robot_view('Tank', eye=(2.2, -2.6, 2.4), target=(0.5, 0.5, 0.0),
+            robot_view('Tank', eye=(1.1, -1.3, 0.9), target=(0.05, -0.05, 0.15),
                        hidden=('/Kinect/**', '/Theta/**', '/VLP_16/**')),
-            rrb.Vertical(
-                rrb.TimeSeriesView(name='GYRO [rad/s]', origin='/GYRO'),
-                rrb.TimeSeriesView(name='joint_states: position [rad]',
-                                   origin='/joint_states/position')),
+            rrb.TimeSeriesView(name='GYRO: angular velocity [rad/s]', origin='/GYRO',
+                               defaults=[gyro_only]),
             column_shares=[3, 2]),
         collapse_panels=True)
 
