@@ -56,6 +56,12 @@ def chromium() -> str | None:
     return None
 
 
+def last_line(log: Path) -> str:
+    """The last line of a program's log that says something, or where the log is."""
+    lines = [line for line in log.read_text(errors='replace').splitlines() if line.strip()]
+    return lines[-1].strip() if lines else f'nothing in {log}'
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(('127.0.0.1', 0))
@@ -83,7 +89,8 @@ class Viewer:
             except OSError:
                 if self.process.poll() is not None or time.monotonic() > deadline:
                     self.close()
-                    raise RuntimeError(f'rerun --serve-web did not start: see {log}') from None
+                    raise RuntimeError('rerun --serve-web did not start: '
+                                       f'{last_line(log)}') from None
                 time.sleep(0.2)
 
     def close(self):
@@ -142,7 +149,7 @@ class Browser:
                     raise TimeoutError(f'Chromium did not answer {method}')
                 chunk = os.read(self._from, 1 << 20)
                 if not chunk:
-                    raise RuntimeError(f'Chromium ended: see {self.log.name}')
+                    raise RuntimeError(f'Chromium ended: {last_line(Path(self.log.name))}')
                 self._pending += chunk
             raw, self._pending = self._pending.split(b'\0', 1)
             reply = json.loads(raw)
