@@ -33,13 +33,15 @@ RERUN = REPO / 'tools' / 'rerun_cli' / 'rerun_cli' / 'rerun'
 #: same child frame").
 UNSHOWN = ('-n', '/depth/', '-n', '/compressed')
 
-#: SwiftShader for WebGL and WebGPU (no GPU, no display), and nothing that reaches the network.
+#: SwiftShader for WebGL (no GPU, no display), and nothing that reaches the network.
 CHROMIUM_FLAGS = ('--headless', '--no-sandbox', '--use-angle=swiftshader',
                   '--enable-unsafe-swiftshader', '--disable-background-networking',
                   '--disable-component-update', '--disable-sync', '--no-first-run',
                   '--disable-dev-shm-usage', '--hide-scrollbars', '--mute-audio',
                   '--disable-renderer-backgrounding', '--disable-background-timer-throttling',
-                  '--disable-backgrounding-occluded-windows', '--no-proxy-server')
+                  '--disable-backgrounding-occluded-windows', '--no-proxy-server',
+                  # no host but this one: the viewer's page links Google's fonts
+                  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1')
 
 
 def chromium() -> str | None:
