@@ -64,6 +64,13 @@ def last_line(log: Path) -> str:
     return lines[-1].strip() if lines else f'nothing in {log}'
 
 
+def first_run(folder: Path) -> dict[str, str]:
+    """The environment for Rerun's command line with a configuration of its own in ``folder``,
+    new each time: Rerun collects no usage data on its first run."""
+    return {**os.environ, 'XDG_CONFIG_HOME': str(folder / 'config'),
+            'XDG_DATA_HOME': str(folder / 'data')}
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(('127.0.0.1', 0))
@@ -79,7 +86,8 @@ class Viewer:
         self.process = subprocess.Popen(
             [str(RERUN), *map(str, files), '--serve-web', '--bind', '127.0.0.1',
              '--web-viewer-port', str(self.web), '--port', str(self.grpc)],
-            stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            env=first_run(Path(f'{log}.rerun')))
         proxy = f'rerun+http://127.0.0.1:{self.grpc}/proxy'
         query = {'url': proxy, **({'renderer': renderer} if renderer else {})}
         self.url = f'http://127.0.0.1:{self.web}/?{urllib.parse.urlencode(query)}'
@@ -253,7 +261,8 @@ def import_bag(bag: Path, rrd: Path) -> Path:
     :data:`UNSHOWN`."""
     done = subprocess.run([str(RERUN), 'mcap', 'convert', str(next(bag.glob('*.mcap'))), '-o',
                            str(rrd), '--application-id', 'body_bridge', '--timeline-type',
-                           'duration', *UNSHOWN], capture_output=True, text=True, timeout=120)
+                           'duration', *UNSHOWN], capture_output=True, text=True, timeout=120,
+                          env=first_run(Path(f'{rrd}.rerun')))
     if done.returncode:
         raise RuntimeError(f'rerun mcap convert {bag}: {done.stderr.strip()}')
     return rrd
