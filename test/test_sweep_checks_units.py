@@ -135,6 +135,9 @@ def test_a_topic_rate_is_its_messages_per_simulated_second(tmp_path):
 
 @pytest.mark.parametrize('check, message', [
     ('{inside: crate, box: [[0, 0, 0]]}', 'box: two corners'),
+    ('{inside: crate, box: [[0, 0], [1, 1, 1]]}', 'box: two corners'),
+    ('{inside: crate, box: [5, [1, 1, 1]]}', 'box: two corners'),
+    ('{inside: crate, box: [[0, 0, true], [1, 1, 1]]}', 'box: two corners'),
     ('{inside: crate, box: [[0, 0, 0], [1, 1, 1]], at: 2}', 'at: end, always or a time in [0, 1]'),
     ('{inside: crate, box: [[0, 0, 0], [1, 1, 1]], at: -0.5}', 'at: end, always or a time'),
     ('{inside: 5, box: [[0, 0, 0], [1, 1, 1]]}', 'inside: a name'),
@@ -187,3 +190,29 @@ def test_a_runs_values_split_into_parameters_frictions_and_pace(tmp_path):
     assert frictions == [('crate', None, 0.2), ('arm', 'hand', 1.5)]
     assert rtf == 2.0
     assert _split(plan, {'real_time_factor': 0})[2] == 0.0
+
+
+def test_the_smallest_bounds_a_check_takes(tmp_path):
+    plan = plan_of(tmp_path, '  a: {moved: crate, at_most: 0}\n'
+                             '  b: {topic: /arm/joint_states, min_rate: 0.5}\n'
+                             '  c: {inside: crate, box: [[0, 0, 0], [0, 1, 1]], at: 0}\n')
+    checks = [make_check(plan, spec) for spec in plan.sweep.checks]
+    assert checks[0].at_most == 0 and checks[1].min_rate == 0.5 and checks[2].when == 0.0
+
+
+def test_a_check_says_its_verdict_or_is_not_a_check():
+    from body_bridge.sweep.checks import Check
+    with pytest.raises(NotImplementedError):
+        Check('bare').finish(None)
+
+
+def test_bodies_touching_from_the_start_touch_at_time_zero(tmp_path):
+    """The crate put resting on the base: the contact is there before the first period."""
+    plan = plan_of(tmp_path, '  on_base: {contact: [arm/base, crate]}\n'
+                             '  at_start: {inside: crate, box: [[0, 0, 0.149], [1, 1, 0.151]], '
+                             'at: 0}\n', duration=0.05)
+    plan.world = apply_poses(plan.world, {'crate.z': BASE_TOP + HALF - 1e-4})
+    outcome, _ = run(plan, 0.05)
+    assert outcome['on_base'] == (True, {'first': 0.0})
+    assert outcome['at_start'][0] and outcome['at_start'][1]['z'] == \
+        pytest.approx(BASE_TOP + HALF - 1e-4, abs=1e-9)  # looked at before the first period

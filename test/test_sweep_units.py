@@ -63,6 +63,8 @@ def test_a_list_is_taken_in_turn_and_a_choice_at_random():
     choice = read_distribution({'choice': ['a', 'b', 'c']})
     values = [choice.value(9, i, 'q') for i in range(600)]
     assert all(150 < values.count(k) < 250 for k in 'abc')
+    assert read_distribution({'uniform': [2, 2]}).value(4, 1, 'q') == 2.0  # a range of one
+    assert read_distribution({'integers': [3, 3]}).value(4, 1, 'q') == 3
     assert read_distribution(3.5) == Distribution('constant', (3.5,))
     assert read_distribution(3.5).value(1, 99, 'q') == 3.5
 

@@ -172,7 +172,6 @@ class Moved(Check):
             raise plan.fail(spec.line, f'checks.{spec.name}: at_least and/or at_most, a '
                             'distance >= 0 [m]')
         self.at_least, self.at_most = bounds
-        self.origin = np.zeros(3)
 
     def start(self, run: RunView) -> None:
         self.origin = run.sims[self.entity].body_pose(self.link)[0]

@@ -63,13 +63,6 @@ class Distribution:
         v = unit(seed, index, name, 1)  # normal: Box-Muller on (u, v)
         return a[0] + a[1] * math.sqrt(-2.0 * math.log(1.0 - u)) * math.cos(2.0 * math.pi * v)
 
-    def describe(self) -> str:
-        if self.kind == 'constant':
-            return repr(self.args[0])
-        if self.kind == 'list':
-            return f'list of {len(self.args)}'
-        return f'{self.kind} {list(self.args)}'
-
 
 def _number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and \

@@ -1,0 +1,233 @@
+"""One run of a sweep (sweep/run.py) and the pool of runs (sweep/pool.py), fast: the ROS side of
+a run (``run_world``) replaced by a world stepped here, the runs by children that write their
+results at once."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from body_bridge.sim.building.options import SimOptions
+from body_bridge.sim.simulation import simulate_together
+from body_bridge.sweep import pool
+from body_bridge.sweep.run import RESULT, VALUES, isolate, run_one
+from body_bridge.sweep.spec import read_sweep
+from body_bridge.sweep.targets import Plan
+
+REPO = Path(__file__).resolve().parents[1]
+CRATE = REPO / 'examples' / 'scenario' / 'crate.body'
+
+
+def plan_of(tmp_path, extra: str = '', runs: int = 2) -> Plan:
+    from body_bridge.formats import load_model
+    from body_bridge.model import Pose
+    from body_bridge.paths import resolve_model
+    from body_bridge.sim.building.worldfile import WorldFile, WorldModel
+    text = (f'models: [arm=sample_arm]\nduration: 0.2\nruns: {runs}\nseed: 5\n'
+            'real_time_factor: 3\n'
+            'vary:\n  crate.x: [0.4, 0.6]\n  arm.noise_seed: [11, 12]\n  crate.friction: [0.3]\n'
+            'checks:\n  calm: {no_divergence: true}\n'
+            '  low: {inside: crate, box: [[-1, -1, 0], [1, 1, 0.2]]}\n' + extra)
+    path = tmp_path / 'r.sweep.yaml'
+    path.write_text(text)
+    world = WorldFile('r', str(path), models=(
+        WorldModel('arm', resolve_model('sample_arm')),
+        WorldModel('crate', str(CRATE), Pose.from_rpy([0, 0, 0], pos=[0.5, 0.3, 0.05]))))
+    models = {'arm': load_model(resolve_model('sample_arm')), 'crate': load_model(str(CRATE))}
+    return Plan(read_sweep(str(path)), world, models, {'/arm/joint_states'})
+
+
+class Node:
+    """What the watch reads of a bridge node: its namespace, its simulation, the graph."""
+
+    graph: list = []
+
+    def __init__(self, name, sim):
+        self.name, self.sim = name, sim
+
+    def get_namespace(self):
+        return f'/{self.name}'
+
+    def get_name(self):
+        return 'body_bridge'
+
+    def get_node_names_and_namespaces(self):
+        return [('body_bridge', '/arm'), ('body_bridge', '/crate'), *Node.graph]
+
+
+class Runner:
+    def __init__(self, nodes, world):
+        self.nodes, self.world = nodes, world
+
+
+@pytest.fixture
+def fake_world(monkeypatch):
+    """run_world replaced: the world built and stepped here; what it was given, kept."""
+    pytest.importorskip('rclpy', reason='the run module imports the ROS side of a run')
+    from body_bridge.ros.process import scenario
+    given = {}
+
+    def run_world(world, output, duration, *, watch, **kwargs):
+        given.update(kwargs, world=world, output=output, duration=duration)
+        entries = [(given_model(world, m.name), SimOptions(initial_pose=m.pose))
+                   for m in world.models]
+        sims = simulate_together(entries, ['', 'crate/'])
+        runner = Runner([Node(m.name, s) for m, s in zip(world.models, sims)], sims[0].world)
+        given['runner'] = runner
+        watch.start(runner)
+        for _ in range(int(round(duration / sims[0].period))):
+            runner.world.step_period()
+            watch.period(runner)
+        os.makedirs(output)
+        return {'wall': 0.1, 'cpu': 0.1, 'messages': 7, 'bytes': 70, 'dropped': 0}
+
+    models = {}
+
+    def given_model(world, name):
+        from body_bridge.formats import load_model
+        path = next(m.path for m in world.models if m.name == name)
+        return models.setdefault(path, load_model(path))
+
+    monkeypatch.setattr(scenario, 'run_world', run_world)
+    Node.graph = []
+    return given
+
+
+def test_a_run_writes_its_values_then_its_verdicts(tmp_path, fake_world):
+    plan = plan_of(tmp_path)
+    folder = tmp_path / 'runs' / '00001'
+    result = run_one(plan, 1, str(folder))
+    values = yaml.safe_load((folder / VALUES).read_text())
+    assert values == {'sweep': 'r', 'index': 1, 'seed': 5,
+                      'values': {'crate.x': 0.6, 'arm.noise_seed': 12, 'crate.friction': 0.3}}
+    written = json.loads((folder / RESULT).read_text())
+    assert written == {**result, 'checks': written['checks']}
+    assert written['status'] == 'done' and written['passed'] is True and written['error'] == ''
+    assert written['checks']['calm'] == {'passed': True, 'resets': 0.0}
+    assert written['checks']['low']['passed'] and \
+        written['checks']['low']['x'] == pytest.approx(0.6, abs=1e-3)
+    assert written['messages'] == 7 and written['sim_time'] == pytest.approx(0.2)
+    # what the ROS side was given: the crate moved, the arm's parameters, the pace
+    crate = fake_world['world'].models[1]
+    assert np.allclose(crate.pose.pos, [0.6, 0.3, 0.05])
+    assert fake_world['parameters'] == {'arm': {'noise_seed': 12}}
+    assert fake_world['real_time_factor'] == 3.0 and fake_world['duration'] == 0.2
+    assert fake_world['output'] == str(folder / 'bag')
+    assert fake_world['topics'] == () and fake_world['commands_file'] is None
+
+
+def test_a_varied_friction_reaches_the_entitys_collision_surfaces_only(tmp_path, fake_world):
+    run_one(plan_of(tmp_path), 0, str(tmp_path / 'run'))
+    world = fake_world['runner'].world
+    mj = world.mj
+    crate = fake_world['runner'].nodes[1].sim
+    body = crate.body_id('crate')
+    geoms = [g for g in range(mj.ngeom) if mj.geom_bodyid[g] == body and mj.geom_contype[g]]
+    others = [g for g in range(mj.ngeom) if mj.geom_bodyid[g] != body and mj.geom_contype[g]]
+    assert geoms and all(mj.geom_friction[g, 0] == 0.3 for g in geoms)
+    assert others and all(mj.geom_friction[g, 0] != 0.3 for g in others)
+
+
+def test_a_run_that_cannot_start_is_failed_with_its_reason(tmp_path, monkeypatch):
+    pytest.importorskip('rclpy', reason='the run module imports the ROS side of a run')
+    from body_bridge.ros.process import scenario
+
+    def refused(*args, **kwargs):
+        raise scenario.RunFailed('parameter noise_seed: not a number')
+    monkeypatch.setattr(scenario, 'run_world', refused)
+    result = run_one(plan_of(tmp_path), 0, str(tmp_path / 'run'))
+    assert result['status'] == 'failed' and result['passed'] is False
+    assert result['error'] == 'parameter noise_seed: not a number'
+    assert json.loads((tmp_path / 'run' / RESULT).read_text())['status'] == 'failed'
+
+
+def test_nodes_alongside_start_in_the_runs_folder_and_are_stopped(tmp_path, fake_world):
+    script = tmp_path / 'node.py'
+    script.write_text('import os, signal, sys, time\n'
+                      'signal.signal(signal.SIGINT, lambda *a: sys.exit(0))\n'
+                      "open(os.path.join(os.environ['BODY_BRIDGE_RUN_DIR'], 'started'), 'w')"
+                      ".write(os.environ['BODY_BRIDGE_RUN_INDEX'] + ' ' + ' '.join(sys.argv[1:]))\n"
+                      'time.sleep(60)\n')
+    Node.graph = [('listener', '/')]
+    plan = plan_of(tmp_path, f'nodes: {sys.executable} {script}\n')
+    result = run_one(plan, 1, str(tmp_path / 'run'))
+    assert (tmp_path / 'run' / 'started').read_text() == '1 --ros-args -p use_sim_time:=true'
+    assert result['checks']['nodes'] == {'passed': True} and result['passed']
+    assert (tmp_path / 'run' / 'nodes.log').exists()
+
+
+@pytest.mark.parametrize('command, message', [
+    (f'{sys.executable} -c "import sys; sys.exit(3)"', 'the nodes alongside ended with status 3'),
+    ('/nonexistent/controller', 'the nodes alongside did not start'),
+])
+def test_nodes_that_crash_or_never_start_fail_the_run(tmp_path, fake_world, command, message):
+    plan = plan_of(tmp_path, f"nodes: '{command}'\n")
+    result = run_one(plan, 0, str(tmp_path / 'run'))
+    assert result['checks']['nodes'] == {'passed': False} and not result['passed']
+    assert result['error'].startswith(message)
+
+
+def test_a_runs_process_keeps_its_ros_traffic_to_itself(monkeypatch):
+    monkeypatch.setenv('ROS_LOCALHOST_ONLY', '1')
+    monkeypatch.setenv('ROS_STATIC_PEERS', '10.0.0.1')
+    isolate(123, alongside=False)
+    assert os.environ['ROS_DOMAIN_ID'] == '123'
+    assert os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] == 'OFF'
+    assert 'ROS_LOCALHOST_ONLY' not in os.environ and 'ROS_STATIC_PEERS' not in os.environ
+    isolate(124, alongside=True)
+    assert os.environ['ROS_DOMAIN_ID'] == '124'
+    assert os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] == 'LOCALHOST'
+
+
+# --- the pool: children that write their result at once, or die --------------------------------
+
+
+def fake_run(deaths: dict):
+    """A run that writes its result at once, or dies without one ``deaths[index]`` times."""
+    def run_one(plan, index, folder):
+        marks = Path(folder).parent.parent / f'died_{index}'
+        died = int(marks.read_text()) if marks.exists() else 0
+        if died < deaths.get(index, 0):
+            marks.write_text(str(died + 1))
+            os.kill(os.getpid(), signal.SIGKILL)
+        with open(os.path.join(folder, RESULT), 'w') as f:
+            json.dump({'passed': index % 2 == 0, 'domain': os.environ['ROS_DOMAIN_ID']}, f)
+    return run_one
+
+
+def test_the_pool_runs_every_index_once_over_its_jobs(tmp_path, monkeypatch):
+    monkeypatch.setattr(pool, 'run_one', fake_run({}))
+    plan = plan_of(tmp_path, runs=5)
+    out = str(tmp_path / 'out')
+    todo = pool.prepare(plan, out)
+    progress = pool.Progress(5, 0, open(os.devnull, 'w'))
+    lost, interrupted = pool.run_local(plan, out, todo, 2, progress)
+    assert (lost, interrupted) == ([], False)
+    results = [json.loads(Path(pool.run_folder(out, i), RESULT).read_text()) for i in range(5)]
+    assert [r['passed'] for r in results] == [True, False, True, False, True]
+    assert all(100 <= int(r['domain']) < 200 for r in results)
+    assert progress.done == 5 and progress.failed == 2 and progress.again == 0
+    assert all(Path(pool.run_folder(out, i), 'run.log').exists() for i in range(5))
+    assert pool.prepare(plan, out) == []  # nothing left to do
+
+
+def test_a_run_that_dies_is_run_again_then_counted_lost(tmp_path, monkeypatch):
+    monkeypatch.setattr(pool, 'run_one', fake_run({1: 1, 2: 5}))
+    plan = plan_of(tmp_path, runs=3)
+    out = str(tmp_path / 'out')
+    progress = pool.Progress(3, 0, open(os.devnull, 'w'))
+    lost, interrupted = pool.run_local(plan, out, pool.prepare(plan, out), 1, progress,
+                                       retries=2)
+    assert lost == [2] and not interrupted
+    assert Path(pool.run_folder(out, 1), RESULT).exists()      # died once, then ran
+    assert not Path(pool.run_folder(out, 2)).exists()          # died three times: lost
+    assert (tmp_path / 'out' / 'died_2').read_text() == '3'     # the first run and 2 retries
+    assert progress.again == 3 and progress.done == 3
+    assert progress.failed == 2  # index 1 failed its checks, index 2 was lost
