@@ -11,7 +11,7 @@ import pytest
 
 from body_bridge.errors import ModelError
 from body_bridge.sweep.draw import Distribution, read_distribution, unit
-from body_bridge.sweep.spec import MAX_RUNS, read_sweep
+from body_bridge.sweep.spec import MAX_DURATION, MAX_RUNS, read_sweep
 
 EXAMPLE = Path(__file__).resolve().parents[1] / 'examples' / 'sweep' / 'crate_push.sweep.yaml'
 
@@ -47,6 +47,11 @@ def test_normal_numbers_have_the_mean_and_deviation_asked():
     within = sum(abs(v + 1.5) <= 0.25 for v in values) / len(values)
     assert within == pytest.approx(0.6827, abs=0.03)  # one deviation either side
     assert read_distribution({'normal': [2, 0]}).value(1, 5, 'q') == 2.0
+    # as docs/sweeps.md says: Box-Muller on the quantity's first two unit numbers
+    for i in range(5):
+        u, v = unit(3, i, 'q'), unit(3, i, 'q', 1)
+        assert d.value(3, i, 'q') == -1.5 + 0.25 * math.sqrt(-2 * math.log(1 - u)) * \
+            math.cos(2 * math.pi * v)
 
 
 def test_integers_take_every_value_of_the_range_both_ends_included():
@@ -142,6 +147,20 @@ GOOD = 'world: w.world.yaml\nduration: 1.0\nruns: 4\n'
      'a fixed value, not a distribution'),
     (GOOD + 'seed: -3\n', 4, 'seed: -3 is not a whole number >= 0'),
     (GOOD + 'nodes: 5\n', 4, 'nodes: a command line is needed'),
+    ('world: w.world.yaml\nduration: 1\nruns: 100001\n', 3, 'runs: 100001 is not'),
+    ('world: w.world.yaml\nduration: 86400.5\nruns: 1\n', 2, 'duration: 86400.5 is not a '
+     'simulated duration in (0, 86400] s'),
+    (GOOD + 'commands: 5\n', 4, 'commands: a file is needed, not int 5'),
+    (GOOD + 'vary:\n  5: [1, 2]\n', 5, "vary: 5 is not a name"),
+    (GOOD + 'vary:\n  arm..x: [1, 2]\n', 5, "vary: 'arm..x' is not a name"),
+    (GOOD + 'checks:\n  a.b: {no_divergence: true}\n', 5, "checks: 'a.b' is not a name"),
+    (GOOD + 'checks:\n  a: [no_divergence]\n', 5, 'checks.a must be a mapping'),
+    (GOOD + 'topics: [/a, 5]\n', 4, 'topics must be a list of names'),
+    (GOOD + 'models: []\n', 1, 'give the world'),
+    ('models: []\nduration: 1\nruns: 1\n', 1, 'models: at least one model is needed'),
+    ('world: 5\nduration: 1\nruns: 1\n', 1, 'world: a world file is needed'),
+    (GOOD + 'sweep: 5\n', 4, 'sweep: the name must be text'),
+    (GOOD + 'description: [a]\n', 4, 'description must be text'),
     ('- a\n- b\n', 1, 'a sweep file is a mapping'),
 ])
 def test_a_bad_sweep_file_is_one_line_naming_its_line(tmp_path, text, line, message):
@@ -183,3 +202,13 @@ def test_values_are_the_same_whatever_else_varies(tmp_path):
     two = read_sweep(path)
     assert [one.values(i)['arm.x'] for i in range(4)] == [two.values(i)['arm.x'] for i in range(4)]
     assert not any(math.isnan(two.values(i)['arm.y']) for i in range(4))
+
+
+def test_the_bounds_of_the_numbers_are_taken(tmp_path):
+    sweep = read_sweep(_write(tmp_path, 'world: w.world.yaml\nduration: 86400\nruns: 100000\n'
+                                        'seed: 0\nreal_time_factor: 0\nvary:\nchecks:\n'))
+    assert (sweep.runs, sweep.duration, sweep.seed) == (MAX_RUNS, MAX_DURATION, 0)
+    assert sweep.variables == () and sweep.checks == ()
+    sweep = read_sweep(_write(tmp_path, 'world: w.world.yaml\nduration: 1.0e-6\nruns: 1\n'
+                                        'topics: /arm/joint_states\n'))
+    assert sweep.runs == 1 and sweep.duration == 1e-6 and sweep.topics == ('/arm/joint_states',)

@@ -53,13 +53,14 @@ class Distribution:
             return a[0]
         if self.kind == 'list':
             return a[index % len(a)]
+        # u <= 1 - 2**-53, so u * n rounds below n for any n: floor(u * n) is at most n - 1
         u = unit(seed, index, name)
         if self.kind == 'uniform':
             return a[0] + (a[1] - a[0]) * u
         if self.kind == 'integers':
-            return min(a[0] + int(math.floor(u * (a[1] - a[0] + 1))), a[1])
+            return a[0] + int(u * (a[1] - a[0] + 1))
         if self.kind == 'choice':
-            return a[min(int(u * len(a)), len(a) - 1)]
+            return a[int(u * len(a))]
         v = unit(seed, index, name, 1)  # normal: Box-Muller on (u, v)
         return a[0] + a[1] * math.sqrt(-2.0 * math.log(1.0 - u)) * math.cos(2.0 * math.pi * v)
 

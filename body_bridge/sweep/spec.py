@@ -33,11 +33,9 @@ from ..errors import ModelError
 from ..formats.yamlsource import kind_of, line_at, line_of, load_yaml
 from .draw import Distribution, read_distribution
 
-__all__ = ['Sweep', 'Variable', 'CheckSpec', 'read_sweep', 'CHECK_KINDS', 'MAX_RUNS', 'MAX_DURATION',
-           'SWEEP_SUFFIX']
+__all__ = ['Sweep', 'Variable', 'CheckSpec', 'read_sweep', 'CHECK_KINDS', 'MAX_RUNS',
+           'MAX_DURATION']
 
-#: The ending of a sweep file's name.
-SWEEP_SUFFIX = '.sweep.yaml'
 #: Most runs one sweep may ask for.
 MAX_RUNS = 100_000
 #: Longest simulated duration of one run [s].
