@@ -231,3 +231,47 @@ def test_a_run_that_dies_is_run_again_then_counted_lost(tmp_path, monkeypatch):
     assert (tmp_path / 'out' / 'died_2').read_text() == '3'     # the first run and 2 retries
     assert progress.again == 3 and progress.done == 3
     assert progress.failed == 2  # index 1 failed its checks, index 2 was lost
+
+
+# --- the ROS side's own pieces -------------------------------------------------------------------
+
+
+def test_a_bags_chunks_are_in_its_file_before_it_is_closed(tmp_path):
+    pytest.importorskip('rclpy', reason='the bag writer takes QoS profiles from rclpy')
+    from mcap.records import Message
+    from mcap.stream_reader import StreamReader
+    from rclpy.qos import QoSProfile
+
+    from body_bridge.ros.stream.bag import BagWriter
+    bag = BagWriter(str(tmp_path / 'bag'), compress=False)
+    key = bag.add_topic('/x', 'std_msgs/msg/String', QoSProfile(depth=1))
+    payload = bytes(range(256)) * 40  # 10 kB a message: a 1 MB chunk every 100 or so
+    for i in range(250):
+        bag.write(key, payload, i)
+    path = next((tmp_path / 'bag').glob('*.mcap'))
+    on_disk = []
+    with open(path, 'rb') as f:  # as a process killed now would leave it
+        try:
+            for record in StreamReader(f, emit_chunks=False).records:
+                if isinstance(record, Message):
+                    on_disk.append(record.log_time)
+        except Exception:  # noqa: BLE001 - the file ends inside what is not flushed yet
+            pass
+    assert len(on_disk) >= 200 and on_disk == list(range(len(on_disk)))
+    bag.close()
+
+
+def test_a_runs_parameters_take_the_types_the_bridge_declares():
+    pytest.importorskip('rclpy', reason='parameters are rclpy Parameters')
+    from rclpy.parameter import Parameter
+
+    from body_bridge.ros.process.scenario import _parameter
+    assert _parameter('noise_seed', 7.0).type_ == Parameter.Type.INTEGER
+    assert _parameter('noise_seed', 7).value == 7
+    assert _parameter('servo_damping', 1).type_ == Parameter.Type.DOUBLE
+    assert _parameter('servo_damping', 1).value == 1.0
+    assert _parameter('self_collision', 1).value is True
+    assert _parameter('root', 'free').value == 'free'
+    assert _parameter('initial_positions.elbow_pitch', 1).type_ == Parameter.Type.DOUBLE
+    assert _parameter('devices.base_imu.on', False).value is False
+    assert _parameter('noise_seed', 7.5).type_ == Parameter.Type.DOUBLE  # refused by the node
