@@ -144,3 +144,78 @@ def test_two_runs_on_one_machine_never_share_a_domain():
             domain_lock(range(230, 231))
         finally:
             lock[1].close()
+
+
+# --- the command: what it prints and its exit status --------------------------------------------
+
+
+@pytest.fixture
+def command(tmp_path, monkeypatch):
+    """sweep_command with the world's lookup and the runs replaced: each run passes or not as
+    ``outcome`` says; returns (call, calls)."""
+    from body_bridge.sweep import command as module
+    from body_bridge.sweep import pool, targets
+    calls = {}
+
+    def resolve(sweep):
+        return Plan(sweep, None, {}, set())
+
+    def run_local(plan, out_dir, todo, jobs, progress, retries):
+        calls.update(todo=list(todo), jobs=jobs, retries=retries)
+        for index in todo:
+            finish(out_dir, index, passed=calls['outcome'](index))
+            progress.update(passed=calls['outcome'](index))
+        return calls.get('lost', []), calls.get('interrupted', False)
+    monkeypatch.setattr(targets, 'resolve', resolve)
+    monkeypatch.setattr(pool, 'run_local', run_local)
+    path = tmp_path / 'a.sweep.yaml'
+    path.write_text(TEXT)
+
+    def call(out='out', jobs=None, outcome=lambda i: True, **kwargs):
+        calls.clear()
+        calls.update(outcome=outcome, **kwargs)
+        stream = io.StringIO()
+        status = module.sweep_command(str(path), str(tmp_path / out), jobs, None, 2, stream)
+        return status, stream.getvalue()
+    return call, calls
+
+
+def test_a_sweep_whose_runs_all_pass_exits_0(command, capsys):
+    call, calls = command
+    status, progress = call(jobs=3)
+    assert status == 0 and calls['todo'] == [0, 1, 2, 3] and calls['jobs'] == 3
+    out = capsys.readouterr().out
+    assert out.startswith('4 of 4 runs passed; table: ') and 'results.csv' in out
+    assert progress.splitlines()[0].startswith('[........................] 0/4 runs')
+    assert progress.splitlines()[-1].startswith('[########################] 4/4 runs, 0 failed')
+
+
+def test_a_failed_run_exits_1_and_the_same_command_runs_nothing_again(command, capsys):
+    call, calls = command
+    assert call(outcome=lambda i: i != 2)[0] == 1
+    assert '3 of 4 runs passed (1 failed a check)' in capsys.readouterr().out
+    status, progress = call()
+    assert status == 1 and calls['todo'] == [] and progress == ''
+
+
+def test_an_interrupted_sweep_exits_130_and_says_how_to_go_on(command, capsys):
+    call, _ = command
+    assert call(interrupted=True, outcome=lambda i: True)[0] == 130
+    assert 'the same command again runs the runs that are missing' in capsys.readouterr().err
+
+
+def test_the_jobs_default_to_the_cores_this_process_may_use(command):
+    from body_bridge.sweep.command import default_jobs
+    call, calls = command
+    call()
+    assert calls['jobs'] == default_jobs() == len(os.sched_getaffinity(0))
+
+
+def test_a_bad_sweep_file_exits_2_with_one_line_and_makes_nothing(tmp_path, capsys):
+    from body_bridge.sweep.command import sweep_command
+    path = tmp_path / 'bad.sweep.yaml'
+    path.write_text(TEXT.replace('runs: 4', 'runs: 0'))
+    assert sweep_command(str(path), str(tmp_path / 'out')) == 2
+    err = capsys.readouterr().err
+    assert err == f'{path}:3: runs: 0 is not a whole number of runs, 1 to 100000\n'
+    assert not (tmp_path / 'out').exists()
