@@ -67,6 +67,7 @@ def dropped(tmp_path_factory):
               '  landed: {inside: crate, box: [[-0.2, -0.2, 0.14], [0.2, 0.2, 0.16]]}\n'
               '  above: {inside: crate, box: [[-1, -1, 0.2], [1, 1, 1]], at: always}\n'
               '  fell: {moved: crate, at_least: 0.3, at_most: 0.4}\n'
+              '  fell_far: {moved: crate, at_least: 0.1, at_most: 0.2}\n'
               '  still: {moved: arm/hand, at_most: 0.001}\n'
               '  elbow: {joint: arm/elbow_pitch, range: [-0.01, 0.01]}\n'
               '  elbow_end: {joint: arm/elbow_pitch, range: [0.5, 1], at: end}\n'
@@ -92,6 +93,7 @@ def test_a_dropped_crate_falls_freely_then_rests_on_the_base(dropped):
     passed, m = outcome['fell']
     assert passed and m['distance'] == pytest.approx(DROP - BASE_TOP - HALF, abs=2e-3)
     assert outcome['still'][0] and outcome['still'][1]['distance'] < 1e-4
+    assert not outcome['fell_far'][0]  # farther than at_most, though more than at_least
 
 
 def test_the_contact_is_seen_when_free_fall_says_it_begins(dropped):
@@ -216,3 +218,13 @@ def test_bodies_touching_from_the_start_touch_at_time_zero(tmp_path):
     assert outcome['on_base'] == (True, {'first': 0.0})
     assert outcome['at_start'][0] and outcome['at_start'][1]['z'] == \
         pytest.approx(BASE_TOP + HALF - 1e-4, abs=1e-9)  # looked at before the first period
+
+
+def test_a_time_the_run_did_not_reach_is_looked_at_at_its_end(tmp_path):
+    plan = plan_of(tmp_path, '  late: {inside: crate, box: [[-1, -1, 0.3], [1, 1, 1]], at: 0.9}\n'
+                             '  late_joint: {joint: arm/elbow_pitch, range: [-1, 1], at: 0.9}\n')
+    outcome, view = run(plan, 0.2)  # stopped short of 0.9 s
+    passed, m = outcome['late']
+    assert passed and m['z'] == pytest.approx(DROP - G * 0.2 ** 2 / 2, abs=3e-3)
+    assert outcome['late_joint'][0] and outcome['late_joint'][1]['min'] == \
+        outcome['late_joint'][1]['max']

@@ -117,10 +117,9 @@ class _Instants(Check):
     def due(self, run: RunView) -> bool:
         if self.when == 'always':
             return True
-        if isinstance(self.when, float) and not self.seen and run.time >= self.when - 1e-9:
-            self.seen = True
-            return True
-        return False
+        hit = isinstance(self.when, float) and not self.seen and run.time >= self.when - 1e-9
+        self.seen = self.seen or hit
+        return hit
 
     def start(self, run: RunView) -> None:
         if self.when == 'always' or self.when == 0.0:
@@ -149,7 +148,7 @@ class Inside(_Instants):
             raise plan.fail(spec.line, f'checks.{spec.name}.box: two corners [[x, y, z], '
                             f'[x, y, z]] [m], not {box!r}')
         self.low, self.high = np.minimum(*map(np.array, box)), np.maximum(*map(np.array, box))
-        self.outside, self.position = 0.0, np.zeros(3)
+        self.outside, self.position = 0.0, None
 
     def look(self, run: RunView) -> None:
         self.position = run.sims[self.entity].body_pose(self.link)[0]
