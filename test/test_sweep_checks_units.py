@@ -69,6 +69,7 @@ def dropped(tmp_path_factory):
               '  fell: {moved: crate, at_least: 0.3, at_most: 0.4}\n'
               '  fell_far: {moved: crate, at_least: 0.1, at_most: 0.2}\n'
               '  still: {moved: arm/hand, at_most: 0.001}\n'
+              '  bolted: {moved: arm, at_most: 0}\n'
               '  elbow: {joint: arm/elbow_pitch, range: [-0.01, 0.01]}\n'
               '  elbow_end: {joint: arm/elbow_pitch, range: [0.5, 1], at: end}\n'
               '  stable: {no_divergence: true}\n'
@@ -94,6 +95,7 @@ def test_a_dropped_crate_falls_freely_then_rests_on_the_base(dropped):
     assert passed and m['distance'] == pytest.approx(DROP - BASE_TOP - HALF, abs=2e-3)
     assert outcome['still'][0] and outcome['still'][1]['distance'] < 1e-4
     assert not outcome['fell_far'][0]  # farther than at_most, though more than at_least
+    assert outcome['bolted'] == (True, {'distance': 0.0})  # a fixed base: not a nanometre
 
 
 def test_the_contact_is_seen_when_free_fall_says_it_begins(dropped):
@@ -118,7 +120,7 @@ def test_joints_are_held_and_judged_over_the_whole_run_or_at_its_end(dropped):
 def test_a_topic_rate_is_its_messages_per_simulated_second(tmp_path):
     plan = plan_of(tmp_path, '  js: {topic: arm/joint_states, min_rate: 99.5}\n')
     check = make_check(plan, plan.sweep.checks[0])
-    assert check.topics == ('/arm/joint_states',)
+    assert check.topics == ('/arm/joint_states',) and check.name == 'js'
     counter = TopicCounter(check.topics)
 
     class Channel:
@@ -228,3 +230,19 @@ def test_a_time_the_run_did_not_reach_is_looked_at_at_its_end(tmp_path):
     assert passed and m['z'] == pytest.approx(DROP - G * 0.2 ** 2 / 2, abs=3e-3)
     assert outcome['late_joint'][0] and outcome['late_joint'][1]['min'] == \
         outcome['late_joint'][1]['max']
+
+
+def test_divergences_before_the_run_are_not_its_own(tmp_path):
+    from body_bridge.sweep.checks import NoDivergence
+
+    class World:
+        class watchdog:
+            count = 2
+    plan = plan_of(tmp_path, '  calm: {no_divergence: true}\n')
+    check = make_check(plan, plan.sweep.checks[0])
+    assert isinstance(check, NoDivergence) and check.name == 'calm'
+    view = RunView({}, World, {}, 1.0)
+    check.start(view)
+    assert check.finish(view) == (True, {'resets': 0.0})
+    World.watchdog.count = 3
+    assert check.finish(view) == (False, {'resets': 1.0})
