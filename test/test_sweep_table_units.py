@@ -219,3 +219,78 @@ def test_a_bad_sweep_file_exits_2_with_one_line_and_makes_nothing(tmp_path, caps
     err = capsys.readouterr().err
     assert err == f'{path}:3: runs: 0 is not a whole number of runs, 1 to 100000\n'
     assert not (tmp_path / 'out').exists()
+
+
+# --- the picture ---------------------------------------------------------------------------------
+
+
+def rows_of(sweep, verdicts, distances):
+    from body_bridge.sweep.table import _row  # noqa: F401 - the rows as collect makes them
+    rows = []
+    for i, (ok, d) in enumerate(zip(verdicts, distances)):
+        rows.append({'index': i, 'status': 'done', 'passed': ok, **sweep.values(i),
+                     'far': 'pass' if ok else 'fail', 'far.distance': d,
+                     'calm': 'pass', 'calm.resets': 0.0})
+    return rows
+
+
+def test_the_picture_shows_the_checks_that_differ_against_the_numeric_values(tmp_path):
+    from body_bridge.sweep.picture import layout
+    text = TEXT.replace('vary:\n', 'vary:\n  sample_arm.y: {uniform: [0, 1]}\n'
+                                   '  sample_arm.root: [free, fixed]\n')
+    sweep = sweep_of(tmp_path, text)
+    rows = rows_of(sweep, [True, False, True, True], [0.6, 0.1, 0.7, 0.8])
+    shown = layout(sweep, rows)
+    assert shown.checks == ('far',) and shown.metrics == {'far': 'far.distance'}
+    assert shown.values == ('sample_arm.y', 'sample_arm.x', 'sample_arm.noise_seed')
+    assert shown.entities == ('sample_arm',)
+    # the same verdicts, different metrics: still telling; nothing differs: every check
+    rows = rows_of(sweep, [True] * 4, [0.6, 0.6, 0.6, 0.6 + 1e-6])
+    assert layout(sweep, rows).checks == ('far',)
+    rows = rows_of(sweep, [True] * 4, [0.6] * 4)
+    assert layout(sweep, rows).checks == ('far', 'calm')
+    assert layout(sweep, [dict(r, status='lost') for r in rows]) is None
+    no_checks = sweep_of(tmp_path, TEXT[:TEXT.index('checks:')])
+    assert no_checks.checks == () and layout(no_checks, rows) is None
+    no_numbers = sweep_of(tmp_path, TEXT.replace('  sample_arm.x: {uniform: [0, 1]}\n', '')
+                          .replace('[5, 6]', '[a, b]'))
+    assert layout(no_numbers, rows_of(no_numbers, [True] * 4, [0.6] * 4)) is None
+
+
+def test_the_picture_has_a_plot_per_check_and_value(tmp_path):
+    pytest.importorskip('matplotlib', reason='matplotlib is not installed')
+    from PIL import Image
+
+    from body_bridge.sweep.picture import CELL, DPI, draw
+    sweep = sweep_of(tmp_path)
+    rows = rows_of(sweep, [True, False, True, False], [0.6, 0.1, 0.7, 0.2])
+    path = draw(sweep, rows, str(tmp_path / 'p.png'))
+    with Image.open(path) as image:
+        pixels = image.convert('RGB')
+        assert image.size == (round(2 * CELL[0] * DPI), round((CELL[1] + 0.6) * DPI))
+        colours = {pixels.getpixel((x, y)) for x in range(0, image.size[0], 2)
+                   for y in range(0, image.size[1], 2)}
+    assert (44, 160, 44) in colours and (214, 39, 40) in colours  # green and red dots
+    rows = rows_of(sweep, [True] * 4, [0.6, 0.1, 0.7, 0.2])
+    path = draw(sweep, rows, str(tmp_path / 'q.png'))
+    with Image.open(path) as image:
+        rgb = image.convert('RGB')
+        assert (214, 39, 40) not in {rgb.getpixel((x, y)) for x in range(0, image.size[0], 2)
+                                     for y in range(0, image.size[1], 2)}  # every run passed
+    assert draw(sweep, [dict(r, status='lost') for r in rows], str(tmp_path / 'r.png')) is None
+    assert not (tmp_path / 'r.png').exists()
+
+
+def test_cells_of_lists_are_json_and_a_run_without_a_bag_weighs_nothing(tmp_path):
+    from body_bridge.sweep.table import _cell
+    assert _cell([1, 2]) == '[1, 2]' and _cell({'a': 1}) == '{"a": 1}'
+    assert _cell(float('nan')) == '' and _cell(0.5) == 0.5 and _cell('x') == 'x'
+    sweep = sweep_of(tmp_path)
+    out = tmp_path / 'out'
+    finish(out, 0, status='failed')
+    os.remove(os.path.join(run_folder(str(out), 0), 'bag', 'bag_0.mcap'))
+    result = json.loads(open(os.path.join(run_folder(str(out), 0), 'result.json')).read())
+    del result['bytes']
+    with open(os.path.join(run_folder(str(out), 0), 'result.json'), 'w') as f:
+        json.dump(result, f)
+    assert collect(sweep, str(out))[0]['bag_bytes'] == 0

@@ -212,3 +212,31 @@ def test_the_bounds_of_the_numbers_are_taken(tmp_path):
     sweep = read_sweep(_write(tmp_path, 'world: w.world.yaml\nduration: 1.0e-6\nruns: 1\n'
                                         'topics: /arm/joint_states\n'))
     assert sweep.runs == 1 and sweep.duration == 1e-6 and sweep.topics == ('/arm/joint_states',)
+
+
+def test_whole_numbers_written_as_floats_draw_ints():
+    d = read_distribution({'integers': [0.0, 3.0]})
+    assert all(type(d.value(1, i, 'q')) is int for i in range(20))
+
+
+def test_sweeps_and_their_parts_do_not_change_once_read():
+    import dataclasses
+    sweep = read_sweep(str(EXAMPLE))
+    for part in (sweep, sweep.variables[0], sweep.checks[0], sweep.variables[0].distribution):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            part.name = 'other'
+
+
+@pytest.mark.parametrize('line, good', [
+    ('seed: 9223372036854775807', True), ('seed: 9223372036854775808', False),
+    ('real_time_factor: 1000000', True), ('real_time_factor: 1000001', False),
+    ('nodes: "   "', False), ('nodes: ros2 run my_pkg my_node', True),
+])
+def test_the_edges_of_seeds_paces_and_node_commands(tmp_path, line, good):
+    path = _write(tmp_path, GOOD + line + '\n')
+    if good:
+        read_sweep(path)
+    else:
+        with pytest.raises(ModelError) as err:
+            read_sweep(path)
+        assert err.value.line == 4

@@ -1,10 +1,7 @@
 """The table of a sweep: one row per run, from the runs' ``result.json`` files.
 
 ``results.csv`` (always), ``results.parquet`` (where pyarrow is installed) and
-``results.png`` (where matplotlib is installed: each varied value against each check's
-metric, every run a dot coloured by its verdict; and, when an entity's x and y vary, its start
-positions coloured by the run's verdict; checks whose verdict and metric are the same in every
-run are left out of it). Columns: ``index``, ``status`` (``done``,
+``results.png`` (where matplotlib is installed: sweep/picture.py). Columns: ``index``, ``status`` (``done``,
 ``failed``: it could not run, ``lost``: its process died every time, ``missing``: not run
 yet), ``passed``, each varied value by its name, each check's verdict by its name and its
 metrics as ``check.metric``, ``sim_time`` and ``wall_time`` [s], ``bag`` (relative to the
@@ -22,9 +19,6 @@ from .run import RESULT
 from .spec import Sweep
 
 __all__ = ['collect', 'write_table', 'summary_line']
-
-#: Most checks drawn in the picture (those whose outcome differs between runs first).
-MAX_ROWS = 6
 
 
 def _row(sweep: Sweep, out_dir: str, index: int, lost: set) -> dict:
@@ -87,7 +81,8 @@ def write_table(sweep: Sweep, out_dir: str, rows: list[dict]) -> list[str]:
                                  for k, vs in data.items()}),
                        os.path.join(out_dir, 'results.parquet'))
         written.append(os.path.join(out_dir, 'results.parquet'))
-    picture = _picture(sweep, out_dir, rows)
+    from .picture import draw
+    picture = draw(sweep, rows, os.path.join(out_dir, 'results.png'))
     if picture:
         written.append(picture)
     return written
@@ -99,58 +94,6 @@ def _cell(value):
     if isinstance(value, (list, dict)):
         return json.dumps(value)
     return value
-
-
-def _picture(sweep: Sweep, out_dir: str, rows: list[dict]) -> str | None:
-    try:
-        import matplotlib
-        matplotlib.use('Agg')
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return None
-    done = [r for r in rows if r['status'] == 'done']
-    numeric = [v.name for v in sweep.variables
-               if done and all(isinstance(r.get(v.name), (int, float)) for r in done)]
-    checks = [c.name for c in sweep.checks]
-    if not done or not numeric or not checks:
-        return None
-    metrics = {c: next((k for k in sorted(done[0]) if k.startswith(f'{c}.')), None)
-               for c in checks}
-    # the checks whose verdict or metric differs between runs: the others say nothing here
-    telling = [c for c in checks if len({r.get(c) for r in done}) > 1 or (metrics[c] and len(
-        {round(float(r.get(metrics[c], 0.0)), 9) for r in done}) > 1)]
-    checks = (telling or checks)[:MAX_ROWS]
-    pairs = sorted({n.partition('.')[0] for n in numeric
-                    if n.endswith('.x') and n[:-2] + '.y' in numeric})
-    columns = len(numeric) + len(pairs)
-    height = 2.4 * len(checks) + 0.6  # [inch]
-    fig, axes = plt.subplots(len(checks), columns, squeeze=False,
-                             figsize=(3.2 * columns, height))
-    for i, check in enumerate(checks):
-        colours = ['tab:green' if r.get(check) == 'pass' else 'tab:red' for r in done]
-        metric = metrics[check]
-        for j, name in enumerate(numeric):
-            ax = axes[i][j]
-            ys = [r.get(metric, 0.0) if metric else (r.get(check) == 'pass') for r in done]
-            ax.scatter([r[name] for r in done], ys, c=colours, s=18)
-            ax.set_xlabel(name)
-            ax.set_ylabel(metric or check)
-        for k, entity in enumerate(pairs):
-            ax = axes[i][len(numeric) + k]
-            ax.scatter([r[f'{entity}.x'] for r in done], [r[f'{entity}.y'] for r in done],
-                       c=colours, s=18)
-            ax.set_xlabel(f'{entity}.x [m]')
-            ax.set_ylabel(f'{entity}.y [m]')
-            ax.set_aspect('equal', adjustable='datalim')
-            ax.set_title(f'{check}: green pass, red fail', fontsize=8)
-    fig.suptitle(f'{sweep.name}: {sum(r["passed"] for r in rows)} of {len(rows)} runs passed',
-                 fontsize=10)
-    fig.subplots_adjust(left=0.8 / (3.2 * columns), right=0.98, bottom=0.5 / height,
-                        top=1 - 0.55 / height, wspace=0.45, hspace=0.6)
-    path = os.path.join(out_dir, 'results.png')
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
-    return path
 
 
 def summary_line(rows: list[dict]) -> str:
