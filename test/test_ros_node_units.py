@@ -411,7 +411,7 @@ def test_the_start_is_told_in_a_line_and_its_notes(ros, tmp_path):
         assert said.lines[0] == (f'sample_arm: 6 links, 4 moving joints, 7 devices from '
                                  f'{resolve_model("sample_arm")}')
         assert said.lines[1:] == list(node.start_notes)
-        assert said.lines[1] == 'root: fixed (as the model file says)'
+        assert said.lines[1] == 'root: fixed (as the model file says); no cmd_vel'
     finally:
         node.destroy_node()
     said.lines.clear()

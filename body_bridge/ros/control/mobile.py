@@ -25,6 +25,7 @@ from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
 
 from ...errors import ParameterError
+from ...model import JointType
 from ...sim.mechanics.drive import Drive, DriveError, base_state, find_drive
 from ...sim.names import CommandRejected, Mode
 from ..stream import qos
@@ -56,6 +57,8 @@ def drive_and_why(node) -> tuple[Drive | str | None, str]:
     if getattr(node, 'root_taken', None) == 'planar':
         return 'planar', 'cmd_vel moves the base in the plane (root planar)'
     left, right = _names(p['drive_left_joints']), _names(p['drive_right_joints'])
+    if node.model.root_joint != JointType.FREE and not (left or right):
+        return None, 'no cmd_vel'  # the root line said why the root is fixed
     separation = p['drive_separation']
     if not math.isfinite(separation) or separation < 0:
         raise ParameterError('drive_separation', f'must be 0 or positive, not {separation}')
