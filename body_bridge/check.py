@@ -3,7 +3,7 @@
 Stages, each run even when an earlier one found problems (unless the model did not load):
 
 1. load: the format's loader (its first error stops the file; its warnings name everything
-   it ignored);
+   it ignored; those about parts the model lacks, ``Model.dropped``, are errors here);
 2. URDF: the writer, a re-parse of its output with urdf_parser_py, and ``check_urdf`` (the C++
    parser robot_state_publisher and rviz use) when it is installed;
 3. kinematics: the URDF and the integrator's model agree on every link pose at random joint
@@ -81,7 +81,10 @@ def check_model(path: str, seconds: float = 1.0, trials: int = 3) -> Report:
         return report
     report.model = model
     for line in model.warnings:
-        report.warning('load', line)
+        if line not in model.dropped:
+            report.warning('load', line)
+    for line in model.dropped:  # the model lacks what the file declares: a problem
+        report.error('load', line)
     report.passed.append('loaded')
     with tempfile.TemporaryDirectory(prefix='body_bridge_check_') as tmp:
         text = _check_urdf(model, tmp, report)

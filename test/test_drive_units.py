@@ -294,12 +294,19 @@ def test_wheels_on_one_anchor_are_where_their_shapes_are_along_the_axis():
     drive = find_drive(model)
     assert drive.separation == pytest.approx(0.52, abs=1e-12)
     assert drive.gains == pytest.approx((-0.1, 0.1))
-    # tracks are where their links are
+    # a track is where its shapes are (their centres' mean), else where its link is
     link, joint = _track('track_l', 0.2)
     moved = Link('track_l', link.pose, link.inertial, collisions=(
-        Shape(Cylinder(0.1, 0.04), Pose((0, 0.3, 0), ACROSS.rot)),))
+        Shape(Box((0.4, 0.05, 0.1)), Pose((0, 0.3, 0))),
+        Shape(Cylinder(0.05, 0.05), Pose((0.2, 0.2, 0), ACROSS.rot))))
     assert find_drive(_model((moved, joint), _track('track_r', -0.2))).separation == \
-        pytest.approx(0.4)
+        pytest.approx(0.2 + 0.25 + 0.2, abs=1e-12)
+    bare = Link('track_l', Pose((0, 0.1, 0.1)), link.inertial)
+    assert find_drive(_model((bare, joint), _track('track_r', -0.2))).separation == \
+        pytest.approx(0.3, abs=1e-12)
+    belt = Link('track_l', Pose((0, 0, 0.1)), link.inertial, collisions=moved.collisions)
+    drive = find_drive(_model((belt, joint), _track('track_r', -0.2)))  # found by its shapes
+    assert drive.left == ('track_l',) and drive.separation == pytest.approx(0.45, abs=1e-12)
 
 
 def test_no_drive_says_which_wheels_were_found_and_why_they_make_none():

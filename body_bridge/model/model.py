@@ -30,7 +30,9 @@ class Model:
     """A robot or environment: a tree of links and joints, devices and closures.
 
     ``root_joint`` is how the root link is attached to the world: FIXED or FREE.
-    ``warnings`` holds one ``path:line: message`` line for everything the loader ignored.
+    ``warnings`` holds one ``path:line: message`` line for everything the loader ignored;
+    ``dropped`` repeats those about parts of the file the model lacks (elements the loader
+    could not read but could go on without: ``check`` reports them as errors).
     ``manipulators`` describe arm/hand chains (their tool frames are in ``frames``);
     ``adjacent`` lists link pairs that never collide with each other.
     """
@@ -46,6 +48,7 @@ class Model:
     source: str | None = None
     timestep: float | None = None
     warnings: tuple[str, ...] = ()
+    dropped: tuple[str, ...] = ()
     #: Spring-dampers, compliant loop closures, motors, external loads (Project Chrono).
     springs: tuple[Spring, ...] = ()
     bushings: tuple[Bushing, ...] = ()

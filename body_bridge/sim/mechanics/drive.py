@@ -11,8 +11,9 @@ velocities with skid-steer / differential kinematics (``v_left = v - w B / 2``,
 Where a wheel is: the centre of its largest round collision shape, brought onto its axis
 (the wheel's shape along its axis): a file may put every wheel's joint anchor, and so its
 link frame, at the middle of the axle, with the wheels' shapes to each side. A track is where
-its link is. When no drive is found, the error says which wheels there are and why they make
-none.
+its collision shapes are (the mean of their centres: a belt made for a track device of the
+root link has its frame at the root's, its shapes to the side), else where its link is.
+When no drive is found, the error says which wheels there are and why they make none.
 """
 
 from __future__ import annotations
@@ -135,11 +136,14 @@ def _gain(model: Model, joint, pose) -> tuple[float, float]:
 
 
 def _position(model: Model, joint, pose) -> np.ndarray:
-    """Where a wheel is in the frame ``pose`` is given in (the wheel link's pose there): the
-    centre of its largest round collision shape on its axis; a track's link frame."""
-    round_shapes = [s for s in model.link(joint.child).collisions
-                    if isinstance(s.geometry, (Cylinder, Sphere))]
-    if joint.type == JointType.TRACK or not round_shapes:
+    """Where a wheel or track is in the frame ``pose`` is given in (its link's pose there):
+    the centre of a wheel's largest round collision shape on its axis; the mean of a track's
+    collision shapes' centres; without them, the link's frame."""
+    shapes = model.link(joint.child).collisions
+    if joint.type == JointType.TRACK and shapes:
+        return pose.apply(np.mean([s.pose.pos for s in shapes], axis=0))
+    round_shapes = [s for s in shapes if isinstance(s.geometry, (Cylinder, Sphere))]
+    if not round_shapes:
         return pose.pos
     centre = max(round_shapes, key=lambda s: s.geometry.radius).pose.pos
     axis = joint.axis / np.linalg.norm(joint.axis)
@@ -161,8 +165,9 @@ def _found(model: Model, poses) -> tuple[list[str], list[str]]:
     base = poses[model.root].inverse()
     tracks = [j for j in model.joints if j.type == JointType.TRACK]
     if tracks:
-        left = [j.name for j in tracks if (base @ poses[j.child]).pos[1] > 0]
-        right = [j.name for j in tracks if (base @ poses[j.child]).pos[1] < 0]
+        side = {j.name: _position(model, j, base @ poses[j.child])[1] for j in tracks}
+        left = [n for n, y in side.items() if y > 0]
+        right = [n for n, y in side.items() if y < 0]
         if left and right:
             return left, right
     hinges = [j for j in model.joints if j.type in (JointType.REVOLUTE, JointType.CONTINUOUS)
