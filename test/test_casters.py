@@ -57,9 +57,9 @@ def test_an_enabled_ball_joint_is_a_caster_that_rolls(diffbot):
     model = dataclasses.replace(diffbot, joints=joints, welded_balls=('caster_front',))
     assert [(c.link, c.welded) for c in ball_casters(model)] == [
         ('caster_front', True), ('caster_back', False)]
-    # a sphere lifted off the ground is no contact of the robot
+    # a sphere lifted off the ground (beyond 5 mm) is no contact of the robot
     lifted = dataclasses.replace(diffbot, links=tuple(
-        dataclasses.replace(l, pose=dataclasses.replace(l.pose, pos=l.pose.pos + [0, 0, 0.02]))
+        dataclasses.replace(l, pose=dataclasses.replace(l.pose, pos=l.pose.pos + [0, 0, 0.007]))
         if l.name == 'caster_back' else l for l in diffbot.links))
     assert [c.link for c in ground_contacts(lifted)[1]] == ['caster_front']
 
@@ -78,6 +78,13 @@ def test_two_wheels_alone_do_not_carry_it_and_the_root_line_says_so(diffbot):
     assert why == ('as the model file says; its wheels wheel_left, wheel_right touch the '
                    'ground at 2 points, which do not carry it (three or more, not in one '
                    'line); root:=free frees it')
+    on_axle = dataclasses.replace(diffbot, links=tuple(  # the casters under the axle
+        dataclasses.replace(l, pose=dataclasses.replace(l.pose, pos=l.pose.pos * [0, 1, 1]))
+        if l.name.startswith('caster') else l for l in diffbot.links))
+    assert choose_root(on_axle, 'auto')[1:] == ('fixed', (
+        'as the model file says; its wheels wheel_left, wheel_right and ball casters '
+        'caster_front, caster_back touch the ground at 4 points, which do not carry it (three '
+        'or more, not in one line); root:=free frees it'))
     rover = load_model(REPO / 'test' / 'data' / 'openrave' / 'rover.robot.xml')
     assert choose_root(rover, 'auto')[2] == 'its wheels carry it (left_wheel, right_wheel, caster)'
 
@@ -234,3 +241,34 @@ def test_check_warns_when_a_free_robot_has_no_drive(tmp_path):
     assert finding.text.startswith(f'{lopsided}: root free (its wheels carry it (wheel_left, '
                                    'wheel_right) with ball casters caster_front, caster_back); '
                                    'no cmd_vel: diffbot has no left and right tracks')
+
+
+def test_casters_of_a_robot_in_an_environment_and_of_a_free_body(tmp_path, diffbot):
+    """In an environment the robot hangs from the world by a fixed joint: its casters are
+    found (named with its prefix); as a KinBody its first link is free, and casters behind
+    that free joint do not hold up the environment's root."""
+    env = tmp_path / 'yard.env.xml'
+    env.write_text(f'<Environment><Robot file="{DIFFBOT}"/></Environment>')
+    model = load_model(env)
+    assert model.root == 'world'
+    assert [(c.link, c.welded) for c in ball_casters(model)] == [
+        ('diffbot/caster_front', True), ('diffbot/caster_back', True)]
+    kinbody = tmp_path / 'diffbot.kinbody.xml'
+    kinbody.write_text(DIFFBOT.read_text().replace('<Robot name="diffbot">', '')
+                       .replace('</Robot>', ''))
+    env.write_text(f'<Environment><KinBody file="{kinbody}"/></Environment>')
+    model = load_model(env)
+    assert model.joint('diffbot/world_joint').type == JointType.FREE
+    assert ball_casters(model) == []
+    # a sphere hanging from a ball joint hangs from a link the root does not hold
+    joints = tuple(dataclasses.replace(j, type=JointType.BALL) if j.name == 'caster_back'
+                   else j for j in diffbot.joints)
+    links = list(diffbot.links) + [dataclasses.replace(diffbot.link('caster_front'),
+                                                       name='under')]
+    from body_bridge.model import Joint, Model
+    under = Joint('under', JointType.FIXED, 'caster_back', 'under')
+    model = Model('m', tuple(links), joints + (under,), 'chassis',
+                  welded_balls=('caster_front', 'under'))
+    assert [c.link for c in ball_casters(model)] == ['caster_front', 'caster_back']
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ball_casters(diffbot)[0].welded = False
