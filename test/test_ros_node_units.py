@@ -360,7 +360,8 @@ def test_a_model_that_does_not_simulate_turns_joint_states_into_tf(ros, tmp_path
     node.get_logger = lambda: said
     tfs = captured(node._tf_pub, TFMessage)
     try:
-        assert node.sim is None and node.runner is None
+        assert node.sim is None and node.runner is None and node.drive is None
+        assert node.casters == () and node.start_notes == []
         assert [s.topic_name for s in node.subscriptions
                 if s.msg_type is JointState] == ['/joint_states']
         msg = JointState(name=['shoulder_yaw', 'nope', 'elbow_pitch', 'wrist_pitch'],
