@@ -408,3 +408,14 @@ def test_an_unsupported_element_of_a_sub_body_is_a_warning_and_dropped(tmp_path)
             elements: [ { name: untyped } ]
         """)
     assert err.message == 'an element has no type' and err.line == 9
+
+
+def test_a_sub_body_s_elements_of_the_wrong_kind_are_one_line(tmp_path):
+    arm(tmp_path)
+    err = refused(tmp_path, """
+        links:
+          - { name: a }
+          - { type: SubBody, uri: arm.body, parent: a, elements: 5 }
+        """)
+    assert err.message.startswith('elements must be a list or a mapping, found ')
+    assert err.line == 6
