@@ -327,3 +327,30 @@ def test_nodes_that_crash_fail_their_run(tmp_path):
     assert row['nodes'] == 'fail' and row['passed'] == 'False'
     assert 'the nodes alongside ended with status 3' in row['error']
     assert done.returncode == 1
+
+
+def test_a_run_is_heard_by_nobody_outside_it_even_in_its_own_domain(tmp_path):
+    """A listener started before the run in the domain the run then takes (the first free
+    one), with ROS's default discovery, hears none of the run's joint states."""
+    from body_bridge.sweep.pool import domain_lock
+    domain, held = domain_lock()
+    held.close()  # free again: the run takes it
+    listener = subprocess.Popen(
+        [sys.executable, str(REPO / 'test' / 'sweep_listener.py')],
+        env={**os.environ, 'ROS_DOMAIN_ID': str(domain), 'BODY_BRIDGE_RUN_DIR': str(tmp_path),
+             'BODY_BRIDGE_RUN_INDEX': '-'}, cwd=REPO)
+    try:
+        path = variant(tmp_path, 'deaf', runs=1, duration=2.0, real_time_factor=1.0)
+        try:
+            time.sleep(2.0)  # the listener is up before the run
+            done = sweep(path, '-o', tmp_path / 'out', timeout=300)
+        finally:
+            path.unlink()
+    finally:
+        listener.send_signal(signal.SIGINT)
+        listener.wait(timeout=30)
+    assert done.returncode in (0, 1), done.stderr
+    result = json.loads((tmp_path / 'out' / 'runs' / '00000' / 'result.json').read_text())
+    heard = json.loads((tmp_path / 'heard.json').read_text())
+    assert result['domain'] == heard['domain'] == str(domain)
+    assert heard['joint_states'] == 0

@@ -173,7 +173,7 @@ def run_one(plan: Plan, index: int, run_dir: str) -> dict:
     watch = _Watch(plan, checks, counter, frictions, sweep.duration, sweep.nodes, run_dir,
                    index)
     result = {'index': index, 'values': values, 'status': 'done', 'error': '',
-              'checks': {}, 'passed': False}
+              'checks': {}, 'passed': False, 'domain': os.environ.get('ROS_DOMAIN_ID', '')}
     started = time.monotonic()
     try:
         outcome = run_world(apply_poses(plan.world, values), os.path.join(run_dir, 'bag'),
