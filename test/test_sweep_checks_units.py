@@ -181,7 +181,7 @@ def test_a_run_starts_its_models_where_its_values_put_them(tmp_path):
 def test_a_runs_values_split_into_parameters_frictions_and_pace(tmp_path):
     from body_bridge.sweep.run import _split
     text = ('models: [arm=sample_arm]\nduration: 1\nruns: 1\nreal_time_factor: 2\n'
-            'parameters: {arm.servo_damping: 0.9}\n')
+            'parameters: {arm.servo_damping: 0.9, arm.passive_joints: [wrist_pitch, elbow]}\n')
     path = tmp_path / 'p.sweep.yaml'
     path.write_text(text)
     plan = Plan(read_sweep(str(path)), plan_of(tmp_path, '  s: {no_divergence: true}\n').world,
@@ -189,8 +189,8 @@ def test_a_runs_values_split_into_parameters_frictions_and_pace(tmp_path):
     parameters, frictions, rtf = _split(plan, {
         'crate.x': 0.4, 'arm.noise_seed': 3, 'crate.friction': 0.2, 'arm/hand.friction': 1.5,
         'arm.initial_positions.elbow_pitch': 0.5})
-    assert parameters == {'arm': {'servo_damping': 0.9, 'noise_seed': 3,
-                                  'initial_positions.elbow_pitch': 0.5}}
+    assert parameters == {'arm': {'servo_damping': 0.9, 'passive_joints': ['wrist_pitch', 'elbow'],
+                                  'noise_seed': 3, 'initial_positions.elbow_pitch': 0.5}}
     assert frictions == [('crate', None, 0.2), ('arm', 'hand', 1.5)]
     assert rtf == 2.0
     assert _split(plan, {'real_time_factor': 0})[2] == 0.0

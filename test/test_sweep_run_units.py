@@ -4,6 +4,7 @@ results at once."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -152,6 +153,8 @@ def test_nodes_alongside_start_in_the_runs_folder_and_are_stopped(tmp_path, fake
     script = tmp_path / 'node.py'
     script.write_text('import os, signal, sys, time\n'
                       'signal.signal(signal.SIGINT, lambda *a: sys.exit(0))\n'
+                      "open(os.path.join(os.environ['BODY_BRIDGE_RUN_DIR'], 'pid'), 'w')"
+                      '.write(str(os.getpid()))\n'
                       "open(os.path.join(os.environ['BODY_BRIDGE_RUN_DIR'], 'started'), 'w')"
                       ".write(os.environ['BODY_BRIDGE_RUN_INDEX'] + ' ' + ' '.join(sys.argv[1:]))\n"
                       'time.sleep(60)\n')
@@ -161,6 +164,8 @@ def test_nodes_alongside_start_in_the_runs_folder_and_are_stopped(tmp_path, fake
     assert (tmp_path / 'run' / 'started').read_text() == '1 --ros-args -p use_sim_time:=true'
     assert result['checks']['nodes'] == {'passed': True} and result['passed']
     assert (tmp_path / 'run' / 'nodes.log').exists()
+    with pytest.raises(ProcessLookupError):  # stopped, and waited for, at the run's end
+        os.kill(int((tmp_path / 'run' / 'pid').read_text()), 0)
 
 
 @pytest.mark.parametrize('command, message', [
@@ -275,3 +280,66 @@ def test_a_runs_parameters_take_the_types_the_bridge_declares():
     assert _parameter('initial_positions.elbow_pitch', 1).type_ == Parameter.Type.DOUBLE
     assert _parameter('devices.base_imu.on', False).value is False
     assert _parameter('noise_seed', 7.5).type_ == Parameter.Type.DOUBLE  # refused by the node
+
+
+def test_progress_on_a_terminal_is_one_line_rewritten(monkeypatch):
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+    clock = iter([100.0, 110.0, 130.0])
+    monkeypatch.setattr(pool.time, 'monotonic', lambda: next(clock))
+    stream = Terminal()
+    progress = pool.Progress(4, 2, stream)  # two runs done before: 2 left
+    progress.update(passed=True)            # one run in 10 s: 1 left, about 10 s
+    progress.update(passed=False)           # two in 30 s: none left
+    progress.close()
+    text = stream.getvalue()
+    assert text == ('\r[##################......] 3/4 runs, 0 failed, about 10 s left   '
+                    '\r[########################] 4/4 runs, 1 failed, about 0 s left   \n')
+
+
+def test_a_runs_output_goes_to_its_log_and_the_pool_gives_sigterm_back(tmp_path, monkeypatch):
+    def run_one(plan, index, folder):
+        os.write(1, f'stdout of run {index}\n'.encode())  # as the bridge's logs and MuJoCo
+        os.write(2, f'stderr of run {index}\n'.encode())  # write them: to the descriptors
+        with open(os.path.join(folder, RESULT), 'w') as f:
+            json.dump({'passed': True}, f)
+    monkeypatch.setattr(pool, 'run_one', run_one)
+    before = signal.getsignal(signal.SIGTERM)
+    plan = plan_of(tmp_path, runs=2)
+    out = str(tmp_path / 'out')
+    pool.run_local(plan, out, pool.prepare(plan, out), 2, pool.Progress(2, 0, io.StringIO()))
+    assert signal.getsignal(signal.SIGTERM) is before
+    log = Path(pool.run_folder(out, 1), 'run.log').read_text()
+    assert 'stdout of run 1' in log and 'stderr of run 1' in log
+
+
+def test_an_interrupted_pool_stops_its_runs_and_keeps_what_finished(tmp_path, monkeypatch):
+    def run_one(plan, index, folder):
+        if index == 0:
+            with open(os.path.join(folder, RESULT), 'w') as f:
+                json.dump({'passed': True}, f)
+            return
+        with open(os.path.join(folder, 'pid'), 'w') as f:
+            f.write(str(os.getpid()))
+        import time
+        time.sleep(60)
+    monkeypatch.setattr(pool, 'run_one', run_one)
+    plan = plan_of(tmp_path, runs=3)
+    out = str(tmp_path / 'out')
+    previous = signal.signal(signal.SIGALRM, lambda *_: os.kill(os.getpid(), signal.SIGTERM))
+    signal.setitimer(signal.ITIMER_REAL, 1.5)  # a SIGTERM to the sweep in the middle
+    try:
+        lost, interrupted = pool.run_local(plan, out, pool.prepare(plan, out), 3,
+                                           pool.Progress(3, 0, io.StringIO()))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert interrupted and lost == []
+    assert Path(pool.run_folder(out, 0), RESULT).exists()
+    for index in (1, 2):  # stopped, and waited for: gone
+        pid = int(Path(pool.run_folder(out, index), 'pid').read_text())
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+        assert not Path(pool.run_folder(out, index), RESULT).exists()
+    assert pool.prepare(plan, out) == [1, 2]

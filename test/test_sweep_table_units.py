@@ -294,3 +294,52 @@ def test_cells_of_lists_are_json_and_a_run_without_a_bag_weighs_nothing(tmp_path
     with open(os.path.join(run_folder(str(out), 0), 'result.json'), 'w') as f:
         json.dump(result, f)
     assert collect(sweep, str(out))[0]['bag_bytes'] == 0
+
+
+def test_each_plot_draws_a_value_against_a_metric_coloured_by_verdict(tmp_path):
+    pytest.importorskip('matplotlib', reason='matplotlib is not installed')
+    from matplotlib.colors import to_rgba
+
+    from body_bridge.sweep.picture import CELL, DPI, figure
+    text = TEXT.replace('vary:\n', 'vary:\n  sample_arm.y: {uniform: [-1, 0]}\n')
+    sweep = sweep_of(tmp_path, text)
+    rows = rows_of(sweep, [True, False, True, False], [0.6, 0.1, 0.7, 0.2])
+    fig = figure(sweep, rows)
+    axes = fig.get_axes()
+    # one row (far: calm never differs), a column per value and one of x-y start positions
+    assert len(axes) == 4
+    assert tuple(fig.get_size_inches()) == pytest.approx((4 * CELL[0], CELL[1] + 0.6))
+    assert fig.dpi == DPI
+    assert [a.get_xlabel() for a in axes] == ['sample_arm.y', 'sample_arm.x',
+                                              'sample_arm.noise_seed', 'sample_arm.x [m]']
+    assert [a.get_ylabel() for a in axes] == ['far.distance'] * 3 + ['sample_arm.y [m]']
+    green, red = to_rgba('tab:green'), to_rgba('tab:red')
+    for ax, name in zip(axes, ['sample_arm.y', 'sample_arm.x', 'sample_arm.noise_seed']):
+        dots = ax.collections[0]
+        assert dots.get_offsets().tolist() == [[r[name], r['far.distance']] for r in rows]
+        assert [tuple(c) for c in dots.get_facecolors()] == [green, red, green, red]
+    start = axes[3]
+    assert start.collections[0].get_offsets().tolist() == \
+        [[r['sample_arm.x'], r['sample_arm.y']] for r in rows]
+    assert start.get_title() == 'far: green pass, red fail' and start.get_aspect() == 1.0
+    assert fig._suptitle.get_text() == 'a: 2 of 4 runs passed'
+    p = fig.subplotpars
+    assert (p.left, p.bottom, p.top) == pytest.approx((0.8 / (4 * CELL[0]), 0.5 / 3.0,
+                                                      1 - 0.55 / 3.0))
+
+
+def test_a_verdict_without_a_metric_is_drawn_as_1_or_0_and_rows_are_capped(tmp_path):
+    pytest.importorskip('matplotlib', reason='matplotlib is not installed')
+    from body_bridge.sweep.picture import MAX_ROWS, figure, layout
+    checks = ''.join(f'  c{i}: {{no_divergence: true}}\n' for i in range(MAX_ROWS + 2))
+    sweep = sweep_of(tmp_path, TEXT[:TEXT.index('checks:')] + 'checks:\n' + checks)
+    rows = [{'index': i, 'status': 'done', 'passed': i == 0, **sweep.values(i),
+             **{f'c{k}': 'pass' if (i + k) % 2 else 'fail' for k in range(MAX_ROWS + 2)}}
+            for i in range(4)]
+    shown = layout(sweep, rows)
+    assert shown.checks == tuple(f'c{k}' for k in range(MAX_ROWS))
+    assert shown.metrics == {f'c{k}': None for k in range(MAX_ROWS)}
+    fig = figure(sweep, rows)
+    axes = fig.get_axes()
+    assert len(axes) == MAX_ROWS * 2 and axes[0].get_ylabel() == 'c0'
+    assert axes[0].collections[0].get_offsets()[:, 1].tolist() == [0.0, 1.0, 0.0, 1.0]

@@ -145,6 +145,7 @@ GOOD = 'world: w.world.yaml\nduration: 1.0\nruns: 4\n'
     (GOOD + 'checks: [a, b]\n', 4, 'checks must be a mapping of names'),
     (GOOD + 'parameters:\n  arm.noise_seed: {integers: [0, 9]}\n', 5,
      'a fixed value, not a distribution'),
+    (GOOD + 'parameters:\n  arm.noise_seed:\n', 5, 'a fixed value, not a distribution'),
     (GOOD + 'seed: -3\n', 4, 'seed: -3 is not a whole number >= 0'),
     (GOOD + 'nodes: 5\n', 4, 'nodes: a command line is needed'),
     ('world: w.world.yaml\nduration: 1\nruns: 100001\n', 3, 'runs: 100001 is not'),

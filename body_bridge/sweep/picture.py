@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from .spec import Sweep
 
-__all__ = ['Layout', 'layout', 'draw', 'MAX_ROWS', 'DPI', 'CELL']
+__all__ = ['Layout', 'layout', 'draw', 'figure', 'MAX_ROWS', 'DPI', 'CELL']
 
 #: Most checks drawn (rows of plots).
 MAX_ROWS = 6
@@ -66,9 +66,22 @@ def draw(sweep: Sweep, rows: list[dict], path: str) -> str | None:
     """Draw the picture into ``path``; the path (None: matplotlib is missing, or nothing to
     draw)."""
     try:
-        from matplotlib.figure import Figure
+        fig = figure(sweep, rows)
     except ImportError:
         return None
+    if fig is None:
+        return None
+    fig.savefig(path)
+    return path
+
+
+def figure(sweep: Sweep, rows: list[dict]):
+    """The picture as a matplotlib Figure (None: nothing to draw).
+
+    Raises:
+        ImportError: matplotlib is not installed.
+    """
+    from matplotlib.figure import Figure
     shown = layout(sweep, rows)
     if shown is None:
         return None
@@ -97,5 +110,4 @@ def draw(sweep: Sweep, rows: list[dict], path: str) -> str | None:
                  fontsize=10)
     fig.subplots_adjust(left=0.8 / width, right=0.98, bottom=0.5 / height,
                         top=1 - 0.55 / height, wspace=0.45, hspace=0.6)
-    fig.savefig(path)
-    return path
+    return fig

@@ -104,7 +104,7 @@ class Progress:
             rate = (time.monotonic() - self.started) / ran
             left = f', about {rate * (self.total - self.done):.0f} s left'
         width = 24
-        filled = int(width * self.done / max(self.total, 1))
+        filled = int(width * self.done / self.total)
         line = (f'[{"#" * filled}{"." * (width - filled)}] {self.done}/{self.total} runs, '
                 f'{self.failed} failed' + (f', {self.again} run again' if self.again else '')
                 + left)

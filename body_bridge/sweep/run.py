@@ -58,7 +58,7 @@ def _split(plan: Plan, values: dict) -> tuple[dict, list, float]:
     parameters: dict = {}
     frictions = []
     rtf = sweep.real_time_factor
-    fixed = {v.name: v.distribution.value(sweep.seed, 0, v.name) for v in sweep.parameters}
+    fixed = {v.name: v.distribution.args[0] for v in sweep.parameters}
     for name, value in {**fixed, **values}.items():
         head, _, quantity = name.partition('.')
         if name == 'real_time_factor':

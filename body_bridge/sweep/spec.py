@@ -171,13 +171,16 @@ class _Reader:
 def _variables(reader: _Reader, key: str) -> tuple[Variable, ...]:
     out = []
     for name, item, line in reader.named(key):
+        if key == 'parameters':  # a value as it is (a list too: passive_joints, say)
+            if isinstance(item, dict) or item is None:
+                raise reader.fail(line, f'parameters.{name}: a fixed value, not a '
+                                  'distribution (vary takes those)')
+            out.append(Variable(name, Distribution('constant', (item,)), line))
+            continue
         try:
             distribution = read_distribution(item)
         except ValueError as err:
             raise reader.fail(line, f'{key}.{name}: {err}') from None
-        if key == 'parameters' and distribution.kind not in ('constant', 'list'):
-            raise reader.fail(line, f'parameters.{name}: a fixed value, not a distribution '
-                              '(vary takes those)')
         out.append(Variable(name, distribution, line))
     return tuple(out)
 
