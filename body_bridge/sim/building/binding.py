@@ -75,6 +75,8 @@ class Binding:
         self._effort = np.array([math.inf if not lim.effort or lim.effort <= 0 else lim.effort
                                  for lim in lims])
         self._vstep = self._vlim * self.period  # the most a setpoint moves in a period
+        self._vstep_low = -self._vstep
+        self._masks = None  # the command modes' masks (Simulation._modes_now)
         self._guard_speed = GUARD * self._vlim
         # Mimic joints follow their formula (set directly at the start and in kinematic mode).
         # In dependency order (a mimic of a mimic after its leader), whatever the model's order.
@@ -188,6 +190,7 @@ class Binding:
                 names.append((joint.parent, joint.child))
         self.moving_frames: list[tuple[str | None, str]] = names
         self._pairs = np.array(pairs, dtype=int).reshape(-1, 2)
+        self._parents, self._children = self._pairs[:, 0].copy(), self._pairs[:, 1].copy()
 
     def _place_initial(self) -> None:
         """Joint positions of the initial state (the root's pose is the model's qpos0)."""
@@ -235,7 +238,7 @@ class Binding:
         """Gains retuned if the joints moved ``RETUNE_DISTANCE`` since the last tuning, and
         the gravity feed-forward of the current state."""
         q = self.data.qpos[self._shape_q]
-        if self._tuned_q is None or (len(q) and np.max(np.abs(q - self._tuned_q)) >
+        if self._tuned_q is None or (len(q) and np.abs(q - self._tuned_q).max() >
                                      RETUNE_DISTANCE):
             self._retune()
         elif self._gravcomp and len(self.actuated):
