@@ -32,6 +32,7 @@ __all__ = ['Binding', 'RETUNE_DISTANCE']
 #: changes by a few percent at most (its bandwidth by half that), and a robot holding still
 #: costs no retuning. 0 retunes every period.
 RETUNE_DISTANCE = 0.02
+_RETUNE_SQUARED = (RETUNE_DISTANCE * (1 - 1e-9)) ** 2  # rounding cannot cross the bound
 #: A servo moving faster than this fraction of its velocity limit is guarded at every step.
 GUARD = 0.5
 
@@ -190,7 +191,8 @@ class Binding:
                 names.append((joint.parent, joint.child))
         self.moving_frames: list[tuple[str | None, str]] = names
         self._pairs = np.array(pairs, dtype=int).reshape(-1, 2)
-        self._parents, self._children = self._pairs[:, 0].copy(), self._pairs[:, 1].copy()
+        # A chain's bodies follow one another: a slice then reads them without a copy.
+        self._parents, self._children = (_range_or_index(self._pairs[:, k]) for k in (0, 1))
 
     def _place_initial(self) -> None:
         """Joint positions of the initial state (the root's pose is the model's qpos0)."""
@@ -238,8 +240,11 @@ class Binding:
         """Gains retuned if the joints moved ``RETUNE_DISTANCE`` since the last tuning, and
         the gravity feed-forward of the current state."""
         q = self.data.qpos[self._shape_q]
-        if self._tuned_q is None or (len(q) and np.abs(q - self._tuned_q).max() >
-                                     RETUNE_DISTANCE):
+        moved = None if self._tuned_q is None else q - self._tuned_q
+        # A sum of squares within the distance's square keeps every joint within it (one dot
+        # product); otherwise the largest move decides.
+        if moved is None or (not moved @ moved <= _RETUNE_SQUARED and len(q) and
+                             np.abs(moved).max() > RETUNE_DISTANCE):
             self._retune()
         elif self._gravcomp and len(self.actuated):
             bias = self.data.qfrc_bias
@@ -291,3 +296,9 @@ class Binding:
         bias[acts, 1] = np.where(position, -kp, 0.0)
         bias[acts, 2] = np.where(position | velocity, -kv, 0.0)
 
+
+def _range_or_index(index: np.ndarray):
+    """The same rows as a slice where they are consecutive and increasing, else the index."""
+    if len(index) and np.array_equal(index, np.arange(index[0], index[0] + len(index))):
+        return slice(int(index[0]), int(index[0]) + len(index))
+    return index.copy()
