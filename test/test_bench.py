@@ -37,7 +37,9 @@ EXPECTED = (
                              'bridge_render_only', 'bridge_cost_ratio',
                              'publish_overhead_ratio', 'image_difference', 'images_lost')] +
     ['command_to_state_latency_median', 'command_to_state_latency_p99',
-     'command_to_state_latency_samples', 'control_period'] +
+     'command_to_state_latency_samples', 'control_period',
+     'command_to_state_latency_plain_median', 'command_to_state_latency_plain_p99',
+     'command_to_state_latency_over_plain'] +
     ['memory_python_baseline', 'memory_run_time'] +
     [f'tracks_{f}' for f in ('tank_period', 'tank_fixed_period', 'cost_per_period', 'ratio',
                              'tank_kinect_rtf', 'tank_kinect_image_rate',
