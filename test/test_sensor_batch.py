@@ -46,7 +46,9 @@ def _suite(*devices, noise=None):
 def test_every_plain_device_is_read_with_its_signs_and_saturation():
     sim, samplers = _suite(IMU, FT, ACC, GYRO)
     batch = SensorBatch(samplers)
+    assert batch.spans == {}  # laid out when first asked
     spans = {name: batch.span(s) for name, s in samplers.items()}
+    assert batch.spans == spans
     values = batch.read(sim.data)
     # IMU: orientation, then the gyro (max [1, 2, 3]), then the accelerometer
     # (max [5, 0, -1]: 0 and below are no limit)
@@ -91,7 +93,7 @@ def test_an_accelerometer_welded_to_the_world_is_left_to_its_sampler():
     assert batch.span(samplers['rest']) is None
     assert samplers['rest'].read().linear_acceleration.tolist() == pytest.approx([0, 0, 9.81])
     camera_like = SimpleNamespace(name='cam')  # not an inertial or force device
-    assert not plain(camera_like) and batch.span(camera_like) is None
+    assert plain(camera_like) is False and batch.span(camera_like) is None
 
 
 @pytest.mark.ros
