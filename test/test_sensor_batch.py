@@ -134,3 +134,69 @@ def test_the_messages_of_devices_read_together(ros):
             imu.msg, samplers['imu'])
     finally:
         node.destroy_node()
+
+
+@pytest.mark.ros
+def test_a_device_is_read_and_published_only_when_someone_listens(ros):
+    import time
+
+    from geometry_msgs.msg import WrenchStamped
+    from sensor_msgs.msg import Imu
+
+    from body_bridge.ros.devices.packed import DevicePublisher
+    from body_bridge.ros.devices.sensors import ImuPublisher, WrenchPublisher, _Instant
+    from body_bridge.ros.stream import qos
+    with pytest.raises(NotImplementedError):  # each kind of device has its own
+        DevicePublisher.tick(None)
+    sim, samplers = _suite(IMU, FT, GYRO)
+    sim.time = 3.5
+    node = ros.create_node('sensor_batch_ticks')
+    listener = ros.create_node('sensor_batch_listener')
+    try:
+        outs = {'imu': ImuPublisher(node, samplers['imu'], 'imu', 'imu_frame'),
+                'ft': WrenchPublisher(node, samplers['ft'], 'ft', 'ft_frame'),
+                'gyro': ImuPublisher(node, samplers['gyro'], 'gyro', 'gyro_frame')}
+        reads = []
+        for s in samplers.values():  # count the samplers' own reads
+            s.read = (lambda read: lambda: reads.append(1) or read())(s.read)
+        batch = SensorBatch(samplers)
+        instant = _Instant(SimpleNamespace(sim=sim, batch=batch))
+        for out in outs.values():
+            out.tick(instant)
+        assert instant.values is None and not reads  # nobody listens: nothing is read
+        got = {name: [] for name in outs}
+        for name, kind in (('imu', Imu), ('ft', WrenchStamped), ('gyro', Imu)):
+            listener.create_subscription(kind, name, got[name].append, qos.SENSOR)
+        deadline = time.monotonic() + 10.0
+        while not all(o.pub.get_subscription_count() for o in outs.values()):
+            assert time.monotonic() < deadline, 'the listener was not matched'
+            time.sleep(0.05)
+        samplers['gyro'].set_noise('angular_velocity', 0.5)  # read by its sampler, noisy
+        instant = _Instant(SimpleNamespace(sim=sim, batch=batch))
+        for out in outs.values():
+            out.tick(instant)
+        outs['imu'].tick()  # without the instant: the sampler reads it
+        assert len(reads) == 2  # the noisy gyro, then the IMU without the instant
+        while not (len(got['imu']) == 2 and got['ft'] and got['gyro']):
+            assert time.monotonic() < deadline + 10.0, got
+            ros.spin_once(listener, timeout_sec=0.05)
+        for imu in got['imu']:  # from the batch, then from the sampler: the same message
+            assert imu.header.frame_id == 'imu_frame' and imu.header.stamp.sec == 3
+            assert imu.header.stamp.nanosec == 500_000_000
+            o, w, a = imu.orientation, imu.angular_velocity, imu.linear_acceleration
+            assert [o.w, o.x, o.y, o.z, w.x, w.y, w.z, a.x, a.y, a.z] == \
+                [0.5, 0.5, -0.5, 0.5, -1.0, 1.5, -1.5, 5.0, -9.0, 0.5]
+        f, t = got['ft'][0].wrench.force, got['ft'][0].wrench.torque
+        assert [f.x, f.y, f.z, t.x, t.y, t.z] == [-3.0, 10.0, -50.0, 0.0, -4.0, 1.0]
+        assert got['ft'][0].header.frame_id == 'ft_frame'
+        gyro = got['gyro'][0]
+        # its covariance made again for the noise (0.5 rad/s: variance 0.25), its reading
+        # the noisy one (MuJoCo's [-0, 100, -2] and three normals of deviation 0.5)
+        assert list(gyro.angular_velocity_covariance)[::4] == [0.25, 0.25, 0.25]
+        w = gyro.angular_velocity
+        assert [w.x, w.y, w.z] != [0.0, 100.0, -2.0]
+        assert np.allclose([w.x, w.y, w.z], [0.0, 100.0, -2.0], atol=5 * 0.5)
+        assert gyro.linear_acceleration_covariance[0] == -1.0
+    finally:
+        node.destroy_node()
+        listener.destroy_node()
