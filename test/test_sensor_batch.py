@@ -175,20 +175,28 @@ def test_a_device_is_read_and_published_only_when_someone_listens(ros):
         instant = _Instant(SimpleNamespace(sim=sim, batch=batch))
         for out in outs.values():
             out.tick(instant)
-        outs['imu'].tick()  # without the instant: the sampler reads it
-        assert len(reads) == 2  # the noisy gyro, then the IMU without the instant
-        while not (len(got['imu']) == 2 and got['ft'] and got['gyro']):
+        sim.time = 4.25
+        _values(sim, 'ft', 'force', [1.0, 2.0, -30.0])
+        _values(sim, 'ft', 'torque', [0.5, -0.25, 0.0])
+        outs['imu'].tick()  # without the instant: the samplers read them
+        outs['ft'].tick()
+        assert len(reads) == 3  # the noisy gyro, then the IMU and the force sensor
+        while not (len(got['imu']) == 2 and len(got['ft']) == 2 and got['gyro']):
             assert time.monotonic() < deadline + 10.0, got
             ros.spin_once(listener, timeout_sec=0.05)
-        for imu in got['imu']:  # from the batch, then from the sampler: the same message
-            assert imu.header.frame_id == 'imu_frame' and imu.header.stamp.sec == 3
-            assert imu.header.stamp.nanosec == 500_000_000
+        # from the batch, then from the sampler: the same messages, at their instants
+        for imu, stamp in zip(got['imu'], ((3, 500_000_000), (4, 250_000_000))):
+            assert imu.header.frame_id == 'imu_frame'
+            assert (imu.header.stamp.sec, imu.header.stamp.nanosec) == stamp
             o, w, a = imu.orientation, imu.angular_velocity, imu.linear_acceleration
             assert [o.w, o.x, o.y, o.z, w.x, w.y, w.z, a.x, a.y, a.z] == \
                 [0.5, 0.5, -0.5, 0.5, -1.0, 1.5, -1.5, 5.0, -9.0, 0.5]
-        f, t = got['ft'][0].wrench.force, got['ft'][0].wrench.torque
-        assert [f.x, f.y, f.z, t.x, t.y, t.z] == [-3.0, 10.0, -50.0, 0.0, -4.0, 1.0]
-        assert got['ft'][0].header.frame_id == 'ft_frame'
+        for wrench, stamp, values in zip(got['ft'], ((3, 500_000_000), (4, 250_000_000)), (
+                [-3.0, 10.0, -50.0, 0.0, -4.0, 1.0], [-1.0, -2.0, 30.0, -0.5, 0.25, 0.0])):
+            f, t = wrench.wrench.force, wrench.wrench.torque
+            assert [f.x, f.y, f.z, t.x, t.y, t.z] == values
+            assert wrench.header.frame_id == 'ft_frame'
+            assert (wrench.header.stamp.sec, wrench.header.stamp.nanosec) == stamp
         gyro = got['gyro'][0]
         # its covariance made again for the noise (0.5 rad/s: variance 0.25), its reading
         # the noisy one (MuJoCo's [-0, 100, -2] and three normals of deviation 0.5)
