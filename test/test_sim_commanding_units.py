@@ -151,3 +151,21 @@ def test_an_effort_cap_above_the_joints_own_limit_is_lowered_to_it(arm):
 def test_bad_effort_limits_are_refused(arm, names, limits, message):
     with pytest.raises(CommandRejected, match=message):
         arm.limit_efforts(names, limits)
+
+
+def test_a_servo_is_guarded_at_each_step_only_faster_than_half_its_limit(arm):
+    # A joint moving at exactly GUARD (0.5) times its velocity limit is not guarded; the
+    # next double up is; a joint in effort mode never is (its effort is withheld instead).
+    sim = arm
+    row = 0
+    limit = float(sim._vlim[row])
+    assert np.isfinite(limit)
+    sim.data.qvel[sim._da[row]] = 0.5 * limit
+    sim.begin_period()
+    assert row not in sim._guarded.tolist() and not sim.steps_individually
+    sim.data.qvel[sim._da[row]] = np.nextafter(0.5 * limit, np.inf)
+    sim.begin_period()
+    assert sim._guarded.tolist() == [row] and sim.steps_individually
+    sim.command(Mode.EFFORT, [sim.actuated[row]], [0.0])
+    sim.begin_period()
+    assert row not in sim._guarded.tolist()

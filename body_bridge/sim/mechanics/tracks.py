@@ -150,11 +150,6 @@ class TrackDrive:
         self._code_sign = np.concatenate((np.ones(k), -np.ones(k)))
         self._found = None
         self._xmat_of = self._xmat_view = None
-        #: (the contacts' geoms, their track rows, codes, friction rows) of the last step
-        self._rows = None
-        #: (rows, normals and track axes as bytes, sizes, first and second tangents) of the
-        #: last step
-        self._turned = None
 
     def __bool__(self) -> bool:
         return bool(self.names)
@@ -170,44 +165,35 @@ class TrackDrive:
         every physics step, so it is a few numpy operations on small arrays for all contacts
         at once (each costs 1 to 5 us whatever its size): every field of ``data.contact`` is
         read once (each read makes a new array) and written in place, and the cross products
-        are products with skew-symmetric matrices. Which contacts are the tracks' is found
-        again only when the contacts' geoms changed, and the turned frames are computed
-        again only when the normals or the tracks' axes changed (MuJoCo writes its own
-        frames at every step: the kept ones are written over them).
+        are products with skew-symmetric matrices.
         """
         self._found = None
         n = data.ncon
         if n == 0:
             return False
         con = data.contact
-        rows, code, valid = self._contacts(n, con.geom1, con.geom2, con.dim)
-        if not len(rows):
+        code = np.concatenate((self._code[0][con.geom1], self._code[1][con.geom2]))
+        hits = np.flatnonzero(code >= 0)
+        if not len(hits):
             return False
+        rows, code = hits % n, code[hits]
         frames = con.frame  # (n, 9): normal, tangent 1, tangent 2; a view of data.contact
         normal = frames[rows, 0:3]
+        # (axis x n) with n from the track to the other body: the contact's normal where the
+        # track is geom1, its opposite where geom2; so the axis, or its opposite, x normal.
         world = (self._xmat(data) @ self._axis[:, :, None])[:, :, 0]
-        seen = normal.tobytes() + world.tobytes()
-        if self._turned is None or self._turned[0] is not rows or self._turned[1] != seen:  # the same normals and axes turn the frames the same way: kept
-            # (axis x n) with n from the track to the other body: the contact's normal where
-            # the track is geom1, its opposite where geom2; so the axis, or its opposite, x n.
-            turn = (np.concatenate((world, -world)) @ _SKEW).reshape(-1, 3, 3)
-            along = (turn[code] @ normal[:, :, None])[:, :, 0]
-            size = np.sqrt((along * along).sum(axis=1))
-            # (a contact along the axis has no such direction: left out below, its zero
-            # here only keeps numpy from warning)
-            first = np.divide(along, size[:, None], out=np.zeros_like(along),
-                              where=size[:, None] > 0.0)
-            second = ((normal @ _SKEW).reshape(-1, 3, 3) @ first[:, :, None])[:, :, 0]
-            self._turned = (rows, seen, size, first, second)
-        _, _, size, first, second = self._turned
-        moving = (size > 1e-9) & (con.efc_address[rows] >= 0) & valid
+        turn = (np.concatenate((world, -world)) @ _SKEW).reshape(-1, 3, 3)
+        along = (turn[code] @ normal[:, :, None])[:, :, 0]
+        size = np.sqrt((along * along).sum(axis=1))
+        moving = (size > 1e-9) & (con.efc_address[rows] >= 0) & (con.dim[rows] >= 3)
         if not moving.all():
             rows, code, normal = rows[moving], code[moving], normal[moving]
-            size, first, second = size[moving], first[moving], second[moving]
+            along, size = along[moving], size[moving]
             if not len(rows):
                 return False
+        first = along / size[:, None]
         frames[rows, 3:6] = first
-        frames[rows, 6:9] = second
+        frames[rows, 6:9] = ((normal @ _SKEW).reshape(-1, 3, 3) @ first[:, :, None])[:, :, 0]
         friction = con.friction  # a view of data.contact, as frames
         if self.lateral != 1.0:
             grip = rows[size >= self._floor]
@@ -217,21 +203,6 @@ class TrackDrive:
         factor = self._code_sign[code] * size / np.maximum(size, self._floor)
         self._found = con, rows, self._code_dof[code], factor, friction[rows, 0]
         return True
-
-    def _contacts(self, n: int, geom1: np.ndarray, geom2: np.ndarray, dim: np.ndarray):
-        """The track contacts among ``n``: their rows, codes (see ``__init__``) and whether
-        each has friction rows (dim >= 3); found again only when the contacts' geoms
-        changed (MuJoCo makes the contacts again at every step, mostly the same ones)."""
-        key = (geom1.tobytes(), geom2.tobytes())
-        if self._rows is not None and self._rows[0] == key:
-            return self._rows[1:]
-        code = np.concatenate((self._code[0][geom1], self._code[1][geom2]))
-        hits = np.flatnonzero(code >= 0)
-        rows = hits % n
-        found = (rows, code[hits], dim[rows] >= 3)
-        self._rows = (key,) + found
-        self._turned = None
-        return found
 
     def _xmat(self, data: mujoco.MjData) -> np.ndarray:
         """The orientations of the tracks' links, (k, 3, 3) (the view of ``data.xmat`` is
