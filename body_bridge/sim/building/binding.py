@@ -32,7 +32,6 @@ __all__ = ['Binding', 'RETUNE_DISTANCE']
 #: changes by a few percent at most (its bandwidth by half that), and a robot holding still
 #: costs no retuning. 0 retunes every period.
 RETUNE_DISTANCE = 0.02
-_RETUNE_SQUARED = (RETUNE_DISTANCE * (1 - 1e-9)) ** 2  # rounding cannot cross the bound
 #: A servo moving faster than this fraction of its velocity limit is guarded at every step.
 GUARD = 0.5
 
@@ -242,8 +241,10 @@ class Binding:
         q = self.data.qpos[self._shape_q]
         moved = None if self._tuned_q is None else q - self._tuned_q
         # A sum of squares within the distance's square keeps every joint within it (one dot
-        # product); otherwise the largest move decides.
-        if moved is None or (not moved @ moved <= _RETUNE_SQUARED and len(q) and
+        # product; the bound a little inside, so that rounding cannot cross it); otherwise
+        # the largest move decides.
+        within = RETUNE_DISTANCE * (1 - 1e-9)
+        if moved is None or (not moved @ moved <= within * within and len(q) and
                              np.abs(moved).max() > RETUNE_DISTANCE):
             self._retune()
         elif self._gravcomp and len(self.actuated):
