@@ -8,9 +8,9 @@ that never imports rclpy:
 
 * per camera, one frame read as the bridge reads it when it is due (the scene updated for the
   instant, rendered from the camera, read back, the depth turned into metres), colour only,
-  depth only and both (those the camera's format produces), interleaved frame after frame, the simulation stepped one control
-  period between frames (not timed): ``render_<model>_<camera>_{color,depth,both}`` (the
-  camera's name in lower case) [ms,
+  depth only and both (those the camera's format produces), interleaved frame after frame,
+  the simulation stepped one control period between frames (not timed):
+  ``render_<model>_<camera>_{color,depth,both}`` (the camera's name in lower case) [ms,
   wall time, median], the process's CPU beside (``*_cpu``: Mesa llvmpipe rasterises in
   threads of its own), and ``render_<model>_<camera>_depth_over_color``;
 * the model's control period with every device read as it falls due (cameras at their
