@@ -343,3 +343,48 @@ def test_an_interrupted_pool_stops_its_runs_and_keeps_what_finished(tmp_path, mo
             os.kill(pid, 0)
         assert not Path(pool.run_folder(out, index), RESULT).exists()
     assert pool.prepare(plan, out) == [1, 2]
+
+
+def test_a_hung_run_is_killed_at_its_limit_and_its_nodes_with_it(tmp_path, monkeypatch):
+    import subprocess
+    import time
+
+    from body_bridge.sweep.run import NODES_PID
+
+    def run_one(plan, index, folder):
+        nodes = subprocess.Popen(['sleep', '60'], start_new_session=True)
+        with open(os.path.join(folder, NODES_PID), 'w') as f:
+            f.write(str(nodes.pid))
+        with open(tmp_path / f'nodes_{index}_{os.getpid()}', 'w') as f:
+            f.write(str(nodes.pid))
+        time.sleep(60)  # hangs
+    monkeypatch.setattr(pool, 'run_one', run_one)
+    plan = plan_of(tmp_path, runs=1)
+    out = str(tmp_path / 'out')
+    progress = pool.Progress(1, 0, io.StringIO())
+    began = time.monotonic()
+    lost, interrupted = pool.run_local(plan, out, pool.prepare(plan, out), 1, progress,
+                                       retries=1, limit=0.8)
+    assert lost == [0] and not interrupted and progress.again == 1
+    assert 1.6 <= time.monotonic() - began < 20  # two tries of 0.8 s
+    sleepers = [int(p.read_text()) for p in tmp_path.glob('nodes_0_*')]
+    assert len(sleepers) == 2
+    for pid in sleepers:
+        for _ in range(100):  # killed; reaped by init
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError(f'the nodes {pid} of a killed run still run')
+
+
+def test_a_runs_time_limit_grows_with_its_simulated_time_and_pace(tmp_path):
+    plan = plan_of(tmp_path)  # 0.2 s at a real-time factor of 3
+    assert pool.time_limit(plan) == pytest.approx(60 + 10 * 0.2 / 3)
+    text = (tmp_path / 'r.sweep.yaml').read_text().replace('real_time_factor: 3',
+                                                           'real_time_factor: 0')
+    (tmp_path / 'r.sweep.yaml').write_text(text)
+    fast = Plan(read_sweep(str(tmp_path / 'r.sweep.yaml')), None, {}, set())
+    assert pool.time_limit(fast) == pytest.approx(60 + 10 * 0.2)  # as fast as it can: as at 1

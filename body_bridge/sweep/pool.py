@@ -23,13 +23,15 @@ import tempfile
 import time
 
 from ..errors import ModelError
-from .run import RESULT, isolate, run_one
+from .run import NODES_PID, RESULT, isolate, run_one
 from .targets import Plan
 
-__all__ = ['run_local', 'prepare', 'run_folder', 'domain_lock', 'Progress', 'DOMAINS']
+__all__ = ['run_local', 'prepare', 'run_folder', 'domain_lock', 'time_limit', 'Progress', 'DOMAINS']
 
 #: The ROS domains runs take (each held by one run at a time on this machine).
 DOMAINS = range(100, 200)
+#: How often the pool looks for runs that ended or hang [s].
+POLL = 0.02
 _STAMP = 'sweep.json'
 
 
@@ -143,11 +145,30 @@ def _child(plan: Plan, index: int, out_dir: str) -> None:
         os._exit(code)
 
 
+def time_limit(plan: Plan) -> float:
+    """Wall time a run may take before it is killed and run again [s]: ten times its
+    simulated duration at its pace (or at 1 as fast as it can), and a minute more."""
+    sweep = plan.sweep
+    return 60.0 + 10.0 * sweep.duration / (sweep.real_time_factor or 1.0)
+
+
+def _stop_nodes_of(folder: str) -> None:
+    """The nodes alongside a run that was killed: ended with their process group."""
+    try:
+        with open(os.path.join(folder, NODES_PID), encoding='utf-8') as f:
+            os.killpg(int(f.read()), signal.SIGKILL)
+    except (OSError, ValueError):
+        pass
+
+
 def run_local(plan: Plan, out_dir: str, todo: list[int], jobs: int, progress: Progress,
-              retries: int = 2) -> tuple[list[int], bool]:
+              retries: int = 2, limit: float | None = None) -> tuple[list[int], bool]:
     """Run ``todo`` with at most ``jobs`` children at once; (indices lost after
-    ``retries`` re-runs, whether it was interrupted)."""
+    ``retries`` re-runs, whether it was interrupted). A run past ``limit`` seconds of wall
+    time (default :func:`time_limit`) is killed and counts as dead."""
     queue, running, attempts, lost = list(todo), {}, {}, []
+    limit = limit or time_limit(plan)
+    started: dict[int, float] = {}
     interrupted = False
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
@@ -159,8 +180,14 @@ def run_local(plan: Plan, out_dir: str, todo: list[int], jobs: int, progress: Pr
                 pid = os.fork()
                 if pid == 0:
                     _child(plan, index, out_dir)
-                running[pid] = index
-            pid, status = os.waitpid(-1, 0)
+                running[pid], started[pid] = index, time.monotonic()
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+            if pid == 0:
+                late = [p for p in running if time.monotonic() - started[p] > limit]
+                for p in late:
+                    os.kill(p, signal.SIGKILL)  # hung: reaped next turn, run again
+                time.sleep(POLL)
+                continue
             index = running.pop(pid, None)
             if index is None:
                 continue
@@ -170,6 +197,7 @@ def run_local(plan: Plan, out_dir: str, todo: list[int], jobs: int, progress: Pr
                     progress.update(passed=json.load(f).get('passed', False))
                 continue
             attempts[index] = attempts.get(index, 0) + 1
+            _stop_nodes_of(run_folder(out_dir, index))
             shutil.rmtree(run_folder(out_dir, index), ignore_errors=True)
             if attempts[index] <= retries:
                 queue.insert(0, index)

@@ -22,12 +22,15 @@ import yaml
 from .checks import RunView, TopicCounter, make_check
 from .targets import POSE_AXES, Plan, apply_poses
 
-__all__ = ['run_one', 'isolate', 'write_whole', 'RESULT', 'VALUES']
+__all__ = ['run_one', 'isolate', 'write_whole', 'RESULT', 'VALUES', 'NODES_PID']
 
 #: The file that says a run finished, and how.
 RESULT = 'result.json'
 #: The file of a run's drawn values.
 VALUES = 'values.yaml'
+#: The file of the nodes alongside's process (group) id, for the pool to end them should the
+#: run's process be killed.
+NODES_PID = 'nodes.pid'
 #: Longest wait (wall time) for the nodes alongside to appear in the run's graph [s].
 NODES_START = 20.0
 
@@ -114,6 +117,7 @@ class _Watch:
             self.process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT,
                                             stdin=subprocess.DEVNULL, start_new_session=True,
                                             cwd=os.path.dirname(self.plan.sweep.path), env=env)
+            write_whole(os.path.join(self.run_dir, NODES_PID), str(self.process.pid))
         except OSError as err:
             self.node_problem = f'the nodes alongside did not start: {err.strerror}: {args[0]}'
         finally:
