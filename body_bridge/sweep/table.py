@@ -3,9 +3,9 @@
 ``results.csv`` (always), ``results.parquet`` (where pyarrow is installed) and
 ``results.png`` (where matplotlib is installed: sweep/picture.py). Columns: ``index``,
 ``status`` (``done``, ``failed``: it could not run, ``lost``: its process died every time,
-``missing``: not run yet), ``passed``, each varied value by its name, each check's verdict by its name and its
-metrics as ``check.metric``, ``sim_time`` and ``wall_time`` [s], ``bag`` (relative to the
-output folder) and ``bag_bytes``, ``error``.
+``missing``: not run yet), ``passed``, each varied value by its name, each check's verdict
+by its name and its metrics as ``check.metric``, ``sim_time`` and ``wall_time`` [s], ``bag``
+(relative to the output folder) and ``bag_bytes``, ``error``.
 """
 
 from __future__ import annotations
