@@ -169,11 +169,11 @@ def test_a_check_that_cannot_be_is_refused_with_its_line(tmp_path, check, messag
 def test_a_run_starts_its_models_where_its_values_put_them(tmp_path):
     plan = plan_of(tmp_path, '  s: {no_divergence: true}\n')
     world = apply_poses(plan.world, {'crate.x': 0.3, 'crate.yaw': 1.0, 'arm.z': 0.2,
-                                     'arm.noise_seed': 4})
+                                     'arm.roll': 0.25, 'arm.noise_seed': 4})
     arm, crate = world.models
     assert np.allclose(crate.pose.pos, [0.3, 0, DROP]) and crate.pose.rpy()[2] == \
         pytest.approx(1.0)
-    assert np.allclose(arm.pose.pos, [0, 0, 0.2]) and np.allclose(arm.pose.rpy(), 0)
+    assert np.allclose(arm.pose.pos, [0, 0, 0.2]) and np.allclose(arm.pose.rpy(), [0.25, 0, 0])
     assert apply_poses(plan.world, {'arm.noise_seed': 4}) is plan.world
     assert plan.world.models[1].pose.pos[0] == SIDE  # the plan's world is left as it was
 

@@ -35,7 +35,8 @@ def plan_of(tmp_path, extra: str = '', runs: int = 2) -> Plan:
             'real_time_factor: 3\n'
             'vary:\n  crate.x: [0.4, 0.6]\n  arm.noise_seed: [11, 12]\n  crate.friction: [0.3]\n'
             'checks:\n  calm: {no_divergence: true}\n'
-            '  low: {inside: crate, box: [[-1, -1, 0], [1, 1, 0.2]]}\n' + extra)
+            '  low: {inside: crate, box: [[-1, -1, 0], [1, 1, 0.2]]}\n'
+            '  untouched: {contact: [arm/hand, crate], expect: false}\n' + extra)
     path = tmp_path / 'r.sweep.yaml'
     path.write_text(text)
     world = WorldFile('r', str(path), models=(
@@ -115,6 +116,9 @@ def test_a_run_writes_its_values_then_its_verdicts(tmp_path, fake_world):
     assert written['checks']['low']['passed'] and \
         written['checks']['low']['x'] == pytest.approx(0.6, abs=1e-3)
     assert written['messages'] == 7 and written['sim_time'] == pytest.approx(0.2)
+    assert written['wall_total'] > 0 and written['wall'] == 0.1
+    assert '"first": null' in (folder / RESULT).read_text()  # never touched: JSON's null
+    assert written['checks']['untouched'] == {'passed': True, 'first': None}
     # what the ROS side was given: the crate moved, the arm's parameters, the pace
     crate = fake_world['world'].models[1]
     assert np.allclose(crate.pose.pos, [0.6, 0.3, 0.05])
@@ -388,3 +392,16 @@ def test_a_runs_time_limit_grows_with_its_simulated_time_and_pace(tmp_path):
     (tmp_path / 'r.sweep.yaml').write_text(text)
     fast = Plan(read_sweep(str(tmp_path / 'r.sweep.yaml')), None, {}, set())
     assert pool.time_limit(fast) == pytest.approx(60 + 10 * 0.2)  # as fast as it can: as at 1
+
+
+def test_the_checks_are_told_of_every_period(tmp_path, fake_world):
+    """A crate dropped from 0.3 m: at 0.1 s it is still above 0.2 m, at the end below."""
+    plan = plan_of(tmp_path, '  falling: {inside: crate, box: [[-1, -1, 0.2], [1, 1, 1]], '
+                             'at: 0.1}\n')
+    plan.world = __import__('body_bridge.sweep.targets', fromlist=['x']).apply_poses(
+        plan.world, {'crate.z': 0.3})
+    result = run_one(plan, 0, str(tmp_path / 'run'))
+    assert result['checks']['falling']['passed']
+    assert result['checks']['falling']['z'] == pytest.approx(0.3 - 9.80665 * 0.1 ** 2 / 2,
+                                                             abs=3e-3)
+    assert not result['checks']['low']['passed'] or result['checks']['low']['z'] < 0.2

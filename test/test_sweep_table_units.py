@@ -249,6 +249,8 @@ def test_the_picture_shows_the_checks_that_differ_against_the_numeric_values(tmp
     assert layout(sweep, rows).checks == ('far',)
     rows = rows_of(sweep, [True] * 4, [0.6] * 4)
     assert layout(sweep, rows).checks == ('far', 'calm')
+    rows = rows_of(sweep, [True, False, True, True], [0.6] * 4)  # verdicts differ alone
+    assert layout(sweep, rows).checks == ('far',)
     assert layout(sweep, [dict(r, status='lost') for r in rows]) is None
     no_checks = sweep_of(tmp_path, TEXT[:TEXT.index('checks:')])
     assert no_checks.checks == () and layout(no_checks, rows) is None
@@ -308,7 +310,8 @@ def test_each_plot_draws_a_value_against_a_metric_coloured_by_verdict(tmp_path):
     axes = fig.get_axes()
     # one row (far: calm never differs), a column per value and one of x-y start positions
     assert len(axes) == 4
-    assert tuple(fig.get_size_inches()) == pytest.approx((4 * CELL[0], CELL[1] + 0.6))
+    assert tuple(fig.get_size_inches()) == pytest.approx((4 * 3.2, 2.4 + 0.6))  # 3.2 x 2.4 a plot
+    assert CELL == (3.2, 2.4)
     assert fig.dpi == DPI
     assert [a.get_xlabel() for a in axes] == ['sample_arm.y', 'sample_arm.x',
                                               'sample_arm.noise_seed', 'sample_arm.x [m]']

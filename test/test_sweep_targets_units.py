@@ -72,6 +72,8 @@ def test_what_a_sweep_may_vary_is_found(tmp_path, quantity):
     ('real_time_factor: [-1]', 'a real-time factor is a number >= 0'),
     ('real_time_factor: {uniform: [-1, 1]}', 'a real-time factor is a number >= 0'),
     ('speed: [1]', 'name ENTITY.QUANTITY'),
+    ('arm.initial_positions: [0.1]', "'initial_positions' is not a parameter a sweep sets"),
+    ('arm.devices: [1]', "'devices' is not a parameter a sweep sets"),
 ])
 def test_a_varied_quantity_the_world_lacks_is_refused_with_its_line(tmp_path, quantity,
                                                                     message):
@@ -124,3 +126,13 @@ def test_a_check_on_what_the_world_lacks_is_refused_with_its_line(tmp_path, chec
 def test_a_check_on_a_relative_topic_name_is_the_absolute_one(tmp_path):
     plan, _, _ = resolved(tmp_path, CHECK, '  imu: {topic: arm/base_imu, min_rate: 10}')
     assert [c.kind for c in plan.sweep.checks][0] == 'topic'
+
+
+def test_a_world_file_whose_model_is_missing_is_its_line(tmp_path):
+    world = tmp_path / 'w.world.yaml'
+    world.write_text('models:\n  - name: arm\n    file: sample_arm\n  - name: gone\n'
+                     '    file: nowhere.body\n')
+    with pytest.raises(ModelError) as err:
+        resolved(tmp_path, 'world: arm_and_crate.world.yaml', f'world: {world}')
+    assert err.value.path == str(world) and err.value.line == 4
+    assert 'model gone: ' in str(err.value) and 'nowhere.body: no such file' in str(err.value)
