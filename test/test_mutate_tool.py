@@ -70,11 +70,11 @@ def test_relative_imports_resolve_to_modules(tmp_path):
     (pkg / '__init__.py').write_text('from .drive import x\n')
     (pkg / 'drive.py').write_text('from ..model import Joint\nfrom . import names\n'
                                   'def f():\n    import numpy\n')
-    found = coverage_map._imports(pkg / 'drive.py', 'body_bridge.sim.mechanics.drive')
+    found = coverage_map._imports(pkg / 'drive.py', 'body_bridge.sim.drive')
     assert {'body_bridge.model', 'body_bridge.model.Joint', 'body_bridge.sim',
             'body_bridge.sim.names', 'numpy'} <= found
     assert coverage_map._imports(pkg / '__init__.py', 'body_bridge.sim') >= \
-        {'body_bridge.sim.mechanics.drive'}
+        {'body_bridge.sim.drive'}
 
 
 def test_the_test_files_importing_a_module_directly_or_not_are_its_candidates():

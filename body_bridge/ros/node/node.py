@@ -165,8 +165,11 @@ class BridgeNode(Node):
         self.grippers = find_grippers(model, self.controllers, commanded)
         for line in notes + more + rest:
             self.get_logger().warning(line)
-        from ..control.mobile import drive_of
-        self.drive = drive_of(self) if p['simulate'] else None
+        self.drive = None
+        if p['simulate']:  # the root line says why cmd_vel is or is not offered
+            from ..control.mobile import drive_and_why
+            self.drive, why = drive_and_why(self)
+            self.start_notes[0] = f'{self.start_notes[0]}; {why}'
         # Parameters declared later by the parts that own them (sensor publishers declare
         # devices.<device>.on/rate): given back, so that they can declare them with their
         # descriptors (the value given still applies); what nobody claims is warned about.
@@ -187,7 +190,8 @@ class BridgeNode(Node):
         p = self.params
         return SimOptions(
             build=BuildOptions(timestep=p['timestep'], ground_plane=p['ground_plane'],
-                               self_collision=p['self_collision']),
+                               self_collision=p['self_collision'],
+                               casters=self.casters),
             control_period=1.0 / p['control_rate'], servo_frequency=p['servo_frequency'],
             servo_damping=p['servo_damping'], gravity_compensation=p['gravity_compensation'],
             initial_positions=self.initial_positions, initial_pose=self.initial_pose,

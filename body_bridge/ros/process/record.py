@@ -71,7 +71,10 @@ def _command(node, commands: Commands, t: float) -> None:
         mobile._on_twist(msg)  # as if it came on cmd_vel, with its checks
 
 
-def _run(nodes, commands: Commands | None, duration: float, rtf: float) -> None:
+def _run(nodes, commands: Commands | None, duration: float, rtf: float, watch=None) -> None:
+    """Step the world of ``nodes`` for ``duration`` simulated seconds; ``watch`` (an object
+    with ``start(runner)`` and ``period(runner)``) is told before the first period and after
+    every one."""
     from ..node.runner import SimulationRunner
     runner = SimulationRunner(nodes)
     first = nodes[0]
@@ -85,12 +88,16 @@ def _run(nodes, commands: Commands | None, duration: float, rtf: float) -> None:
     with runner.lock:
         for node in runner.nodes:
             node.publish_period()
+    if watch is not None:
+        watch.start(runner)
     steps = int(round(duration / runner.period))
     wall = time.monotonic()
     for index in range(steps):
         if commands is not None and commands.twists:
             _command(first, commands, first.sim.time)
         runner.advance()
+        if watch is not None:
+            watch.period(runner)
         if rtf > 0:
             delay = wall + (index + 1) * runner.period / rtf - time.monotonic()
             if delay > 0:

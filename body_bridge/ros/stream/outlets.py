@@ -85,7 +85,9 @@ class Channel:
 
     def get_subscription_count(self) -> int:
         """DDS subscribers plus the sinks' consumers of this channel."""
-        return self.raw.get_subscription_count() + sum(s.subscribers(self) for s in self.sinks)
+        count = self.raw.get_subscription_count()
+        sinks = self.sinks
+        return count + sum(s.subscribers(self) for s in sinks) if sinks else count
 
     def publish(self, msg, time_ns: int | None = None) -> None:
         """Publish a message (object or serialized bytes) on DDS and to the sinks, which
