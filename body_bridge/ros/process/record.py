@@ -4,7 +4,6 @@
                                  [--commands FILE] [--real-time-factor F] [--ros-args ...]
     python -m body_bridge record WORLD.world.yaml -o DIR ...
 
-
 The bridge nodes are made as ``sim`` makes them and stepped by this command (one control
 period at a time, as fast as it can unless ``--real-time-factor`` paces it); a
 :class:`~.recorder.Recorder` attached to the outlets keeps every topic (or those named), in

@@ -4,7 +4,8 @@ headless for a simulated duration, recorded as a bag, and watched after every pe
 The caller owns the process: it sets the ROS domain and discovery range before calling, and
 nothing else of ROS runs in it. The nodes are made as ``sim`` makes a world file's (each model
 in its namespace at its pose, the world's settings applied) with the caller's parameters over
-them, and stepped as ``record`` steps them (``record._run``).
+them, and stepped and recorded as ``record`` does it (``record._run``; the recorder and the
+image compression lossless, so that identical runs give identical bags).
 """
 
 from __future__ import annotations
@@ -76,12 +77,14 @@ def run_world(world, output: str, duration: float, *, topics=(), commands_file=N
     """
     import rclpy
 
+    from ..stream.encoder import flush_all, set_lossless
     from ..stream.live_outlets import stop_recording
     from ..stream.outlets import OUTLETS
     from ..stream.recorder import Recorder
     from .stopping import init_options
     from .transport import use_bundled_fastdds_profile
     use_bundled_fastdds_profile()
+    set_lossless(True)  # as record: every compressed frame, whatever the machine's speed
     rclpy.init(args=['body_bridge'], **init_options())  # the caller's signal handlers stay
     recorder, nodes = None, []
     for sink in sinks:
@@ -89,10 +92,12 @@ def run_world(world, output: str, duration: float, *, topics=(), commands_file=N
     try:
         commands = read_commands(commands_file) if commands_file else None
         _nodes(world, parameters or {}, nodes)
-        recorder = Recorder(output, topics, warn=warn)
+        recorder = Recorder(output, topics, warn=warn, lossless=True)
         OUTLETS.attach(recorder)
         started, cpu = time.monotonic(), time.process_time()
         _run(nodes, commands, duration, real_time_factor, watch)
+        if not flush_all():
+            warn('an image compression did not finish; its last frames are missing')
         wall, cpu = time.monotonic() - started, time.process_time() - cpu
     except CommandRejected as err:
         raise RunFailed(f'{commands_file}: trajectory: {err}') from None
@@ -102,6 +107,7 @@ def run_world(world, output: str, duration: float, *, topics=(), commands_file=N
         for node in nodes:
             node.destroy_node()
         stop_recording(recorder)
+        set_lossless(False)
         for sink in sinks:
             OUTLETS.detach(sink)
         if rclpy.ok():
