@@ -1,12 +1,13 @@
 """What the bridge tells its user while it runs.
 
 On start, each node logs a table of what it publishes, subscribes and serves (topic, type,
-rate, QoS), and the simulator API's node the services and action it serves; then the world logs one status line every :data:`STATUS_PERIOD` seconds of wall
-time: simulated time, the real-time factor measured over the last interval (simulated time
-stepped per wall-clock second: resets do not count), commands received
-per second and warnings raised while running. Both are INFO messages of the node's logger, so
-``--ros-args --log-level warn`` (or ``python -m body_bridge sim --quiet``) leaves only
-warnings and errors.
+rate, QoS), and the simulator API's node the services and action it serves; then the world
+logs one status line every :data:`STATUS_PERIOD` seconds of wall time: simulated time, the
+real-time factor measured over the last interval (simulated time stepped per wall-clock
+second: resets do not count), commands received per second and warnings raised while running.
+Both are INFO messages of the node's logger, so ``--ros-args --log-level warn`` (or ``python
+-m body_bridge sim --quiet``) leaves only warnings and errors. A model's load warnings are said
+once among the nodes alive (:func:`say_warnings`).
 """
 
 from __future__ import annotations
