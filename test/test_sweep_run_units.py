@@ -207,7 +207,8 @@ def fake_run(deaths: dict):
             marks.write_text(str(died + 1))
             os.kill(os.getpid(), signal.SIGKILL)
         with open(os.path.join(folder, RESULT), 'w') as f:
-            json.dump({'passed': index % 2 == 0, 'domain': os.environ['ROS_DOMAIN_ID']}, f)
+            json.dump({'passed': index % 2 == 0, 'domain': os.environ['ROS_DOMAIN_ID'],
+                       'range': os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE']}, f)
     return run_one
 
 
@@ -221,7 +222,7 @@ def test_the_pool_runs_every_index_once_over_its_jobs(tmp_path, monkeypatch):
     assert (lost, interrupted) == ([], False)
     results = [json.loads(Path(pool.run_folder(out, i), RESULT).read_text()) for i in range(5)]
     assert [r['passed'] for r in results] == [True, False, True, False, True]
-    assert all(100 <= int(r['domain']) < 200 for r in results)
+    assert all(100 <= int(r['domain']) < 200 and r['range'] == 'OFF' for r in results)
     assert progress.done == 5 and progress.failed == 2 and progress.again == 0
     assert all(Path(pool.run_folder(out, i), 'run.log').exists() for i in range(5))
     assert pool.prepare(plan, out) == []  # nothing left to do
