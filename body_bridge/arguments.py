@@ -28,9 +28,12 @@ OUTPUTS = {
     'srdf': ('output',),
     'record': ('output',),
     'sim': ('record',),
+    'sweep': ('output',),
 }
 #: Outputs that are a folder the command creates (a rosbag2 bag), by (command, option).
 _NEW_FOLDERS = {('record', 'output'), ('sim', 'record')}
+#: Outputs that are a folder which may exist already (a sweep's folder: it is resumed).
+_FOLDERS = {('convert', 'mesh_dir'), ('sweep', 'output')}
 
 
 class Number:
@@ -84,7 +87,7 @@ def check_outputs(command: str, args) -> None:
             if os.path.exists(path):
                 raise OutputError(f'{option} {path}: already exists (a bag is written into '
                                   'a new folder)')
-        elif dest == 'mesh_dir':
+        elif (command, dest) in _FOLDERS:
             if os.path.exists(path) and not os.path.isdir(path):
                 raise OutputError(f'{option} {path}: exists and is not a folder')
         elif os.path.isdir(path):

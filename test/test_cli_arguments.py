@@ -15,12 +15,14 @@ from test_cli import cli as run_cli
 #: Options that take a text and are not files written (each was looked at: a new option must
 #: be classified here or in arguments.OUTPUTS).
 NOT_OUTPUTS = {('snapshot', 'camera'), ('snapshot', 'position'), ('snapshot', 'ground'),
-               ('rviz', 'fixed_frame'), ('record', 'topics'), ('record', 'commands')}
+               ('rviz', 'fixed_frame'), ('record', 'topics'), ('record', 'commands'),
+               ('sweep', 'cluster')}
 #: What each command needs besides the option tested.
 REQUIRED = {'convert': [str(SAMPLE_ARM)], 'snapshot': [str(SAMPLE_ARM), '-o', 'x.png'],
             'rviz': [str(SAMPLE_ARM)], 'params': [], 'srdf': [str(SAMPLE_ARM), '-o', 'x.srdf'],
             'check': [str(SAMPLE_ARM)], 'info': [str(SAMPLE_ARM)], 'sim': [str(SAMPLE_ARM)],
-            'record': [str(SAMPLE_ARM), '-o', 'x.bag']}
+            'record': [str(SAMPLE_ARM), '-o', 'x.bag'],
+            'sweep': ['examples/sweep/crate_push.sweep.yaml', '-o', 'x.sweep']}
 
 
 def subcommands() -> dict[str, argparse.ArgumentParser]:
@@ -71,7 +73,8 @@ def test_every_numeric_option_has_a_range():
     assert {option_id(n) for n in NUMBERS} == {
         'check --seconds', 'snapshot --width', 'snapshot --height', 'snapshot --azimuth',
         'snapshot --elevation', 'snapshot --time', 'srdf --samples', 'srdf --seed',
-        'sim --foxglove', 'record --duration', 'record --real-time-factor'}
+        'sim --foxglove', 'record --duration', 'record --real-time-factor', 'sweep --jobs',
+        'sweep --retries'}
 
 
 def bad_values(number: Number) -> list[str]:
@@ -269,3 +272,11 @@ def test_a_bag_folder_that_exists_is_refused_in_one_line(tmp_path, command, dest
         check_outputs(command, argparse.Namespace(**{dest: str(tmp_path / 'old_bag')}))
     assert str(refused.value) == (f'{option} {tmp_path / "old_bag"}: already exists (a bag is '
                                   'written into a new folder)')
+
+
+def test_a_sweeps_folder_may_exist_but_not_be_a_file(capsys, tmp_path):
+    (tmp_path / 'file').write_text('')
+    status, _, err = run(capsys, 'sweep', 'examples/sweep/crate_push.sweep.yaml', '-o',
+                         tmp_path / 'file')
+    assert status == 2
+    assert one_line(err) == f'--output {tmp_path / "file"}: exists and is not a folder'
