@@ -434,7 +434,7 @@ def main(argv=None) -> int:
     parser.add_argument('--json', help='write every result here')
     args = parser.parse_intermixed_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # the temporary copy is removed
-    if args.seed is None:
+    if args.seed is None and args.sample:
         args.seed = new_seed()
         print(f'seed {args.seed} (drawn for this run; --seed {args.seed} draws the same sample)',
               flush=True)
