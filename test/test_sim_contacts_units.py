@@ -1,6 +1,7 @@
 """Contact pairs and values of sim/mechanics/contacts.py, read from the compiled MuJoCo model."""
 
 import math
+import sys
 import textwrap
 
 import mujoco
@@ -184,13 +185,14 @@ def _bounce_by_midpoint(restitution, h=1e-5):
     return t, -w
 
 
-@pytest.mark.parametrize('restitution', [0.1, 0.3])
-def test_a_damped_hertz_contact_rebounds_as_a_fine_step_integration_says(restitution):
+@pytest.mark.parametrize('restitution, chronos', [(0.3, 0.3), (0.0, sys.float_info.epsilon)])
+def test_a_damped_hertz_contact_rebounds_as_a_fine_step_integration_says(restitution, chronos):
     """The module's RK4 (a step of 5e-4) against a fine-step midpoint integration: the
     rebound within 5e-6 (the module's own error is about 2e-6; an RK4 stage written wrong,
-    a lower-order integrator, is 1e-5 or more off), the end within its step."""
+    a lower-order integrator, is 1e-5 or more off), the end within its step. Chrono's Hertz
+    contact takes a restitution of 0 as the machine epsilon (ChContactSMC)."""
     duration, rebound = contacts._hertz_bounce(restitution)
-    fine_duration, fine_rebound = _bounce_by_midpoint(restitution)
+    fine_duration, fine_rebound = _bounce_by_midpoint(chronos)
     assert rebound == pytest.approx(fine_rebound, abs=5e-6)
     assert duration == pytest.approx(fine_duration, abs=6e-4)
 
@@ -251,3 +253,37 @@ def test_explicit_pairs_take_mujocos_default_torsional_rolling_friction_and_impe
         self_collision=True, ground_plane=False))).world.mj
     assert list(table.pair_friction[0]) == pytest.approx([0.4, 0.4, *default.friction[1:],
                                                           default.friction[2]], rel=1e-12)
+
+
+def test_a_restitution_above_one_rebounds_fully():
+    """No damper rebounds more than it was hit (the loaders refuse a restitution above 1;
+    forces.restitution_damping also takes one as undamped)."""
+    assert contacts._hertz_bounce(1.5) == contacts._hertz_bounce(1.0)
+    assert contacts.hertz_solref(1.1e7, 1.0, 1.5) == contacts.hertz_solref(1.1e7, 1.0, 1.0)
+
+
+@pytest.mark.parametrize('speed', [1.0, 2.0])
+def test_the_undamped_bounce_lasts_as_long_as_hertzs_at_the_characteristic_speed(
+        monkeypatch, speed):
+    """Undamped Hertz at impact speed v: the deepest penetration d from m v^2 / 2 =
+    2/5 K d^(5/2), K = 4/3 E* sqrt(R), and the contact lasts 2.9432 d / v (Chrono's
+    characteristic speed is 1 m/s; at another the bounce scales so)."""
+    from body_bridge.sim.mechanics.forces import contact_bounce
+    monkeypatch.setattr(contacts, 'HERTZ_SPEED', speed)
+    modulus, mass = 1.1e7, 2.0
+    timeconst, ratio = contacts.hertz_solref(modulus, mass, 1.0)
+    depth = (15 * mass * speed ** 2 / (16 * modulus * math.sqrt(0.2))) ** 0.4
+    duration = contact_bounce(ratio)[0] * timeconst * ratio  # the half period, in seconds
+    assert duration == pytest.approx(2.9432 * depth / speed, rel=2e-3)
+
+
+def test_any_positive_youngs_modulus_makes_an_smc_pair(tmp_path):
+    """A very soft material (E = 0.5 Pa, Poisson ratio 0.3 on both sides) still gets
+    Chrono's Hertz contact."""
+    from test_contacts import chrono_ball
+    model = chrono_ball(tmp_path, 1.0, (0.5, 0.5), (0.5, 0.3), 0.01)
+    mj = Simulation(model, SimOptions(build=BuildOptions(ground_plane=False))).world.mj
+    assert mj.npair == 1
+    modulus = 1.0 / (2 * (1 - 0.3 ** 2) / 0.5)
+    assert list(mj.pair_solref[0]) == pytest.approx(contacts.hertz_solref(modulus, 1.0, 0.3),
+                                                    rel=1e-12)
