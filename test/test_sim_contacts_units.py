@@ -287,3 +287,30 @@ def test_any_positive_youngs_modulus_makes_an_smc_pair(tmp_path):
     modulus = 1.0 / (2 * (1 - 0.3 ** 2) / 0.5)
     assert list(mj.pair_solref[0]) == pytest.approx(contacts.hertz_solref(modulus, 1.0, 0.3),
                                                     rel=1e-12)
+
+
+def test_a_contact_radius_under_a_metre_is_the_geoms_margin(tmp_path):
+    """A swept radius of 4 mm keeps the ball's contacts 4 mm out: its geom's margin, and the
+    SMC pair's (the larger of its two geoms')."""
+    import dataclasses
+    from test_contacts import chrono_ball
+    model = chrono_ball(tmp_path, 1.0, (1e7, 0.5), (3e7, 0.3), 0.01)
+    model = dataclasses.replace(model, contacts=tuple(
+        dataclasses.replace(c, radius=0.004) if c.link == 'ball' else c
+        for c in model.contacts))
+    mj = Simulation(model, SimOptions(build=BuildOptions(ground_plane=False))).world.mj
+    assert mj.geom('ball:0').margin[0] == pytest.approx(0.004)
+    assert mj.geom('ground:0').margin[0] == 0.0
+    assert mj.pair_margin[0] == pytest.approx(0.004)
+
+
+@pytest.mark.parametrize('never, pairs', [((('base', 'arm2'),), []),
+                                          ((('arm1', 'arm2'),), [('arm2:0', 'base:0')])])
+def test_links_listed_as_never_colliding_get_no_table_pair(tmp_path, never, pairs):
+    """The model's ``adjacent`` pairs never touch: base and arm2 listed, no pair; arm1 and
+    arm2 listed (already joined), base and arm2 keep theirs."""
+    import dataclasses
+    model = dataclasses.replace(chain(tmp_path), adjacent=never)
+    world = Simulation(model, SimOptions(build=BuildOptions(self_collision=True,
+                                                            ground_plane=False))).world
+    assert pairs_of(world.mj) == pairs
