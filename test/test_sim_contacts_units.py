@@ -314,3 +314,40 @@ def test_links_listed_as_never_colliding_get_no_table_pair(tmp_path, never, pair
     world = Simulation(model, SimOptions(build=BuildOptions(self_collision=True,
                                                             ground_plane=False))).world
     assert pairs_of(world.mj) == pairs
+
+
+def test_a_body_fixed_to_a_fixed_body_weighs_infinitely(tmp_path):
+    """A second fixed Chrono body hangs from the first by a fixed joint: the ball (2 kg) on
+    it bounces with its own mass, as on the ground itself."""
+    def material(name, young):
+        return (f'{{name: {name}, coefficient_of_friction: 0.5, coefficient_of_restitution: '
+                f'0.3, physical_properties: {{Young_modulus: {young}, Poisson_ratio: 0.3}}}}')
+    path = tmp_path / 'plate.yaml'
+    path.write_text(textwrap.dedent(f"""
+        chrono-version: 10.0
+        model:
+          name: plate
+          bodies:
+            - {{name: ground, location: [0, 0, 0], fixed: true}}
+            - name: plate
+              location: [0, 0, 0]
+              fixed: true
+              contact:
+                materials: [{material('plate', 1e7)}]
+                shapes:
+                  - {{type: BOX, material: plate, dimensions: [2, 2, 0.2],
+                     location: [0, 0, -0.1], orientation: [0, 0, 0]}}
+            - name: ball
+              location: [0, 0, 0.11]
+              mass: 2.0
+              inertia: {{moments: [0.008, 0.008, 0.008]}}
+              contact:
+                materials: [{material('rubber', 3e7)}]
+                shapes:
+                  - {{type: SPHERE, material: rubber, radius: 0.1, location: [0, 0, 0]}}
+    """))
+    mj = Simulation(load_model(path), SimOptions(build=BuildOptions(ground_plane=False))).world.mj
+    assert pairs_of(mj) == [('ball:0', 'plate:0')]
+    modulus = 1.0 / ((1 - 0.3 ** 2) / 1e7 + (1 - 0.3 ** 2) / 3e7)
+    assert list(mj.pair_solref[0]) == pytest.approx(contacts.hertz_solref(modulus, 2.0, 0.3),
+                                                    rel=1e-12)
