@@ -54,6 +54,13 @@ def test_critical_damping_and_beyond_rebound_exp_minus_two():
     assert contact_bounce(-0.2) == (math.pi, 1.0)  # no damping below zero either
 
 
+def test_a_restitution_at_or_below_exp_minus_two_is_critically_damped_exactly():
+    """Critical damping rebounds e^-2: that restitution and every smaller one get the ratio
+    1 exactly (a bisection towards it would stop 2e-16 short at the bound)."""
+    from body_bridge.sim.mechanics.forces import restitution_damping
+    assert [restitution_damping(e) for e in (MIN_RESTITUTION, 0.05, 0.0)] == [1.0, 1.0, 1.0]
+
+
 def test_a_damper_without_stiffness_is_native_a_preload_alone_is_not():
     model = load_model(SPRINGS)
     osc = next(s for s in model.springs if s.name == 'osc_spring')
@@ -84,6 +91,18 @@ def test_a_joint_spring_with_a_preload_rests_preload_over_stiffness_further():
     assert float(joint.stiffness[0]) == 2.0
 
 
+def test_a_spring_on_a_joints_coordinate_rests_at_its_rest_plus_preload_over_stiffness():
+    """A JOINT spring (x = q) of 2 N m/rad resting at 0.3 rad with a preload of 0.4 N m: the
+    joint's torque is 0 at q = 0.3 + 0.4 / 2."""
+    from body_bridge.model import Spring, SpringKind
+    model = load_model(SPRINGS)
+    spring = Spring('on_hinge', SpringKind.JOINT, joint='torsion_hinge', stiffness=2.0,
+                    rest=0.3, preload=0.4)
+    joint = build_spec(replace(model, springs=(spring,))).joint('torsion_hinge')
+    assert float(joint.springref) == pytest.approx(0.5, rel=1e-12)
+    assert float(joint.stiffness[0]) == 2.0
+
+
 @pytest.mark.parametrize('beyond', [1.5e-9, 1e-3])
 def test_an_inertia_beyond_the_rounding_band_compiles_balanced(beyond):
     """Principal moments 0.4 + 0.6 < C = 1 + beyond: past what the build nudges as rounding
@@ -110,3 +129,19 @@ def test_a_torsion_spring_named_from_the_other_link_turns_the_same_joint_the_oth
             for s in (torsion, swapped)]
     assert refs[0] == pytest.approx(refs[1], abs=1e-12)
     assert abs(refs[0]) == pytest.approx(math.radians(10.0), rel=1e-12)
+
+
+def test_a_motors_driver_joint_and_equality_name_the_motor_joints_line():
+    """Every element of the compiled model keeps the ``file:line`` it came from: a motor's
+    driver joint and the equality coupling it carry its joint's line."""
+    from body_bridge.sim.names import DRIVE_SUFFIX, DRIVER_SUFFIX
+    path = Path(__file__).parent / 'data' / 'chrono' / 'motors.yaml'
+    model = load_model(path)
+    spec = build_spec(model)
+    driven = [m for m in model.motors if m.actuation.value != 'force']
+    assert len(driven) >= 3
+    for motor in driven:
+        line = model.joint(motor.joint).source
+        assert line.startswith(f'{path}:')
+        assert spec.joint(motor.name + DRIVER_SUFFIX).info == line
+        assert spec.equality(motor.name + DRIVE_SUFFIX).info == line
