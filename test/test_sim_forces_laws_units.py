@@ -74,3 +74,21 @@ def test_rounding_beyond_the_range_of_the_cosine_is_taken_in():
     np.testing.assert_allclose(small_rotation(above), [0, 0, 0], atol=1e-15)
     below = np.diag([1.0, -1.0 - 4e-16, -1.0 - 4e-16])  # half a turn about x
     np.testing.assert_allclose(np.abs(small_rotation(below)), [math.pi, 0, 0], atol=1e-7)
+
+
+@pytest.mark.parametrize('deformation, velocity', [
+    (0.05, 0.5), (0.0, -1.0), (0.2, 2.0), (0.15, -0.25),     # inside and on the grid
+    (-0.05, 0.5), (0.3, 0.5), (0.05, -2.0), (0.05, 3.0),      # beyond one end: the edge cell
+    (-0.1, -3.0), (0.4, 4.0)])                                # beyond both
+def test_a_map_reproduces_a_bilinear_law_and_extends_its_edge_cells(deformation, velocity):
+    """Map data sampled from F = 3 + 200 d + 15 v + 40 d v (bilinear, so interpolation and
+    the edge cells' linear extension reproduce it anywhere) on an uneven grid."""
+    from body_bridge.sim.mechanics.forces_laws import map_force
+
+    def law(d, v):
+        return 3.0 + 200.0 * d + 15.0 * v + 40.0 * d * v
+    deformations = np.array([0.0, 0.05, 0.2])
+    speeds = np.array([-1.0, 0.5, 2.0])
+    data = np.array([[v, *(law(d, v) for d in deformations)] for v in speeds])
+    assert map_force(deformations, data, deformation, velocity) == pytest.approx(
+        law(deformation, velocity), rel=1e-12, abs=1e-12)
