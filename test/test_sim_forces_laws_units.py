@@ -92,3 +92,26 @@ def test_a_map_reproduces_a_bilinear_law_and_extends_its_edge_cells(deformation,
     data = np.array([[v, *(law(d, v) for d in deformations)] for v in speeds])
     assert map_force(deformations, data, deformation, velocity) == pytest.approx(
         law(deformation, velocity), rel=1e-12, abs=1e-12)
+
+
+def test_a_map_beyond_its_grid_extends_the_nearest_cell_in_a_straight_line():
+    """A law curved in both arguments, F = d^2 + v^2 / 10, sampled on an uneven grid: beyond
+    the grid the map goes on along the edge cell's line (not along any other cell)."""
+    from body_bridge.sim.mechanics.forces_laws import map_force
+    deformations = np.array([0.0, 0.05, 0.2])
+    speeds = np.array([-1.0, 0.5, 2.0])
+    data = np.array([[v, *(d * d + v * v / 10 for d in deformations)] for v in speeds])
+
+    def along(x, x0, x1, f0, f1):
+        return f0 + (x - x0) * (f1 - f0) / (x1 - x0)
+    # below the first deformation, at a sampled speed: the first cell's line
+    assert map_force(deformations, data, -0.05, 0.5) == pytest.approx(
+        along(-0.05, 0.0, 0.05, 0.025, 0.0025 + 0.025), rel=1e-12)
+    # beyond the last deformation: the last cell's line
+    assert map_force(deformations, data, 0.3, 0.5) == pytest.approx(
+        along(0.3, 0.05, 0.2, 0.0025 + 0.025, 0.04 + 0.025), rel=1e-12)
+    # below the first speed and beyond the last, at a sampled deformation
+    assert map_force(deformations, data, 0.05, -2.0) == pytest.approx(
+        along(-2.0, -1.0, 0.5, 0.0025 + 0.1, 0.0025 + 0.025), rel=1e-12)
+    assert map_force(deformations, data, 0.05, 3.0) == pytest.approx(
+        along(3.0, 0.5, 2.0, 0.0025 + 0.025, 0.0025 + 0.4), rel=1e-12)
