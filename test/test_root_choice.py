@@ -298,3 +298,22 @@ def test_a_planar_base_placed_away_stays_there_and_reset_brings_it_back():
     for _ in range(30):
         sim.step_period()
     assert base_state(sim)[0][:2] == pytest.approx(start, abs=1e-3)
+
+
+def test_a_planar_base_started_tilted_keeps_its_tilt_while_it_drives_and_turns():
+    """The planar drive keeps the attitude the base started with: rolled 0.1 rad (no ground,
+    so that nothing but the drive turns it), it turns about the world's vertical at the
+    commanded rate and its tilt stays 0.1 rad."""
+    from body_bridge.model import Pose
+    from body_bridge.sim.building.build import BuildOptions
+    options = SimOptions(initial_pose=Pose.from_axis_angle((1, 0, 0), 0.1),
+                         build=BuildOptions(ground_plane=False))
+    sim = Simulation(choose_root(load_model(ROVER), 'planar')[0], options)
+    mover = PlanarMove(sim)
+    mover.command(0.3, 0.0, 0.5)
+    body = sim.body_id(sim.model.root)
+    for _ in range(100):
+        sim.step_period()
+        up = sim.data.xmat[body].reshape(3, 3)[2, 2]  # the base's z axis, its world z part
+        assert up == pytest.approx(math.cos(0.1), abs=1e-4)
+    assert _yaw(base_state(sim)[1]) == pytest.approx(0.5 * 100 * sim.period, abs=0.02)
