@@ -74,9 +74,11 @@ def test_opposite_speeds_turn_it_in_place_as_coulomb_friction_allows(tracked, la
     assert np.linalg.norm(path[-1][:2] - start[:2]) < 0.1
 
 
-def test_a_lateral_friction_out_of_range_is_refused(tracked):
-    with pytest.raises(ValueError, match=r'track_lateral_friction must be in \(0, 1\], not 0'):
-        Simulation(tracked, SimOptions(track_lateral_friction=0.0))
+@pytest.mark.parametrize('lateral', [0.0, -0.25, 1.5])
+def test_a_lateral_friction_out_of_range_is_refused(tracked, lateral):
+    with pytest.raises(ValueError, match=r'track_lateral_friction must be in \(0, 1\], not '
+                       + str(lateral)):
+        Simulation(tracked, SimOptions(track_lateral_friction=lateral))
 
 
 def test_a_travel_target_moves_the_belt_that_far_at_the_speed_limit(tracked):
