@@ -79,9 +79,12 @@ def _tilt(sim, con, angles):
         n += 1
 
 
-def _check_step(sim, swap: bool, angles=None):
+def _check_step(sim, swap: bool, angles=None, one=False):
     mj, data, drive = sim.mj, sim.data, sim.tracks
     mujoco.mj_step1(mj, data)
+    if one:  # the first contact alone (a track's: the chassis touches nothing)
+        data.ncon = 1
+        rebuild_constraints(mj, data)
     con = data.contact
     if swap:  # the same contacts with their geoms the other way round: the normal turns
         con.geom1[:], con.geom2[:] = con.geom2.copy(), con.geom1.copy()
@@ -139,6 +142,11 @@ def test_contacts_whose_normal_nears_the_axis_fade_out_below_30_degrees(turning)
     angles = [math.radians(20.0), math.radians(45.0)]
     for swap in (False, True):
         _check_step(turning, swap, angles)
+
+
+def test_a_single_contact_of_a_track_is_driven_too(turning):
+    for swap in (False, True):
+        _check_step(turning, swap, one=True)
 
 
 def test_the_hook_knows_the_pyramid_rows(turning):
@@ -217,3 +225,21 @@ def test_a_drive_made_without_a_lateral_friction_takes_the_nodes_default(turning
     from body_bridge.sim.building.options import SimOptions
     drive = TrackDrive(turning.mj, turning.model, turning.prefix)
     assert drive.lateral == SimOptions().track_lateral_friction == 0.25
+
+
+def test_without_mujocos_islands_the_rows_are_built_again_the_same(turning, monkeypatch):
+    """MuJoCo before 3.2 has no mj_island: rebuild_constraints then builds the rows alone,
+    and the step's accelerations are those of the rows built with the islands."""
+    from body_bridge.sim.mechanics import tracks
+    sim = turning
+    accelerations = []
+    for islands in (tracks._ISLANDS, None):
+        monkeypatch.setattr(tracks, '_ISLANDS', islands)
+        data = mujoco.MjData(sim.mj)
+        mujoco.mj_copyData(data, sim.mj, sim.data)
+        mujoco.mj_step1(sim.mj, data)
+        assert data.ncon > 0
+        rebuild_constraints(sim.mj, data)
+        mujoco.mj_step2(sim.mj, data)
+        accelerations.append(data.qacc.copy())
+    np.testing.assert_allclose(accelerations[1], accelerations[0], rtol=1e-9, atol=1e-9)

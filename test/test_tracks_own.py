@@ -144,3 +144,15 @@ def test_a_belts_inertia_is_its_links_mass_or_one_without_it(tmp_path, mass, ine
     assert line.startswith(f'{path}:')
     assert spec.body('BELT' + BELT_SUFFIX).info == line
     assert spec.joint('BELT').info == line
+
+
+def test_only_a_world_with_tracks_gets_a_round_friction_cone(tracked):
+    """Tracks skid when they turn: their world's friction cone is elliptic; a world without
+    tracks keeps MuJoCo's default pyramid."""
+    import mujoco
+    from body_bridge.sim.mechanics.tracks import has_tracks
+    from conftest import SAMPLE_ARM
+    arm = load_model(SAMPLE_ARM)
+    assert (has_tracks(tracked), has_tracks(arm)) == (True, False)
+    assert Simulation(tracked, SimOptions()).mj.opt.cone == mujoco.mjtCone.mjCONE_ELLIPTIC
+    assert Simulation(arm, SimOptions()).mj.opt.cone == mujoco.mjtCone.mjCONE_PYRAMIDAL
