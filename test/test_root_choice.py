@@ -317,3 +317,23 @@ def test_a_planar_base_started_tilted_keeps_its_tilt_while_it_drives_and_turns()
         up = sim.data.xmat[body].reshape(3, 3)[2, 2]  # the base's z axis, its world z part
         assert up == pytest.approx(math.cos(0.1), abs=1e-4)
     assert _yaw(base_state(sim)[1]) == pytest.approx(0.5 * 100 * sim.period, abs=0.02)
+
+
+def test_a_wheel_link_carries_on_its_round_shapes_only():
+    """A box on a wheel link is no rolling surface: a link with only a box has no contact
+    point, and one with a box and a cylinder touches at the cylinder's lowest point."""
+    import dataclasses
+    from body_bridge.model import Box, Cylinder, Shape
+    from test_drive_units import ACROSS, _model, _wheel
+    boxed = _model(_wheel('wheel_l', 0.2, shape=Box((0.2, 0.04, 0.2))),
+                   _wheel('wheel_r', -0.2, shape=Box((0.2, 0.04, 0.2))))
+    assert wheel_contacts(boxed) == {}
+    both = boxed.link('wheel_l')
+    both = dataclasses.replace(both, collisions=both.collisions + (
+        Shape(Cylinder(0.1, 0.04), ACROSS),))
+    model = dataclasses.replace(boxed, links=tuple(both if x.name == 'wheel_l' else x
+                                                   for x in boxed.links))
+    found = wheel_contacts(model)
+    assert list(found) == ['wheel_l']
+    # the wheel's centre 0.1 m up (the base's frame is the model's origin), radius 0.1 m
+    np.testing.assert_allclose(found['wheel_l'], [0.0, 0.2, 0.0], atol=1e-12)
