@@ -211,6 +211,16 @@ def test_contact_points_carry_only_when_not_in_one_line():
     assert not _carried(p[:2])  # two wheels on one axle (a Segway) do not stand
     assert not _carried([np.array([x, 0.0, 0.0]) for x in (-0.3, 0.0, 0.3)])  # one line
     assert not _carried([np.array([x, 0.2 + x, 0.0]) for x in (-0.3, 0.1, 0.3)])  # one line
+    assert not _carried([]) and not _carried(p[:1])
+
+
+@pytest.mark.parametrize('off, carried', [(0.0018, True), (0.0010, False)])
+def test_contact_points_within_a_millimetre_of_one_line_do_not_carry(off, carried):
+    """The middle point `off` beside the line of the other two: centred, the points spread
+    across the line by sqrt(6) / 3 off (1.47 mm and 0.82 mm); 1 mm is the bound."""
+    from body_bridge.sim.building.rootchoice import _carried
+    points = [np.array(v, float) for v in ((-0.3, 0.0, 0.0), (0.0, off, 0.0), (0.3, 0.0, 0.0))]
+    assert _carried(points) is carried
 
 
 def test_wheels_behind_a_free_joint_do_not_carry_the_root(tmp_path):
