@@ -57,6 +57,16 @@ def export(rev: str, into: Path) -> Path:
     return tree
 
 
+def groups_of(tree: Path) -> tuple[str, ...]:
+    """The groups ``tree``'s ``bench/run.py`` knows (its ``GROUPS``, read without running it)."""
+    import ast
+    for node in ast.parse((tree / 'bench' / 'run.py').read_text()).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, 'id', None) == 'GROUPS'
+                                                for t in node.targets):
+            return tuple(ast.literal_eval(node.value))
+    return ()
+
+
 def measure(tree: Path, group: str, quick: bool, out: Path) -> dict[str, float]:
     """The figures of one group, measured by ``tree``'s own ``bench/run.py`` in a new process.
 
@@ -133,9 +143,12 @@ def run(rev: str, groups: list[str], quick: bool, repeats: int, json_path: Path 
         tmp = Path(tmp)
         try:
             other = export(rev, tmp / 'rev')
+            known = groups_of(other)
             for group in groups:
                 for k in range(repeats):
                     sides = [('rev', other, theirs), ('ours', REPO, ours)]
+                    if group not in known:  # a group REV does not have: its figures are new
+                        sides = sides[1:]
                     if k % 2:
                         sides.reverse()
                     for side, tree, into in sides:

@@ -14,7 +14,10 @@ the bridge's own delay, and phases drawn at random would move that median by abo
 (one standard error over 300 samples) from run to run.
 
 Prints ``name value unit`` lines: the median and the 99th percentile of the latency [ms], and
-the control period they should be compared with.
+the control period they should be compared with. In the suite (``run.py --only latency``) a
+plain rclpy node that takes the command and publishes a JointState on its next timer tick
+(``plain_node.py``) is timed by the same harness in the same run: the floor the bridge's
+median is measured against (``command_to_state_latency_over_plain``).
 """
 
 from __future__ import annotations
@@ -111,15 +114,21 @@ def measure(args) -> list[float]:
         rclpy.shutdown()
 
 
-def _run_bridge_and_measure(args) -> list[float]:
-    """Start the bridge, time the commands, stop the bridge; latencies [s].
+def _start_plain(args, log) -> subprocess.Popen:
+    cmd = [sys.executable, str(REPO / 'bench' / 'plain_node.py'), '/latency_bench', args.joint,
+           str(args.control_rate)]
+    return subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+
+
+def _run_bridge_and_measure(args, start=_start_bridge) -> list[float]:
+    """Start the bridge (or what ``start`` starts), time the commands, stop it; latencies [s].
 
     Raises:
         TimeoutError: the bridge did not start or answer (the message has its output).
     """
     _isolate()
     with tempfile.TemporaryFile('w+') as log:
-        bridge = _start_bridge(args, log)
+        bridge = start(args, log)
         try:
             return measure(args)
         except TimeoutError as err:
@@ -135,12 +144,24 @@ def _run_bridge_and_measure(args) -> list[float]:
 
 
 def run(figures, samples: int = 300) -> None:
-    """Add the latency figures (the defaults of the command line, ``samples`` commands)."""
-    args = _arguments(['--samples', str(samples)])
-    ms = [1e3 * x for x in _run_bridge_and_measure(args)]
-    figures.add('command_to_state_latency_median', _percentile(ms, 0.5), 'ms')
-    figures.add('command_to_state_latency_p99', _percentile(ms, 0.99), 'ms')
-    figures.add('command_to_state_latency_samples', len(ms), 'count')
+    """Add the latency figures (the defaults of the command line, ``samples`` commands), and
+    those of a plain rclpy node timed the same way in the same run (``plain_node.py``: the
+    command taken, a JointState published on its next timer tick at the control rate, no
+    simulation): halves of the samples in the order bridge, plain, plain, bridge."""
+    half = max(1, samples // 2)
+    args = _arguments(['--samples', str(half)])
+    ms: dict[str, list[float]] = {'bridge': [], 'plain': []}
+    for side in ('bridge', 'plain', 'plain', 'bridge'):
+        start = _start_bridge if side == 'bridge' else _start_plain
+        ms[side] += [1e3 * x for x in _run_bridge_and_measure(args, start)]
+    bridge, plain = ms['bridge'], ms['plain']
+    figures.add('command_to_state_latency_median', _percentile(bridge, 0.5), 'ms')
+    figures.add('command_to_state_latency_p99', _percentile(bridge, 0.99), 'ms')
+    figures.add('command_to_state_latency_samples', len(bridge), 'count')
+    figures.add('command_to_state_latency_plain_median', _percentile(plain, 0.5), 'ms')
+    figures.add('command_to_state_latency_plain_p99', _percentile(plain, 0.99), 'ms')
+    figures.add('command_to_state_latency_over_plain',
+                _percentile(bridge, 0.5) - _percentile(plain, 0.5), 'ms')
     figures.add('control_period', 1e3 / args.control_rate, 'ms')
 
 

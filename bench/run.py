@@ -11,7 +11,8 @@ joints and more, and growing numbers of devices), ``realtime`` (the sample arm w
 640x480 camera at 30 Hz), ``camera`` (``bench/camera.py``), ``latency``
 (``bench/latency.py``), ``memory`` (resident size after loading and after 60 s of running),
 ``tracks`` (``bench/tracks.py``: the tracks' cost per period, the Tank with its Kinect at
-real-time factor 1).
+real-time factor 1), ``sensors``, ``world``, ``render`` (``bench/render.py``: every camera's
+frame and the period with every device read, in the simulation layer alone).
 Ratios are measured side by side in one run (see ``figures.side_by_side``). ``--quick`` runs
 every figure briefly (fewer repetitions, shorter runs): for checking that the suite works,
 not for numbers. ``--against REV`` measures another revision side by side with the working
@@ -32,7 +33,7 @@ from pathlib import Path
 from figures import REPO, Figures, isolate_dds
 
 GROUPS = ('loading', 'throughput', 'scale', 'realtime', 'camera', 'latency', 'memory', 'tracks',
-          'sensors', 'world')
+          'sensors', 'world', 'render')
 DEFAULT_JSON = REPO / 'bench' / 'results' / 'latest.json'
 
 
@@ -109,6 +110,9 @@ def _group(group, figures, quick, scratch, context, listener) -> None:
     elif group == 'world':
         import world
         world.run(figures, quick)
+    elif group == 'render':
+        import render
+        render.run(figures, quick)
 
 
 def main(argv=None) -> int:

@@ -3,13 +3,16 @@
 Stages, each run even when an earlier one found problems (unless the model did not load):
 
 1. load: the format's loader (its first error stops the file; its warnings name everything
-   it ignored);
+   it ignored; those about parts the model lacks, ``Model.dropped``, are errors here);
 2. URDF: the writer, a re-parse of its output with urdf_parser_py, and ``check_urdf`` (the C++
    parser robot_state_publisher and rviz use) when it is installed;
 3. kinematics: the URDF and the integrator's model agree on every link pose at random joint
    positions (within 1e-6 m and rad);
 4. integrator: the MuJoCo model compiles, its devices can be simulated, and one simulated
-   second (servos holding the initial positions) raises no MuJoCo warning and stays finite.
+   second (servos holding the initial positions) raises no MuJoCo warning and stays finite;
+5. mobile base, for a model with wheels or tracks: how the bridge would take its root
+   (``root: auto``), what cmd_vel would drive or why nothing, and ball casters the file
+   welds, which drag (a warning naming the ``casters`` parameter's value).
 """
 
 from __future__ import annotations
@@ -78,14 +81,44 @@ def check_model(path: str, seconds: float = 1.0, trials: int = 3) -> Report:
         return report
     report.model = model
     for line in model.warnings:
-        report.warning('load', line)
+        if line not in model.dropped:
+            report.warning('load', line)
+    for line in model.dropped:  # the model lacks what the file declares: a problem
+        report.error('load', line)
     report.passed.append('loaded')
     with tempfile.TemporaryDirectory(prefix='body_bridge_check_') as tmp:
         text = _check_urdf(model, tmp, report)
     mj = _check_integrator(model, seconds, report)
     if text is not None and mj is not None:
         _check_kinematics(model, text, trials, report)
+    _check_mobile(model, report)
     return report
+
+
+def _check_mobile(model: Model, report: Report) -> None:
+    from .sim.building.casters import caster_note
+    from .sim.building.rootchoice import choose_root, ground_contacts
+    from .sim.mechanics.drive import DriveError, find_drive
+    chosen, taken, why = choose_root(model, 'auto')
+    wheels, casters = ground_contacts(model)
+    tracks = any(j.type == JointType.TRACK for j in model.joints)
+    if taken == 'fixed' and not wheels and not tracks:
+        return  # an arm, an environment: no mobile base to speak of
+    if taken == 'fixed':
+        report.passed.append(f'mobile base: root fixed ({why}); no cmd_vel')
+        return
+    try:
+        drive = find_drive(chosen)
+    except DriveError as err:
+        report.warning('mobile', f'{model.source}: root free ({why}); no cmd_vel: {err}')
+    else:
+        report.passed.append(
+            f'mobile base: root free ({why}); cmd_vel drives {drive.kind} '
+            f'{", ".join(drive.left)} (left) and {", ".join(drive.right)} (right), '
+            f'{drive.separation:.4g} m apart')
+    note = caster_note(casters, ())
+    if note:
+        report.warning('mobile', f'{model.source}: {note}')
 
 
 def _check_urdf(model: Model, tmp: str, report: Report) -> str | None:

@@ -4,6 +4,7 @@
                               [NAME=]MODEL [[NAME=]MODEL ...] [--ros-args ...]
     python -m body_bridge record MODEL [MODEL ...] -o BAG [--duration S] [--topics T ...]
                                  [--commands FILE] [--real-time-factor F] [--ros-args ...]
+    python -m body_bridge sweep FILE -o DIR [--jobs N] [--cluster ADDRESS]
     python -m body_bridge info MODEL [--json]
     python -m body_bridge check MODEL [MODEL ...]
     python -m body_bridge convert MODEL [-o OUT.urdf] [--mjcf OUT.xml] [--mesh-dir DIR]
@@ -235,6 +236,11 @@ def _record(args, ros_args: list[str]) -> int:
                   args.real_time_factor, ros_args)
 
 
+def _sweep(args) -> int:
+    from .sweep.command import sweep_command
+    return sweep_command(args.file, args.output, args.jobs, args.cluster, args.retries)
+
+
 def _program() -> str:
     """The command as the user typed it: ``python -m body_bridge``, or the installed script
     (``body_bridge``, which ``ros2 run body_bridge body_bridge`` runs)."""
@@ -273,6 +279,17 @@ def _parser() -> argparse.ArgumentParser:
                    'profile to follow (YAML or CSV, docs/recording-and-foxglove.md)')
     p.add_argument('--real-time-factor', type=Number(float, 0.0, 1000.0), default=0.0,
                    help='pace the run (default 0: as fast as it can)')
+    p = sub.add_parser('sweep', help='run a scenario many times, each run a seeded variant '
+                       'with a bag and a verdict, several at once (docs/sweeps.md)')
+    p.add_argument('file', metavar='FILE', help='the sweep file (*.sweep.yaml)')
+    p.add_argument('-o', '--output', required=True, help='the folder of the runs and the '
+                   'table (a second run of the same command does what is missing)')
+    p.add_argument('--jobs', type=Number(int, 1, 1024), default=None,
+                   help='runs at once on this machine (default: its cores)')
+    p.add_argument('--cluster', metavar='ADDRESS', help='run on a Dask scheduler '
+                   '(tcp://HOST:8786) instead of this machine\'s cores')
+    p.add_argument('--retries', type=Number(int, 0, 100), default=2,
+                   help='times a run whose process died is run again (default 2)')
     p = sub.add_parser('info', help='print the model as a tree: links, joints with limits, '
                        'devices with their topics')
     p.add_argument('model', help='model file, or the name of a bundled model')
@@ -326,7 +343,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 _COMMANDS = {'convert': _convert, 'info': _info, 'check': _check, 'snapshot': _snapshot,
-             'rviz': _rviz, 'params': _params, 'srdf': _srdf}
+             'rviz': _rviz, 'params': _params, 'srdf': _srdf, 'sweep': _sweep}
 
 
 def main(argv: list[str] | None = None) -> int:

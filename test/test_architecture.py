@@ -25,9 +25,8 @@ LAYERS = {
     'model': 1,
     'functions': 2, 'geometry': 2, 'kinematics': 2, 'meshfiles': 3, 'textures': 3, 'formats': 4,
     'device_overlay': 4, 'paths': 5,
-    'urdf': 5, 'summary': 5, 'sim': 6, 'check': 7, 'rviz': 7, 'srdf': 7, 'ros': 8, 'cli': 9,
-    'arguments': 9,
-    '__init__': 9, '__main__': 10,
+    'urdf': 5, 'summary': 5, 'sim': 6, 'check': 7, 'rviz': 7, 'srdf': 7, 'ros': 8, 'sweep': 9,
+    'cli': 10, 'arguments': 10, '__init__': 10, '__main__': 11,
 }
 #: What must never be imported below the integrator.
 PURE = ('model', 'formats', 'geometry', 'meshfiles', 'urdf', 'errors', 'precedence', 'formula',

@@ -25,7 +25,7 @@ EXPECTED = (
         'raw_period', 'bridge_period', 'ratio', 'ratio_wall', 'bridge_rtf_wall',
         'bridge_period_unsubscribed', 'ratio_unsubscribed', 'messages_received',
         'bridge_process_period', 'ratio_process', 'writes_per_period', 'write_period',
-        'ratio_ceiling')] +
+        'ratio_ceiling', 'ratio_of_ceiling', 'cost_unsubscribed')] +
     [f'scale_chain{n}_{f}' for n in (1, 10, 30, 100)
      for f in ('bridge_period', 'raw_period', 'ratio', 'bridge_rtf')] +
     ['scale_realtime_lost_joints', 'scale_realtime_lost_joints_raw'] +
@@ -37,7 +37,9 @@ EXPECTED = (
                              'bridge_render_only', 'bridge_cost_ratio',
                              'publish_overhead_ratio', 'image_difference', 'images_lost')] +
     ['command_to_state_latency_median', 'command_to_state_latency_p99',
-     'command_to_state_latency_samples', 'control_period'] +
+     'command_to_state_latency_samples', 'control_period',
+     'command_to_state_latency_plain_median', 'command_to_state_latency_plain_p99',
+     'command_to_state_latency_over_plain'] +
     ['memory_python_baseline', 'memory_run_time'] +
     [f'tracks_{f}' for f in ('tank_period', 'tank_fixed_period', 'cost_per_period', 'ratio',
                              'tank_kinect_rtf', 'tank_kinect_image_rate',
@@ -54,6 +56,11 @@ EXPECTED = (
     [f'world_{f}' for f in ('spawn_sr1_ms', 'spawn_sr1_add_ms', 'delete_sr1_ms')
      if HAVE_CORPUS] +
     ['world_period_after_ratio', 'world_edit_check_ns'] +
+    [f'render_arm_hand_camera_{k}{f}' for k in ('color', 'depth', 'both') for f in ('', '_cpu')] +
+    ['render_arm_hand_camera_depth_over_color'] +
+    [f'render_{m}_{f}' for m in ('arm', 'sr1', 'tank')[:3 if HAVE_CORPUS else 1]
+     for f in ('period_raw', 'period_bare', 'period_devices', 'devices_ratio',
+               'devices_rtf')] +
     [f'memory_{m}_{f}' for m in (*REAL, 'chain30', 'sample_arm')
      for f in ('loaded', 'after_run', 'growth')] +
     ['machine_load_average_start', 'machine_load_average_end', 'bench_wall_time'])
@@ -119,23 +126,23 @@ def _bench_module(name):
 
 def test_against_fails_only_when_a_figure_moves_past_its_goal():
     against = _bench_module('against')
-    theirs = {'tracks_ratio': [1.4, 1.45, 1.3],          # <= 1.5: held (median 1.4)
+    theirs = {'tracks_ratio': [2.4, 2.45, 2.3],          # <= 2.5: held (median 2.4)
               'realtime_camera_rtf': [0.97, 0.9, 0.95],  # >= 0.98: missed
-              'throughput_sr1_ratio': [0.5],             # >= 0.6: missed
+              'throughput_sr1_cost_unsubscribed': [1.7],  # <= 1.5: missed
               'command_to_state_latency_median': [5.0],  # <= 6 ms: held
               'load_sr1_ratio': [2.0, 2.2, 2.4]}         # no goal
-    ours = {'tracks_ratio': [1.6, 1.2, 1.7],             # median 1.6: lost
+    ours = {'tracks_ratio': [2.6, 2.2, 2.7],             # median 2.6: lost
             'realtime_camera_rtf': [0.99, 0.96, 0.94],   # still missed
-            'throughput_sr1_ratio': [0.7],               # gained
+            'throughput_sr1_cost_unsubscribed': [1.4],   # gained
             'load_sr1_ratio': [4.4, 4.0, 4.8],           # twice as slow, but no goal
             'tracks_tank_kinect_rtf': [1.1]}             # not measured by the revision
     rows = {row['name']: row for row in against.compare(theirs, ours)}
     assert rows['tracks_ratio']['verdict'] == 'lost'
-    assert rows['tracks_ratio']['rev'] == 1.4 and rows['tracks_ratio']['ours'] == 1.6
-    assert rows['tracks_ratio']['ratio'] == pytest.approx(1.6 / 1.4)
-    assert rows['tracks_ratio']['goal'] == '<= 1.5'
+    assert rows['tracks_ratio']['rev'] == 2.4 and rows['tracks_ratio']['ours'] == 2.6
+    assert rows['tracks_ratio']['ratio'] == pytest.approx(2.6 / 2.4)
+    assert rows['tracks_ratio']['goal'] == '<= 2.5'
     assert rows['realtime_camera_rtf']['verdict'] == 'misses'
-    assert rows['throughput_sr1_ratio']['verdict'] == 'gained'
+    assert rows['throughput_sr1_cost_unsubscribed']['verdict'] == 'gained'
     assert rows['command_to_state_latency_median']['verdict'] == 'gone'
     assert rows['command_to_state_latency_median']['ours'] is None
     assert rows['load_sr1_ratio']['verdict'] == '' and rows['load_sr1_ratio']['ratio'] == 2.0
@@ -146,10 +153,20 @@ def test_against_fails_only_when_a_figure_moves_past_its_goal():
     assert against.failed(against.compare(theirs, held)) == []
     # A goal met exactly is met; the first value past it is not.
     goals = _bench_module('goals')
-    assert goals.meets('tracks_ratio', 1.5) and not goals.meets('tracks_ratio', 1.5001)
+    assert goals.meets('tracks_ratio', 2.5) and not goals.meets('tracks_ratio', 2.5001)
+    assert goals.meets('throughput_sr1_ratio_of_ceiling', 0.8)
+    assert not goals.meets('throughput_sr1_ratio_of_ceiling', 0.7999)
     assert goals.meets('tracks_tank_kinect_rtf', 1.0)
     assert not goals.meets('tracks_tank_kinect_rtf', 0.999)
     assert goals.meets('load_sr1_ratio', 99.0) is None
+
+
+def test_against_knows_the_groups_of_the_revision(tmp_path):
+    against = _bench_module('against')
+    (tmp_path / 'bench').mkdir()
+    (tmp_path / 'bench' / 'run.py').write_text("import os\nGROUPS = ('loading', 'tracks')\n")
+    assert against.groups_of(tmp_path) == ('loading', 'tracks')
+    assert 'render' in against.groups_of(REPO)
 
 
 def test_against_an_unknown_revision_is_one_line():

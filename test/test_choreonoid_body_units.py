@@ -314,3 +314,108 @@ def test_an_extra_joint_s_unused_keys_are_warned(tmp_path):
                    'extra_joints: [ { link1_name: a, link2_name: b, joint_type: ball, '
                    'stiff: 1 } ]\n')
     assert said == ["extra joint: key 'stiff' is not supported and was ignored"]
+
+
+def test_a_sub_body_s_elements_add_devices_to_its_root_link(tmp_path):
+    """As Choreonoid reads them: devices of the SubBody node's elements join the sub-body's
+    root link, in its frame (a Transform placing them); shapes and masses are not taken."""
+    arm(tmp_path)
+    model, said = load(tmp_path, """
+        links:
+          - { name: body }
+          - type: SubBody
+            uri: arm.body
+            parent: body
+            prefix: L_
+            translation: [1, 0, 0]
+            elements:
+              - { type: AccelerationSensor, name: acc, translation: [0, 0.5, 0] }
+              - type: Transform
+                translation: [0, 0, 2]
+                elements: { RateGyroSensor: { name: gyro } }
+        """)
+    assert said == []
+    devices = {d.name: d for d in model.devices}
+    assert sorted(devices) == ['L_ft', 'acc', 'gyro']  # the prefix is the sub-body's own
+    assert devices['acc'].link == devices['gyro'].link == 'L_base'
+    np.testing.assert_allclose(devices['acc'].pose.pos, [0, 0.5, 0])
+    np.testing.assert_allclose(devices['gyro'].pose.pos, [0, 0, 2])
+    assert model.dropped == ()
+    # one node under elements, and a mapping of type to node, as in links
+    model, said = load(tmp_path, """
+        links:
+          - { name: body }
+          - { type: SubBody, uri: arm.body, parent: body,
+              elements: { type: RateGyroSensor, name: g1 } }
+          - { type: SubBody, uri: arm.body, parent: body, prefix: B_,
+              elements: { ForceSensor: { name: f2 }, RateGyroSensor: { name: g2 } } }
+        """)
+    assert {d.name: d.link for d in model.devices} == {
+        'ft': 'hand', 'g1': 'base', 'B_ft': 'B_hand', 'f2': 'B_base', 'g2': 'B_base'}
+    assert said == []
+
+
+def test_shapes_in_a_sub_body_s_elements_are_not_used_and_said(tmp_path):
+    arm(tmp_path)
+    model, said = load(tmp_path, """
+        links:
+          - { name: body }
+          - type: SubBody
+            uri: arm.body
+            parent: body
+            elements:
+              - { type: Shape, geometry: { type: Box, size: [1, 1, 1] } }
+              - { type: RigidBody, mass: 3 }
+              - { type: ForceSensor, name: f }
+        """)
+    assert model.link('base').collisions == () and model.link('base').visuals == ()
+    assert model.link('base').inertial.mass == 1.0
+    assert sorted(d.name for d in model.devices) == ['f', 'ft']
+    assert said == ["SubBody 'arm.body': the shapes and masses of its elements are not used "
+                    "(Choreonoid takes only devices from them); ignored"]
+    assert model.warnings[0].startswith(f'{tmp_path / "m.body"}:9: ')  # its elements
+    assert model.dropped == ()
+
+
+def test_an_unsupported_element_of_a_sub_body_is_a_warning_and_dropped(tmp_path):
+    arm(tmp_path)
+    model, said = load(tmp_path, """
+        links:
+          - { name: body }
+          - type: SubBody
+            uri: arm.body
+            parent: body
+            elements:
+              - { type: ForceSensor, name: f }
+              - { type: WarpDrive, name: w }
+              - { type: Group, elements: [ { type: Transform, elements: { Sonar: { } } } ] }
+        """)
+    path = tmp_path / 'm.body'
+    assert sorted(d.name for d in model.devices) == ['f', 'ft']  # the others go on without them
+    assert model.dropped == (
+        f"{path}:11: WarpDrive nodes are not supported; this element of SubBody 'arm.body' "
+        "was ignored",
+        f"{path}:12: Sonar nodes are not supported; this element of SubBody 'arm.body' was "
+        "ignored")
+    assert list(model.dropped) == [w for w in model.warnings if 'not supported' in w]
+    # a node written wrongly is still an error, with its line
+    err = refused(tmp_path, """
+        links:
+          - { name: a }
+          - type: SubBody
+            uri: arm.body
+            parent: a
+            elements: [ { name: untyped } ]
+        """)
+    assert err.message == 'an element has no type' and err.line == 9
+
+
+def test_a_sub_body_s_elements_of_the_wrong_kind_are_one_line(tmp_path):
+    arm(tmp_path)
+    err = refused(tmp_path, """
+        links:
+          - { name: a }
+          - { type: SubBody, uri: arm.body, parent: a, elements: 5 }
+        """)
+    assert err.message.startswith('elements must be a list or a mapping, found ')
+    assert err.line == 6

@@ -59,6 +59,13 @@ def test_start_table_then_status_lines_with_command_rate_and_warnings(ros, bridg
                'reliable, volatile, depth 10')
     assert row(out, '/body_bridge/reset', 'std_srvs/srv/Trigger')
     assert 'describe_parameters' not in out and '/parameter_events' not in out
+    import importlib.util
+    if importlib.util.find_spec('simulation_interfaces') is not None:  # the simulator API's
+        out = wait_for(proc, lambda o: re.search(r'/unload_world\s', o), STARTUP, 'its table')
+        assert '[sim]: topics and services:\nserves:\n' in out
+        assert row(out, '/spawn_entity', 'simulation_interfaces/srv/SpawnEntity')
+        assert row(out, '/step_simulation', 'simulation_interfaces/srv/StepSimulation')
+        assert row(out, '/simulate_steps', 'simulation_interfaces/action/SimulateSteps')
     # Commands at 40 Hz for a while, one in ten naming a joint the arm does not have.
     node = ros.create_node('status_probe')
     pub = node.create_publisher(JointState, 'joint_commands', qos.COMMANDS)

@@ -31,7 +31,8 @@ RANGES = {'check --seconds': (0.0, 3600.0), 'snapshot --width': (1, 8192),
           'snapshot --elevation': (-89.0, 89.0), 'snapshot --time': (0.0, 3600.0),
           'srdf --samples': (0, 10_000_000), 'srdf --seed': (0, 2**32 - 1),
           'sim --foxglove': (1, 65535), 'record --duration': (0.001, 86400.0),
-          'record --real-time-factor': (0.0, 1000.0)}
+          'record --real-time-factor': (0.0, 1000.0), 'sweep --jobs': (1, 1024),
+          'sweep --retries': (0, 100)}
 
 
 def test_the_range_of_every_numeric_option():

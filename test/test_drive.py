@@ -100,3 +100,18 @@ def test_models_without_a_base_or_with_wrong_joints_are_refused():
         find_drive(tank, ['nope'], ['TRACK_R'])
     with pytest.raises(DriveError, match='not left of the right'):
         find_drive(tank, ['TRACK_R'], ['TRACK_L'])
+
+
+@pytest.mark.corpus
+def test_belts_of_track_devices_are_found_where_their_shapes_are():
+    """A belt made for an AGX or PhysX track device lies around its wheels: AgxTank's at
+    y = +-0.213 m (its TRACK_L link, which holds the device, is at 0.16 m); AizuSpiderNA's
+    main belts are links of their own at the chassis' frame, found by their shapes beside
+    the flipper belts."""
+    agx = find_drive(load_model(shared_model(MODELS + 'Tank/AgxTank.body')))
+    assert (agx.left, agx.right) == (('TRACK_L',), ('TRACK_R',))
+    assert agx.separation == pytest.approx(0.426, abs=1e-3)
+    spider = find_drive(load_model(shared_model(MODELS + 'AizuSpider/AizuSpiderNA.body')))
+    assert set(spider.left) == {'L_TRACK_AGX', 'FL_SUB_TRACK_AGX', 'BL_SUB_TRACK_AGX'}
+    assert set(spider.right) == {'R_TRACK_AGX', 'FR_SUB_TRACK_AGX', 'BR_SUB_TRACK_AGX'}
+    assert spider.separation == pytest.approx(0.283, abs=1e-3)  # the main belts

@@ -284,3 +284,70 @@ def test_base_state_follows_the_cart_driven_forward():
     assert pos[0] - start[0] == pytest.approx(0.45, rel=0.1)
     assert linear[0] == pytest.approx(0.3, rel=0.05)
     assert abs(angular[2]) < 0.05 and abs(quat[0]) == pytest.approx(1.0, abs=0.01)
+
+
+def _axle_wheel(name, y, dz=0.0, shapes=None, axis=(0, 1, 0)):
+    """A wheel whose link (and joint anchor) is at the middle of the axle, its cylinder ``y``
+    to the side (``dz`` off the axis)."""
+    cylinder = Shape(Cylinder(0.1, 0.04), Pose((0, y, dz), ACROSS.rot))
+    link = Link(name, Pose((0, 0, 0.1)), Inertial(0.5, inertia=np.eye(3) * 0.005),
+                collisions=shapes if shapes is not None else (cylinder,))
+    return link, Joint(name, JointType.CONTINUOUS, 'base', name, np.array(axis, float))
+
+
+def test_wheels_on_one_anchor_are_where_their_shapes_are_along_the_axis():
+    model = _model(_axle_wheel('wheel_l', 0.26, dz=0.03), _axle_wheel('wheel_r', -0.26))
+    drive = find_drive(model)
+    assert (drive.left, drive.right) == (('wheel_l',), ('wheel_r',))
+    assert drive.separation == pytest.approx(0.52, abs=1e-12)   # dz is across the axis
+    # the largest round shape places the wheel; a smaller hub elsewhere does not
+    hub = Shape(Sphere(0.02), Pose((0, 0.1, 0)))
+    big = Shape(Cylinder(0.1, 0.04), Pose((0, 0.3, 0), ACROSS.rot))
+    model = _model(_axle_wheel('wheel_l', 0, shapes=(hub, big)), _axle_wheel('wheel_r', -0.26))
+    assert find_drive(model).separation == pytest.approx(0.56, abs=1e-12)
+    # an axis pointing the other way places the shape on the same side
+    model = _model(_axle_wheel('wheel_l', 0.26, axis=(0, -1, 0)), _axle_wheel('wheel_r', -0.26))
+    drive = find_drive(model)
+    assert drive.separation == pytest.approx(0.52, abs=1e-12)
+    assert drive.gains == pytest.approx((-0.1, 0.1))
+    # a track is where its shapes are (their centres' mean), else where its link is
+    link, joint = _track('track_l', 0.2)
+    moved = Link('track_l', link.pose, link.inertial, collisions=(
+        Shape(Box((0.4, 0.05, 0.1)), Pose((0, 0.3, 0))),
+        Shape(Cylinder(0.05, 0.05), Pose((0.2, 0.2, 0), ACROSS.rot))))
+    assert find_drive(_model((moved, joint), _track('track_r', -0.2))).separation == \
+        pytest.approx(0.2 + 0.25 + 0.2, abs=1e-12)
+    bare = Link('track_l', Pose((0, 0.1, 0.1)), link.inertial)
+    assert find_drive(_model((bare, joint), _track('track_r', -0.2))).separation == \
+        pytest.approx(0.3, abs=1e-12)
+    belt = Link('track_l', Pose((0, 0, 0.1)), link.inertial, collisions=moved.collisions)
+    drive = find_drive(_model((belt, joint), _track('track_r', -0.2)))  # found by its shapes
+    assert drive.left == ('track_l',) and drive.separation == pytest.approx(0.45, abs=1e-12)
+
+
+def test_no_drive_says_which_wheels_were_found_and_why_they_make_none():
+    follower = _wheel('wheel_m', -0.3, mimic=Mimic('wheel_l'))
+    hubbed = _wheel('wheel_h', -0.2, parent='hub')
+    across = _wheel('wheel_x', 0.3, axis=(1, 0, 0))
+    hub = (_link('hub', (0, 0, 0.1)), Joint('hub', JointType.FIXED, 'base', 'hub'))
+    leg = _wheel('knee', -0.1, limits=Limits(-1.0, 1.0), jtype=JointType.REVOLUTE)
+    model = _model(_wheel('wheel_l', 0.2), _axle_wheel('wheel_r', -0.2, dz=0.0),
+                   follower, hubbed, across, leg, extra=hub)
+    with pytest.raises(DriveError) as err:
+        find_drive(dataclasses.replace(model, links=tuple(
+            dataclasses.replace(l, pose=Pose((0.05, 0, 0.1))) if l.name == 'wheel_r' else l
+            for l in model.links)))
+    assert str(err.value) == (
+        'cart has no left and right tracks, nor two wheels on one axis (wheel_l at (0, 0.2, '
+        '0) m, wheel_r at (0.05, -0.2, 0) m make no pair side by side on one axis; wheel_m '
+        'follows another joint; wheel_h is not on the root link; wheel_x turns about an axis '
+        'not across the base); name them with drive_left_joints and drive_right_joints')
+    with pytest.raises(DriveError) as err:
+        find_drive(_model(follower))
+    assert str(err.value) == ('cart has no left and right tracks, nor two wheels on one axis '
+                              '(wheel_m follows another joint); name them with '
+                              'drive_left_joints and drive_right_joints')
+    with pytest.raises(DriveError) as err:
+        find_drive(_model())
+    assert str(err.value) == ('cart has no left and right tracks, nor two wheels on one axis; '
+                              'name them with drive_left_joints and drive_right_joints')

@@ -114,6 +114,8 @@ def server(node):
     node.get_logger = lambda: log
     fox = FoxgloveServer([node], port=0)
     assert fox in OUTLETS.sinks and fox.port > 0
+    from body_bridge.ros.stream.foxglove import SDK_LOG
+    assert SDK_LOG.target is log  # the SDK's own lines are said by the bridge's logger
     assert any('ws://127.0.0.1:' + str(fox.port) in text for _, text in log.lines)
     fox.sent = fox.server = Sent(fox.server)
     fox.log_lines = log.lines

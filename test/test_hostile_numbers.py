@@ -270,6 +270,33 @@ def test_the_numbers_check_repairs_with_a_warning():
     _simulates(model)
 
 
+def test_a_collision_mesh_whose_vertices_span_a_volume_is_not_called_flat():
+    """Vertices spanning 1.9 x 0.94 x 0.74 m (the corners of a box) with no triangles, or with
+    triangles that cover no area: the box around the vertices, said as it is."""
+    corners = np.array([[x, y, z] for x in (0.0, 1.9) for y in (0.0, 0.94)
+                        for z in (0.0, 0.74)])
+    # and a slab 10 km long, 1 m wide, 5 mm thick: thinner than a millionth of its length,
+    # flat for a convex hull whatever its triangles
+    slab = Shape(Mesh([[x, y, z] for x in (0.0, 1e4) for y in (0.0, 1.0) for z in (0.0, 0.005)],
+                      [[0, 1, 3], [0, 3, 2], [4, 5, 7], [4, 7, 6], [0, 4, 5], [0, 5, 1]],
+                      'slab'))
+    bare = Shape(Mesh(corners, np.zeros((0, 3), dtype=int), 'bare'))
+    lines = Shape(Mesh(corners, [[0, 1, 1], [2, 3, 3], [4, 5, 5], [6, 7, 7]], 'lines'))
+    model = check_model(_model(link_kwargs=dict(collisions=(bare, lines, slab))))
+    assert model.warnings[2] == (
+        "robot.body:12: link 'arm' collision mesh 'slab' is flat, straight or a point (its "
+        'extents are 1e+04, 1, 0.005 m): a convex hull needs volume, so the thinnest box around '
+        'it (at least 1 um thick) is its collision shape')
+    assert list(model.warnings[:2]) == [
+        f"robot.body:12: link 'arm' collision mesh '{name}': its {count} triangles cover no "
+        'area, though its vertices span 1.9, 0.94, 0.74 m: the box around its vertices is its '
+        'collision shape' for name, count in (('bare', 0), ('lines', 4))]
+    for box in model.link('arm').collisions[:2]:
+        assert sorted(box.geometry.size) == pytest.approx([0.74, 0.94, 1.9])
+        assert box.pose.apply(np.zeros(3)) == pytest.approx([0.95, 0.47, 0.37])
+    _simulates(model)
+
+
 def test_two_loop_closures_of_one_name_are_refused():
     # (found by bench/fuzz.py: a robot including one kinbody file three times made MuJoCo
     # refuse the repeated name of a closure's virtual body, outside any one-line error)

@@ -158,3 +158,29 @@ def test_a_velocity_controller_group_drives_the_tracks(bridge, ros):
                          'the left track at 0.3 m/s', proc)
     finally:
         probe.close()
+
+
+def test_cmd_vel_turns_tracks_added_in_a_sub_body(bridge, ros):
+    """crawler.body adds its AGX tracks under a SubBody's elements (test_subbody_tracks.py):
+    a 0.5 rad/s turn of cmd_vel turns it at 0.5 rad/s within 15 %, as the tracks of
+    tracked.body above."""
+    crawler = REPO / 'test' / 'data' / 'choreonoid' / 'subbody' / 'crawler.body'
+    probe = MobileProbe(ros)
+    try:
+        proc = bridge(crawler, '-p', 'real_time_factor:=2.0', '-p', 'cmd_vel_timeout:=0.0')
+        probe.spin_until(lambda: len(probe.odom) > 5, STARTUP, 'odom', proc)
+        probe.spin_until(lambda: probe.cmd.get_subscription_count() > 0, 10.0, 'cmd_vel', proc)
+        assert ('root: free (as the model file says); cmd_vel drives tracks TRACK_L (left) '
+                'and TRACK_R (right)') in proc.output()
+        assert "'elements' is not supported" not in proc.output()
+        probe.cmd.publish(_twist(angular=0.5))
+        probe.spin_until(lambda: abs(probe.speeds()['TRACK_R'] - 0.11) < 1e-3, 10.0,
+                         'the tracks turning', proc)
+        t0 = next(reversed(probe.odom))  # the odom messages by stamp [ns]
+        probe.spin_until(lambda: next(reversed(probe.odom)) > t0 + 2_000_000_000, 20.0,
+                         '2 s of odom', proc)
+        turning = [m.twist.twist.angular.z for k, m in probe.odom.items()
+                   if t0 + 500_000_000 <= k <= t0 + 2_000_000_000]
+        assert float(np.mean(turning)) == pytest.approx(0.5, rel=0.15)
+    finally:
+        probe.close()

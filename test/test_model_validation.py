@@ -74,6 +74,9 @@ FN = Function('constant', (1.0,))
      f"{SRC}: contact material of 'base': no collision shape 0"),
     (dict(passive_joints=('shoulder', 'elbow')),
      f"{SRC}: passive joint list '' refers to unknown joint 'elbow'"),
+    (dict(welded_balls=('weld', 'elbow')),
+     f"{SRC}: welded ball joint list '' refers to unknown joint 'elbow'"),
+    (dict(welded_balls=('weld', 'shoulder')), f"{SRC}: welded ball joint 'shoulder' is not fixed"),
     (dict(manipulators=(Manipulator('arm', 'base', 'ghost', 'tool', source='r.xml:7'),)),
      "r.xml:7: manipulator 'arm': unknown link 'ghost'"),
     (dict(manipulators=(Manipulator('arm', 'ghost', 'hand', 'tool'),)),
@@ -103,7 +106,7 @@ def test_what_every_reference_names_is_accepted():
                 Motor('n', 'linear', 'force', FN, closure='loop')),
         loads=(Load('push', 'force', 'hand'),), initial_velocities=(BodyVelocity('upper'),),
         contacts=(ShapeContact('hand', 0, ContactMaterial('steel')),),
-        passive_joints=('slide',), gravity=(0, 0, -1.62), timestep=0.002,
+        passive_joints=('slide',), welded_balls=('weld',), gravity=(0, 0, -1.62), timestep=0.002,
         contact_pairs=(ContactPair('steel', 'ice', 0.05),), contact_ground='ice',
         self_collision=True, ground_plane=False, warnings=('robot.yaml:3: ignored',),
         manipulators=(Manipulator('arm', 'base', 'hand', 'tool', ('shoulder',), ('slide',)),))

@@ -278,12 +278,13 @@ class FakePublisher:
     topic_name = '/x/image_raw/compressed'
 
     def __init__(self, fail=False):
-        self.messages, self.fail, self.gone = [], fail, False
+        self.messages, self.times, self.fail, self.gone = [], [], fail, False
 
-    def publish(self, msg):
+    def publish(self, msg, time_ns=None):
         if self.fail:
             raise RuntimeError('no room')
         self.messages.append(msg)
+        self.times.append(time_ns)
 
     def get_subscription_count(self):
         if self.gone:

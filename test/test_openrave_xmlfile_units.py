@@ -97,9 +97,28 @@ def test_bad_documents_are_one_line_with_their_line():
     refused(b'<a>\n<b>\n</a>', 'not well-formed XML: mismatched tag', 3)
     refused(b'', 'not well-formed XML: no element found', 1)
     refused(b'<?xml version="1.0"?>\n<!DOCTYPE a [\n<!ENTITY lol "lol">]>\n<a>&lol;</a>',
-            "refused: EntitiesForbidden(name='lol'", 3)
+            "refused: the file declares the entity 'lol' (entities and external references are "
+            'not allowed)', 3)
     refused(b'<?xml version="1.0" encoding="utf1e-320"?>\n<a/>',
             'not readable XML: unknown encoding: utf1e-320', 1)
+
+
+def test_a_refusal_is_said_in_words_not_as_a_python_repr():
+    from defusedxml import DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden
+    from defusedxml.common import NotSupportedError
+
+    from body_bridge.formats.openrave.xmlfile import _refusal
+    message = refused(b'<?xml version="1.0"?>\n<!DOCTYPE k [\n<!ENTITY a0 SYSTEM '
+                      b'"file:///etc/passwd">]>\n<k>&a0;</k>',
+                      "refused: the file declares the entity 'a0' from 'file:///etc/passwd' "
+                      '(entities and external references are not allowed)', 3)
+    assert 'Forbidden' not in message and '(name=' not in message
+    assert _refusal(ExternalReferenceForbidden('c', None, 'http://x/y.dtd', None)) == \
+        "the file refers to the external resource 'http://x/y.dtd'"
+    assert _refusal(DTDForbidden('k', None, None)) == "the file declares the document type 'k'"
+    assert _refusal(NotSupportedError()) == 'the file uses what a safe parser does not allow'
+    assert _refusal(EntitiesForbidden('b', 'v', None, None, None, None)) == \
+        "the file declares the entity 'b'"
 
 
 def test_parse_file_and_root_tag(tmp_path):

@@ -180,6 +180,111 @@ def test_several_models_are_one_world_of_namespaced_nodes():
         rclpy.shutdown()
 
 
+def test_a_world_file_is_its_models_at_their_poses_paced_by_the_command(tmp_path, capfd):
+    import rclpy
+    world = tmp_path / 'two.world.yaml'
+    world.write_text('world: two\nsettings: {real_time_factor: 2.0, control_rate: 50.0}\n'
+                     'models:\n  - {name: a, file: sample_arm, pose: [1.0, 0.0, 0.0]}\n'
+                     '  - {name: b, file: sample_arm, pose: [0.0, 2.0, 0.0, 0.0, 0.0, 0.5],'
+                     ' colour: red}\n  - {name: c, file: sample_arm, pose: [3.0, 0.0, 0.0]}\n')
+    # the process's own arguments do not reach a world's nodes: those given to them do
+    rclpy.init(args=['record', '--ros-args', '-p', 'control_rate:=25.0'])
+    nodes = []
+    try:
+        nodes = record_mod._nodes([str(world)], ['--ros-args', '-p', 'noise_seed:=3'], 0.0)
+        assert [n.get_namespace() for n in nodes] == ['/a', '/b', '/c']
+        # the command's pace wins over the world's setting; its other settings hold
+        assert [n.get_parameter('real_time_factor').value for n in nodes] == [0.0] * 3
+        assert [n.get_parameter('control_rate').value for n in nodes] == [50.0] * 3
+        assert [n.get_parameter('noise_seed').value for n in nodes] == [3] * 3
+        assert [list(n.get_parameter('initial_pose').value) for n in nodes] == [
+            [1.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 2.0, 0.0, 0.0, 0.0, 0.5],
+            [3.0, 0.0, 0.0, 0.0, 0.0, 0.0]]
+        assert [n.world_file for n in nodes] == [str(world)] * 3
+    finally:
+        for node in nodes:
+            node.destroy_node()
+        rclpy.shutdown()
+    # a key the world file does not know: said once, by the first model's node
+    ignored = [line for line in capfd.readouterr().err.splitlines() if 'unknown key' in line]
+    assert len(ignored) == 1 and '[a.body_bridge]: ' in ignored[0], ignored
+    assert ignored[0].endswith(f"{world}:5: models[1]: unknown key 'colour' (known: name, "
+                               'file, pose, description, tags): ignored')
+
+
+def test_a_recording_is_lossless_and_waits_for_the_compression(tmp_path, monkeypatch, capsys):
+    """record makes its recorder and the encoders lossless, waits for the encoders before
+    the bag is closed (saying so when they do not finish), and leaves the process's encoders
+    live again."""
+    from body_bridge.ros.stream import encoder
+    from body_bridge.ros.stream.recorder import Recorder
+    seen, order = {}, []
+
+    class Watched(Recorder):
+        def __init__(self, *args, **kwargs):
+            seen['lossless'] = kwargs.get('lossless')
+            seen['encoders'] = encoder._MODE['lossless']
+            super().__init__(*args, **kwargs)
+
+        def close(self, *args, **kwargs):
+            order.append('bag closed')
+            super().close(*args, **kwargs)
+    monkeypatch.setattr(record_mod, 'Recorder', Watched)
+    monkeypatch.setattr(record_mod, 'flush_all', lambda: order.append('flushed') or False)
+    status = record_mod.record(['sample_arm'], str(tmp_path / 'bag'), duration=0.02,
+                               topics=['/clock'])
+    assert status == 0 and seen == {'lossless': True, 'encoders': True}
+    assert order == ['flushed', 'bag closed'] and encoder._MODE['lossless'] is False
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        'record: an image compression did not finish; its last frames are missing')
+
+
+def test_models_started_inside_each_other_are_told_where_their_pose_is(tmp_path, capfd):
+    """A world file's models are told of its ``pose`` key; models of the command line of
+    their initial_pose parameters."""
+    import rclpy
+    world = tmp_path / 'pile.world.yaml'
+    world.write_text('world: pile\nmodels:\n  - {name: a, file: sample_arm}\n'
+                     '  - {name: b, file: sample_arm}\n')
+    for specs in ([str(world)], ['a=sample_arm', 'b=sample_arm']):
+        rclpy.init()
+        nodes = []
+        try:
+            nodes = record_mod._nodes(specs, [], 0.0)
+            record_mod._run(nodes, None, 0.01, 0.0)
+        finally:
+            for node in nodes:
+                node.destroy_node()
+            rclpy.shutdown()
+    told = [line for line in capfd.readouterr().err.splitlines() if 'inside each other' in line]
+    assert len(told) == 2, told
+    assert told[0].endswith(f'place them apart with their pose in {world}')
+    assert told[1].endswith('place them apart with their initial_pose parameters')
+
+
+def test_two_copies_of_one_file_say_its_warnings_once(tmp_path, capfd):
+    import rclpy
+    model = tmp_path / 'odd.body'
+    model.write_text('format: ChoreonoidBody\nname: odd\nlinks:\n  - name: base\n'
+                     '    joint_type: fixed\n    bogus_key: 3\n')
+    rclpy.init()
+    nodes = []
+    try:
+        nodes = record_mod._nodes([f'a={model}', f'b={model}'], [], 0.0)
+        for node in nodes:
+            node.destroy_node()  # gone: a later node of the file says them again
+        nodes = record_mod._nodes([str(model)], [], 0.0)
+    finally:
+        for node in nodes:
+            node.destroy_node()
+        rclpy.shutdown()
+    err = capfd.readouterr().err
+    said = f"{model}:4: link 'base': key 'bogus_key' is not supported and was ignored"
+    assert err.count(said) == 2, err
+    assert re.search(r'\[b\.body_bridge\]: 1 warning of its model: the same as '
+                     r'/a/body_bridge gave above', err), err
+
+
 def test_the_twist_in_force_goes_to_the_mobile_base():
     taken = []
     node = types.SimpleNamespace(mobile=types.SimpleNamespace(_on_twist=taken.append))

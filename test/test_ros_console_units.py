@@ -176,8 +176,11 @@ def test_announce_logs_each_table_and_starts_the_status_lines(monkeypatch):
     assert console.announce(nodes, None) is None
     assert [logger.lines for logger in loggers] == [['topics and services:\n'],
                                                     ['topics and services:\n']]
+    api = _world_node(Logger())  # the simulator API's node: its table, not its status
+    assert console.announce(nodes, None, also=[api]) is None
+    assert api.get_logger().lines == ['topics and services:\n']
     runner = SimpleNamespace(stepped=0.0, paused=False, world=None)
-    reporter = console.announce(nodes, runner)
+    reporter = console.announce(nodes, runner, also=[api])
     try:
         assert isinstance(reporter, console.StatusReporter) and reporter.nodes == nodes
         assert reporter._thread.is_alive()
@@ -186,3 +189,34 @@ def test_announce_logs_each_table_and_starts_the_status_lines(monkeypatch):
         assert loggers[0].lines[-1] == 'no world loaded'
     finally:
         reporter.stop()
+    assert api.get_logger().lines == ['topics and services:\n'] * 2  # no status lines
+
+
+class Warned:
+    """A node as say_warnings sees it: its name and what its logger warned."""
+
+    def __init__(self, name):
+        self.warned = []
+        self.get_fully_qualified_name = lambda: name
+        self.get_logger = lambda: SimpleNamespace(warning=self.warned.append)
+
+
+def test_a_model_s_warnings_are_said_once_among_the_nodes_alive():
+    a, b, c = Warned('/a/body_bridge'), Warned('/b/body_bridge'), Warned('/c/body_bridge')
+    lines = ['m.body:3: key x ignored', 'm.body:7: key y ignored']
+    try:
+        console.say_warnings(a, lines)
+        console.say_warnings(b, lines)  # a second copy of the same file
+        console.say_warnings(c, [lines[1], 'n.body:1: other'])
+        console.say_warnings(a, lines)  # a node saying its own again: nothing more
+        assert a.warned == lines
+        assert b.warned == ['2 warnings of its model: the same as /a/body_bridge gave above']
+        assert c.warned == ['n.body:1: other',
+                            '1 warning of its model: the same as /a/body_bridge gave above']
+        console.forget_warnings(a)  # gone (a reload): its lines may be said again
+        console.say_warnings(b, lines)
+        assert b.warned[1:] == lines
+    finally:
+        for node in (a, b, c):
+            console.forget_warnings(node)
+    assert console._SAID == {}

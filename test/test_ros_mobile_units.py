@@ -4,6 +4,7 @@ hands it over. A bridge serving a rover over DDS is in test_drive.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from types import SimpleNamespace
 
@@ -235,3 +236,31 @@ def test_a_planar_base_moves_itself(node, sim):
     _advance(sim, 0.6)
     base.publish(Time())
     assert base.mover.twist.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_why_cmd_vel_is_or_is_not_offered(node):
+    from body_bridge.model import JointType
+    from body_bridge.ros.control.mobile import drive_and_why
+    drive, why = drive_and_why(node)
+    assert drive.joints == ['wheel_l', 'wheel_r']
+    assert why == 'cmd_vel drives wheels wheel_l (left) and wheel_r (right)'
+    node.params['cmd_vel'] = False
+    assert drive_and_why(node) == (None, 'no cmd_vel (cmd_vel is false)')
+    node.params['cmd_vel'] = True
+    node.root_taken = 'planar'
+    assert drive_and_why(node) == ('planar', 'cmd_vel moves the base in the plane (root planar)')
+    node.root_taken = 'fixed'
+    free = node.model
+    node.model = dataclasses.replace(free, root_joint=JointType.FIXED)
+    assert drive_and_why(node) == (None, 'no cmd_vel')  # the root line says why
+    node.params['drive_left_joints'] = 'wheel_l'  # named: the fixed root is the error
+    node.params['drive_right_joints'] = 'wheel_r'
+    with pytest.raises(ParameterError, match='the root link is fixed to the world'):
+        drive_and_why(node)
+    node.params['drive_left_joints'] = node.params['drive_right_joints'] = ''
+    node.model = Model(name='box', links=(Link('base', Pose(), Inertial(1.0, inertia=np.eye(3)),
+                                               collisions=()),), joints=(), root='base',
+                       root_joint=JointType.FREE)
+    assert drive_and_why(node) == (None, 'no cmd_vel: box has no left and right tracks, nor '
+                                   'two wheels on one axis; name them with drive_left_joints '
+                                   'and drive_right_joints')

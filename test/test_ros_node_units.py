@@ -360,7 +360,8 @@ def test_a_model_that_does_not_simulate_turns_joint_states_into_tf(ros, tmp_path
     node.get_logger = lambda: said
     tfs = captured(node._tf_pub, TFMessage)
     try:
-        assert node.sim is None and node.runner is None
+        assert node.sim is None and node.runner is None and node.drive is None
+        assert node.casters == () and node.start_notes == []
         assert [s.topic_name for s in node.subscriptions
                 if s.msg_type is JointState] == ['/joint_states']
         msg = JointState(name=['shoulder_yaw', 'nope', 'elbow_pitch', 'wrist_pitch'],
@@ -411,7 +412,7 @@ def test_the_start_is_told_in_a_line_and_its_notes(ros, tmp_path):
         assert said.lines[0] == (f'sample_arm: 6 links, 4 moving joints, 7 devices from '
                                  f'{resolve_model("sample_arm")}')
         assert said.lines[1:] == list(node.start_notes)
-        assert said.lines[1] == 'root: fixed (as the model file says)'
+        assert said.lines[1] == 'root: fixed (as the model file says); no cmd_vel'
     finally:
         node.destroy_node()
     said.lines.clear()

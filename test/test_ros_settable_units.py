@@ -223,3 +223,34 @@ def test_a_reload_loads_the_model_with_the_material_table(tmp_path, monkeypatch)
     reload_problem(Node(tmp_path, material_table='/lab/materials.yaml'), BOX)
     reload_problem(Node(tmp_path), BOX)
     assert loaded == ['/lab/materials.yaml', None]
+
+
+def test_welded_casters_are_said_with_what_to_set_and_rolling_ones_are_taken():
+    from body_bridge.formats import load_model
+    diffbot = load_model(REPO / 'test' / 'data' / 'openrave' / 'diffbot.robot.xml')
+    node = _chooser()
+    node.model = diffbot
+    apply_model_choices(node)
+    assert node.casters == () and node.start_notes == [
+        'root: free (its wheels carry it (wheel_left, wheel_right) with ball casters '
+        'caster_front, caster_back)',
+        'ball casters caster_front, caster_back drag: the file welds their ball joints '
+        '(disabled), so they slide on the ground and hold the robot back; set '
+        'casters:="caster_front caster_back" to let them roll']
+    node = _chooser(casters='caster_back, caster_front')
+    node.model = diffbot
+    apply_model_choices(node)
+    assert node.casters == ('caster_back', 'caster_front') and node.start_notes[1:] == [
+        'ball casters caster_back, caster_front roll (their contacts are frictionless: the '
+        'casters parameter)']
+    node = _chooser(casters='caster_back', root='fixed')  # a fixed robot: nothing drags
+    node.model = diffbot
+    apply_model_choices(node)
+    assert node.start_notes[1:] == ['ball casters caster_back roll (their contacts are '
+                                    'frictionless: the casters parameter)']
+    node = _chooser(casters='chassis')
+    node.model = diffbot
+    with pytest.raises(ParameterError) as err:
+        apply_model_choices(node)
+    assert str(err.value) == ("parameter casters: link 'chassis' has no sphere collision "
+                              "shape: it is no ball caster")

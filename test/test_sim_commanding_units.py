@@ -181,3 +181,61 @@ def test_joint_limits_are_the_models_and_the_default_speed_where_it_gives_none()
     speed, effort = sim.joint_limits(['wrist_pitch', 'elbow_pitch', 'shoulder_yaw'])
     np.testing.assert_allclose(speed, [2.0, np.pi, np.pi], rtol=1e-12)
     np.testing.assert_allclose(effort, [np.inf, 5.0, np.inf])
+
+
+def test_a_servo_is_guarded_at_each_step_only_faster_than_half_its_limit(arm):
+    # A joint moving at exactly GUARD (0.5) times its velocity limit is not guarded; the
+    # next double up is; a joint in effort mode never is (its effort is withheld instead).
+    sim = arm
+    row = 0
+    limit = float(sim._vlim[row])
+    assert np.isfinite(limit)
+    sim.data.qvel[sim._da[row]] = 0.5 * limit
+    sim.begin_period()
+    assert row not in sim._guarded.tolist() and not sim.steps_individually
+    sim.data.qvel[sim._da[row]] = np.nextafter(0.5 * limit, np.inf)
+    sim.begin_period()
+    assert sim._guarded.tolist() == [row] and sim.steps_individually
+    sim.command(Mode.EFFORT, [sim.actuated[row]], [0.0])
+    sim.begin_period()
+    assert row not in sim._guarded.tolist()
+
+
+def test_a_velocity_command_stops_at_the_end_of_the_range_and_may_turn_back(arm):
+    sim, row = arm, 0  # shoulder_yaw: range +-2.967 rad, limit pi rad/s
+    sim.data.qpos[sim._qa[row]] = sim._upper[row]  # exactly at the end
+    sim.command(Mode.VELOCITY, ['shoulder_yaw'], [0.5])
+    sim.begin_period()
+    assert sim.data.act[sim._actadr[row]] == 0.0  # not further out
+    sim.command(Mode.VELOCITY, ['shoulder_yaw'], [-9.0])
+    sim.begin_period()
+    assert sim.data.act[sim._actadr[row]] == -np.pi  # back in, at its velocity limit
+    sim.data.qpos[sim._qa[row]] = np.nextafter(sim._upper[row], 0.0)  # just inside
+    sim.command(Mode.VELOCITY, ['shoulder_yaw'], [0.5])
+    sim.begin_period()
+    assert sim.data.act[sim._actadr[row]] == 0.5
+
+
+def test_a_trajectory_feeds_its_velocity_forward_to_its_joints_only(arm):
+    sim = arm
+    run(sim, 0.1)
+    sim.follow(JointTrajectory(('elbow_pitch',), np.array([0.5]), np.array([[0.4]])))
+    sim.begin_period()
+    bias = sim.mj.actuator_biasprm[sim._act, 0]
+    follower = sim.actuated.index('elbow_pitch')
+    others = [k for k in range(len(sim.actuated)) if k != follower]
+    assert bias[others].tolist() == sim._gravity[others].tolist()  # gravity alone
+    rate = sim.data.ctrl[sim._act[follower]]
+    assert rate > 0.0
+    assert bias[follower] == pytest.approx(sim.kv[follower] * rate + sim._gravity[follower])
+    assert sim._runs[follower] is not None
+    run(sim, 0.7)  # past its last waypoint: it holds that point, no longer following
+    assert sim._runs[follower] is None and sim._target[follower] == 0.4
+    sim.follow(JointTrajectory(('elbow_pitch',), np.array([2.0]), np.array([[-1.0]])))
+    run(sim, 0.2)
+    sim.follow(JointTrajectory(('elbow_pitch',), np.zeros(0), np.zeros((0, 1))))  # stop
+    sim.begin_period()
+    held = sim._target[follower]
+    assert sim._runs[follower] is None and -1.0 < held < 0.4
+    run(sim, 0.3)
+    assert sim._target[follower] == held  # stopped where it was

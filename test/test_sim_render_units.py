@@ -20,6 +20,24 @@ def test_the_camera_matrix_and_the_rays_of_its_pixels():
     assert np.array_equal(x, [-0.75, -0.25, 0.25, 0.75]) and np.array_equal(y, [-0.25, 0, 0.25])
 
 
+def test_the_depth_buffer_becomes_metres_along_the_axis_in_the_buffers_given():
+    near, far = 0.1, 100.0
+    z = [0.1, 1.0, 37.5, 99.0]
+    stored = [near * (far - x) / (x * (far - near)) for x in z]  # reversed Z: 1 near, 0 far
+    buffer = np.array([stored + [0.0], [1.0, 0.5, 0.25, 0.125, -0.0]], np.float32)[::-1]
+    work, mask = np.empty((2, 5)), np.empty((2, 5), bool)
+    out = np.full((2, 5), 7.0, np.float32)
+    got = R._metric_depth(buffer, near, far, work, mask, out)
+    assert got is out and got.dtype == np.float32  # written into the buffer given
+    # each element as z = n f / (n + d (f - n)) in double precision, rounded to float32
+    expected = [[near * far / (near + float(d) * (far - near)) if d > 0 else np.inf
+                 for d in row] for row in buffer]
+    assert got.tolist() == np.array(expected, np.float32).tolist()
+    np.testing.assert_allclose(got[1, :4], z, rtol=1e-6)  # row 0 of the flipped buffer is last
+    assert np.isinf(got[1, 4]) and np.isinf(got[0, 4])  # nothing within the far plane
+    assert R._metric_depth(buffer, near, far).tolist() == got.tolist()  # allocating its own
+
+
 def test_the_gl_back_end_is_egl_unless_mujoco_gl_names_another(monkeypatch):
     from mujoco.egl import GLContext as EGL
     # the context class `import mujoco` chose (EGL's too in this process) stands for any other

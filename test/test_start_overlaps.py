@@ -66,6 +66,13 @@ def test_two_robots_at_the_origin_are_warned_about(arm):
     assert float(match[2]) > 0.01  # metres inside: far past the 1 mm tolerance (MuJoCo 3: 0.04)
 
 
+def test_a_world_file_s_models_are_told_of_their_pose_key(arm):
+    lines = start_overlaps(world((arm, Pose()), (arm, Pose())), ['arm a', 'arm b'],
+                           'their pose in lab.world.yaml')
+    assert len(lines) == 1 and lines[0].startswith('models arm a and arm b start inside')
+    assert lines[0].endswith('): place them apart with their pose in lab.world.yaml')
+
+
 def test_the_names_given_are_used(arm):
     lines = start_overlaps(world((arm, Pose()), (arm, Pose())), ['arm in /a', 'arm in /b'])
     assert lines[0].startswith('models arm in /a and arm in /b start inside each other')

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+import mujoco
 import numpy as np
 import pytest
 from conftest import ROS_MISSING
@@ -131,3 +132,36 @@ def test_a_robot_holding_still_is_not_retuned(monkeypatch):
     assert 5 <= len(calls) <= 100  # retuned as the elbow moved, 0.5 rad in 0.02 rad steps
     assert math.isclose(sim.joint_positions()[2], 0.5, abs_tol=2e-3)
 
+
+
+def test_a_joint_is_retuned_only_past_the_retune_distance_and_gravity_every_period(monkeypatch):
+    sim = Simulation(load_model(SAMPLE_ARM))
+    calls = []
+    original = sim._retune
+    monkeypatch.setattr(sim, '_retune', lambda: calls.append(sim.time) or original())
+    sim.begin_period()  # tuned at the start: every joint at 0 rad
+    assert calls == [0.0] and sim._tuned_q.tolist() == [0.0] * len(sim._tuned_q)
+    elbow = sim._qa[sim.actuated.index('elbow_pitch')]
+    for q, retuned in ((-binding.RETUNE_DISTANCE, False), (binding.RETUNE_DISTANCE, False),
+                       (np.nextafter(binding.RETUNE_DISTANCE, 1.0), True)):
+        sim.data.qpos[elbow] = q
+        mujoco.mj_forward(sim.mj, sim.data)
+        sim.begin_period()
+        assert (len(calls) == 2) == retuned, q
+        # the gravity fed forward is that of this state, retuned or not (fixed base)
+        assert sim._gravity.tolist() == sim.data.qfrc_bias[sim._da].tolist()
+    sim.data.qpos[elbow] = 0.5  # held still far from 0: not retuned again
+    mujoco.mj_forward(sim.mj, sim.data)
+    sim.begin_period()
+    sim.begin_period()
+    assert len(calls) == 3
+
+
+def test_frames_are_read_through_a_slice_where_their_bodies_follow_one_another():
+    rows = np.arange(20.0).reshape(10, 2)
+    for index, kind in (([1, 2, 3, 4], slice), ([3], slice), ([2, 3, 5], np.ndarray),
+                        ([4, 3], np.ndarray), ([0, 2, 4], np.ndarray), ([], np.ndarray)):
+        got = binding._range_or_index(np.array(index, dtype=int))
+        assert isinstance(got, kind), index
+        assert rows[got].tolist() == rows[np.array(index, dtype=int)].tolist()
+    assert binding._range_or_index(np.array([1, 2, 3])) == slice(1, 4)

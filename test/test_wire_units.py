@@ -16,6 +16,7 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 
 from body_bridge.ros.stream import wire
+from body_bridge.ros.stream.cdr import zero_padding
 
 
 def test_marks_hand_out_distinct_sentinels_of_each_kind():
@@ -117,5 +118,35 @@ def test_a_packed_message_is_the_serialization_of_the_message():
     msg = JointState(name=['x', 'y'], position=[0.5, -0.5], velocity=[1.0, 2.0],
                      effort=[3.0, 4.0])
     msg.header.stamp = Time(sec=5, nanosec=6)
-    assert packed.payload() == serialize_message(msg)
+    # the middleware's serialization with its padding zeroed (ros/stream/cdr.py): the bytes
+    # between the fields are zero in the packed message, whatever memory held
+    assert packed.payload() == zero_padding(serialize_message(msg), JointState)
+    assert deserialize_message(packed.payload(), JointState) == msg
     assert isinstance(packed.payload(), bytes)
+
+
+def test_joined_slots_take_their_numbers_in_one_array_in_their_order():
+    packed = wire.joint_state_message(['x', 'y', 'z'])
+    packed.join('state', ['velocity', 'position', 'never_filled'])
+    packed.set('state', np.arange(6.0).reshape(2, 3))  # velocities, then positions
+    packed.set('effort', [-1.0, -2.0, -3.0])
+    got = deserialize_message(packed.payload(), JointState)
+    assert list(got.velocity) == [0.0, 1.0, 2.0] and list(got.position) == [3.0, 4.0, 5.0]
+    assert list(got.effort) == [-1.0, -2.0, -3.0]
+    packed.set('position', [7.0, 8.0, 9.0])  # the slots joined are still slots of their own
+    got = deserialize_message(packed.payload(), JointState)
+    assert list(got.position) == [7.0, 8.0, 9.0] and list(got.velocity) == [0.0, 1.0, 2.0]
+    with pytest.raises(ValueError, match='one kind of number'):
+        packed.join('stamp', ['sec', 'nanosec'])  # int32 and uint32
+    with pytest.raises(ValueError, match='one kind of number'):
+        packed.join('nothing', ['never_filled'])
+
+
+def test_evenly_spaced_numbers_are_written_through_a_slice():
+    assert wire._as_slice(np.array([4])) == slice(4, 5)
+    assert wire._as_slice(np.array([3, 5, 7])) == slice(3, 8, 2)
+    for uneven in ([3, 5, 8], [5, 3, 1], [2, 2]):
+        assert isinstance(wire._as_slice(np.array(uneven)), np.ndarray)
+    view = np.zeros(10)
+    view[wire._as_slice(np.array([1, 4, 7]))] = [1.0, 2.0, 3.0]
+    assert view.tolist() == [0, 1, 0, 0, 2, 0, 0, 3, 0, 0]

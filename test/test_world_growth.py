@@ -397,3 +397,60 @@ def test_a_model_whose_root_is_the_world_cannot_be_placed(tmp_path):
     with pytest.raises(ParameterError, match='cannot be moved'):
         arm.world.add(bolted, SimOptions(initial_pose=Pose((1.0, 0.0, 0.0))), 'bolted/')
     assert arm.world.prefixes == ['']
+
+
+def test_a_chrono_model_joins_with_the_worlds_options_and_one_line_about_its_gravity():
+    """MuJoCo 4 warns, with its own source path, about every option a model attached to the
+    world has otherwise; the world gives its own options to the model first, and says in one
+    line of its own when the model's gravity was not the world's."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')  # any warning left fails the test
+        arm = Simulation(load_model(SAMPLE_ARM))
+        world = arm.world
+        spawn(world, CHRONO / 'motors.yaml', 'm/')  # 9.8 m/s^2 against 9.81: no note
+        assert world.notes == []
+        weightless = spawn(world, CHRONO / 'loads_mbs.yaml', 'l/')  # no gravity, dt 0.5 ms
+    assert world.notes == [
+        f"{weightless.model.name}: its gravity (0, 0, 0) m/s^2 is not the world's; the "
+        "world's (0, 0, -9.81), the first model's, acts on it"]
+    assert list(world.mj.opt.gravity) == [0.0, 0.0, -9.81]
+    assert world.mj.opt.timestep == pytest.approx(0.001)
+
+
+def test_an_attach_conflict_mujoco_still_finds_is_one_line_of_ours():
+    import types
+    import warnings
+
+    def attach(child, prefix, frame):
+        warnings.warn("Attach conflict when attaching 'b' to 'a', policy is 'warning'\n"
+                      'flux: parent has 1, child has 2, keeping parent value\n')
+        warnings.warn('something else', DeprecationWarning)
+    option = types.SimpleNamespace(gravity=np.array([0.0, 0.0, -9.81]))
+    spec = types.SimpleNamespace(option=option, attach=attach)
+    child = types.SimpleNamespace(option=types.SimpleNamespace(gravity=np.array([0, 0, -1.62])))
+    model = types.SimpleNamespace(name='moon_rover')
+    with pytest.warns(DeprecationWarning, match='something else'):
+        notes = world_module._attach(spec, child, model, 'r/', None)
+    assert notes == [
+        "moon_rover: its gravity (0, 0, -1.62) m/s^2 is not the world's; the world's "
+        '(0, 0, -9.81), the first model\'s, acts on it',
+        "moon_rover: MuJoCo keeps the world's settings: flux: parent has 1, child has 2, "
+        'keeping parent value']
+    assert list(child.option.gravity) == [0.0, 0.0, -9.81]  # the world's, given before
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')  # a user's filter: the conflicts are still ours to say
+        child.option.gravity = np.array([0.0, 0.0, -9.95])  # 1.4 % off: said
+        notes = world_module._attach(spec, child, model, 'r/', None)
+    assert [n.split(':')[1] for n in notes] == [' its gravity (0, 0, -9.95) m/s^2 is not the '
+                                                "world's; the world's (0, 0, -9.81), the "
+                                                "first model's, acts on it",
+                                                " MuJoCo keeps the world's settings"]
+    option.gravity = np.zeros(3)  # a world without gravity: any gravity of the model is said
+    child.option.gravity = np.array([0.0, 1e-6, 0.0])
+    with pytest.warns(DeprecationWarning):
+        assert 'its gravity (0, 1e-06, 0)' in world_module._attach(spec, child, model, 'r/',
+                                                                   None)[0]
+    child.option.gravity = np.zeros(3)
+    with pytest.warns(DeprecationWarning):
+        assert len(world_module._attach(spec, child, model, 'r/', None)) == 1  # the conflict

@@ -49,14 +49,25 @@ digest() {
 # .ci/run can set the three environments up at once.
 exec 9>"$root/.setup.lock"
 
-# 1. System tools the tests need: check_urdf (the C++ URDF parser ROS tools use).
+# 1. System tools the tests need: check_urdf (the C++ URDF parser ROS tools use) and, where
+#    the ROS tests run (not humble), Chromium: test/test_rerun_browser.py loads a recorded bag
+#    in Rerun's web viewer in it, headless (about 30 s to install, with its apt-get update).
 flock 9
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+updated=""
+apt_install() {  # PACKAGE: apt-get update (once), then install it
+  if [ -z "$updated" ]; then $sudo apt-get update -qq >/dev/null; updated=1; fi
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$1" >/dev/null
+}
 if ! command -v check_urdf >/dev/null 2>&1; then
   say "installing liburdfdom-tools (check_urdf)"
-  sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo="sudo"
-  $sudo apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq liburdfdom-tools >/dev/null
+  apt_install liburdfdom-tools
+fi
+if [ "$flavour" != humble ] && ! command -v chromium >/dev/null 2>&1; then
+  say "installing chromium (headless, for test/test_rerun_browser.py)"
+  apt_install chromium ||
+    say "warning: chromium could not be installed: test/test_rerun_browser.py will be skipped"
 fi
 flock -u 9
 

@@ -30,6 +30,8 @@ mesh without area (< ``MIN_AREA``)            visual: dropped, warning; collisio
 collision mesh flat, straight or a point      repaired: the thinnest box around it (at
                                               least 1 um), warning (a convex hull needs
                                               volume)
+collision mesh whose triangles cover no area  repaired: the box around its vertices,
+  but whose vertices span a volume            warning
 rotation matrix not a rotation                rejected
 time step not positive or above 1 s           rejected
 two loop closures (springs, ...) of one name  rejected
@@ -252,12 +254,18 @@ class _Checker:
         if len(used) == 0:
             used = np.zeros((1, 3))
         frame, extent = principal_box(used)
-        if area >= MIN_AREA and extent.min() > max(FLAT * extent.max(), MIN_SIZE):
+        solid = extent.min() > max(FLAT * extent.max(), MIN_SIZE)
+        if area >= MIN_AREA and solid:
             return shape
         size = tuple(float(max(e, MIN_SIZE)) for e in extent)
-        self.warn(src, f'{what} {g.name!r} is flat, straight or a point (its extents are '
-                  f'{_show(extent)} m): a convex hull needs volume, so the thinnest box around '
-                  'it (at least 1 um thick) is its collision shape')
+        if solid:  # the vertices span a volume; the triangles (none, or degenerate) do not
+            self.warn(src, f'{what} {g.name!r}: its {len(g.faces)} triangles cover no area, '
+                      f'though its vertices span {_show(extent)} m: the box around its '
+                      'vertices is its collision shape')
+        else:
+            self.warn(src, f'{what} {g.name!r} is flat, straight or a point (its extents are '
+                      f'{_show(extent)} m): a convex hull needs volume, so the thinnest box '
+                      'around it (at least 1 um thick) is its collision shape')
         return Shape(Box(size), shape.pose @ frame, shape.material, shape.source)
 
     def joint(self, joint):

@@ -30,7 +30,9 @@ class Model:
     """A robot or environment: a tree of links and joints, devices and closures.
 
     ``root_joint`` is how the root link is attached to the world: FIXED or FREE.
-    ``warnings`` holds one ``path:line: message`` line for everything the loader ignored.
+    ``warnings`` holds one ``path:line: message`` line for everything the loader ignored;
+    ``dropped`` repeats those about parts of the file the model lacks (elements the loader
+    could not read but could go on without: ``check`` reports them as errors).
     ``manipulators`` describe arm/hand chains (their tool frames are in ``frames``);
     ``adjacent`` lists link pairs that never collide with each other.
     """
@@ -46,6 +48,7 @@ class Model:
     source: str | None = None
     timestep: float | None = None
     warnings: tuple[str, ...] = ()
+    dropped: tuple[str, ...] = ()
     #: Spring-dampers, compliant loop closures, motors, external loads (Project Chrono).
     springs: tuple[Spring, ...] = ()
     bushings: tuple[Bushing, ...] = ()
@@ -62,6 +65,10 @@ class Model:
     #: 1-DOF joints that start without a servo holding them (free, or driven by a Motor)
     #: until a command names them.
     passive_joints: tuple[str, ...] = ()
+    #: Fixed joints the file declares as ball joints but holds still (OpenRAVE: a spherical
+    #: joint with ``enable="false"``): a sphere on one that touches the ground is a ball
+    #: caster that drags (``sim/building/casters.py``).
+    welded_balls: tuple[str, ...] = ()
     #: Gravity [m/s^2] in the model frame (None: the integrator's default, 9.81 down z).
     gravity: np.ndarray | None = None
     #: False: the model brings its own ground, the integrator adds no ground plane.
@@ -252,3 +259,7 @@ def _check_dynamics(model: Model, links: Mapping, joints: Mapping) -> None:
             raise ModelError(model.source, None, f'contact material of {contact.link!r}: '
                              f'no collision shape {contact.index}')
     check(None, 'passive joint list', joint_names=model.passive_joints)
+    check(None, 'welded ball joint list', joint_names=model.welded_balls)
+    for name in model.welded_balls:
+        if joints[name].type != JointType.FIXED:
+            raise ModelError(model.source, None, f'welded ball joint {name!r} is not fixed')

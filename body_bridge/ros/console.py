@@ -1,12 +1,13 @@
 """What the bridge tells its user while it runs.
 
 On start, each node logs a table of what it publishes, subscribes and serves (topic, type,
-rate, QoS); then the world logs one status line every :data:`STATUS_PERIOD` seconds of wall
-time: simulated time, the real-time factor measured over the last interval (simulated time
-stepped per wall-clock second: resets do not count), commands received
-per second and warnings raised while running. Both are INFO messages of the node's logger, so
-``--ros-args --log-level warn`` (or ``python -m body_bridge sim --quiet``) leaves only
-warnings and errors.
+rate, QoS), and the simulator API's node the services and action it serves; then the world
+logs one status line every :data:`STATUS_PERIOD` seconds of wall time: simulated time, the
+real-time factor measured over the last interval (simulated time stepped per wall-clock
+second: resets do not count), commands received per second and warnings raised while running.
+Both are INFO messages of the node's logger, so ``--ros-args --log-level warn`` (or ``python
+-m body_bridge sim --quiet``) leaves only warnings and errors. A model's load warnings are said
+once among the nodes alive (:func:`say_warnings`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from rclpy.action import ActionServer
 from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
 
 __all__ = ['Row', 'interface_rows', 'format_table', 'StatusReporter', 'announce',
-           'count_command', 'action_server', 'STATUS_PERIOD']
+           'count_command', 'action_server', 'STATUS_PERIOD', 'say_warnings', 'forget_warnings']
 
 #: Seconds of wall time between two status lines.
 STATUS_PERIOD = 5.0
@@ -29,6 +30,34 @@ _LATCHED = ('robot_description', '/tf_static')
 _PER_PERIOD = ('/tf', 'joint_states', '/clock')
 #: The end of the name of an action server's goal service.
 _SEND_GOAL = '/_action/send_goal'
+
+
+#: Model warnings said by a node still alive: line -> (the node's id, its name).
+_SAID: dict[str, tuple[int, str]] = {}
+
+
+def say_warnings(node, lines) -> None:
+    """Log a model's load warnings as ``node``'s, each once among the nodes alive: a world
+    of two copies of one file (or a file two models include) says its warnings once, and the
+    later node one line saying whose they are."""
+    name = node.get_fully_qualified_name()
+    repeated: dict[str, int] = {}
+    for line in lines:
+        said = _SAID.get(line)
+        if said is None:
+            _SAID[line] = (id(node), name)
+            node.get_logger().warning(line)
+        elif said[0] != id(node):
+            repeated[said[1]] = repeated.get(said[1], 0) + 1
+    for other, count in repeated.items():
+        node.get_logger().warning(f'{count} {"warning" if count == 1 else "warnings"} of '
+                                  f'its model: the same as {other} gave above')
+
+
+def forget_warnings(node) -> None:
+    """A node goes away: the warnings it said may be said again (a reload says them anew)."""
+    for line in [line for line, said in _SAID.items() if said[0] == id(node)]:
+        del _SAID[line]
 
 
 @dataclass(frozen=True)
@@ -236,9 +265,11 @@ class StatusReporter:
             self._thread = None
 
 
-def announce(nodes: list, runner) -> StatusReporter | None:
-    """Log every node's table; start the status lines of the world (when it simulates)."""
-    for node in nodes:
+def announce(nodes: list, runner, also=()) -> StatusReporter | None:
+    """Log every node's table, and those of the nodes ``also`` (the simulator API's ``sim``
+    node: its services and action); start the status lines of the world (when it
+    simulates)."""
+    for node in [*nodes, *also]:
         node.get_logger().info('topics and services:\n' + format_table(interface_rows(node)))
     if runner is None:
         return None

@@ -168,7 +168,17 @@ class Simulation(Binding, Commanding):
         if self.kinematic:
             return q.copy()
         act = self.data.act[self._actadr]
+        if self._modes_now().all_position:
+            return act
         return np.where(self._mode == POSITION, act, q)
+
+    def _modes_now(self) -> _Modes:
+        """The masks of the current command modes (made again only when a mode changed:
+        ``_mode`` is compared by its bytes, so any change to it, wherever made, is seen)."""
+        key = self._mode.tobytes()
+        if self._masks is None or self._masks.key != key:
+            self._masks = _Modes(key, self._mode)
+        return self._masks
 
     def _apply_pending(self) -> None:
         with self._lock:
@@ -221,43 +231,48 @@ class Simulation(Binding, Commanding):
         """Apply the pending commands and set the servos for the coming period.
 
         Runs every period: written with plain numpy operations on the servos' arrays (no
-        np.clip, whose Python wrapper costs more than the work on a few dozen joints).
+        np.clip, whose Python wrapper costs more than the work on a few dozen joints), the
+        masks of the command modes kept from one period to the next (``_modes_now``), and
+        the masked selections skipped when every joint is in one mode (the same numbers).
         """
-        self._apply_pending()
+        if self._pending:  # read without the lock: a command that comes now waits a period
+            self._apply_pending()
         if not self.kinematic:
             self._update_servos()
         period = self.period
         desired, following = self._desired_positions(self.time + period)
-        q = self.data.qpos[self._qa]
-        mode = self._mode
-        position = mode == POSITION
+        data = self.data
+        q = data.qpos[self._qa]
+        modes = self._modes_now()
+        position = modes.position
         start = self._setpoints()
-        step = np.minimum(np.maximum(desired - start, -self._vstep), self._vstep)
-        rate = np.where(position, step / period, 0.0)
+        step = np.minimum(np.maximum(desired - start, self._vstep_low), self._vstep)
+        rate = step / period if modes.all_position else np.where(position, step / period, 0.0)
         if self.kinematic:
             self._kinematic_period(q, rate)
             return
         self._rate = rate
-        self.data.ctrl[self._act] = rate
-        act = self.data.act
-        velocity = mode == VELOCITY
+        data.ctrl[self._act] = rate
+        act = data.act
+        velocity = modes.velocity
         speed = np.abs(rate)
-        if velocity.any():
+        if modes.any_velocity:
             v = np.minimum(np.maximum(self._target, -self._vlim), self._vlim)
             v[((q >= self._upper) & (v > 0)) | ((q <= self._lower) & (v < 0))] = 0.0
             act[self._actadr[velocity]] = v[velocity]
             speed = np.where(velocity, np.abs(v), speed)
-        effort = mode == EFFORT
-        if effort.any():
+        effort = modes.effort
+        if modes.any_effort:
             act[self._actadr[effort]] = self._limit_efforts(q)[effort]
         bias = np.zeros(len(rate)) if following is None else \
             np.where(following & position, self.kv * rate, 0.0)
         if self._gravcomp:
-            bias += np.where(effort, 0.0, self._gravity)
+            bias += np.where(effort, 0.0, self._gravity) if modes.any_effort else self._gravity
         self.mj.actuator_biasprm[self._act, 0] = bias
         # Servos that may reach their velocity limit this period: guarded at every step.
-        fast = np.maximum(np.abs(self.data.qvel[self._da]), speed)
-        self._guarded = np.flatnonzero(~effort & (fast > self._guard_speed))
+        fast = np.maximum(np.abs(data.qvel[self._da]), speed)
+        beyond = fast > self._guard_speed
+        self._guarded = np.flatnonzero(~effort & beyond if modes.any_effort else beyond)
 
     def _limit_efforts(self, q: np.ndarray) -> np.ndarray:
         """Effort targets, withheld where they push beyond a velocity limit or the range."""
@@ -343,11 +358,11 @@ class Simulation(Binding, Commanding):
     def moving_transforms(self) -> tuple[np.ndarray, np.ndarray]:
         """Child frame in parent frame for each of ``moving_frames``: (k, 3) pos, (k, 4) wxyz."""
         d = self.data
-        parent, child = self._pairs[:, 0], self._pairs[:, 1]
-        rp = d.xmat[parent].reshape(-1, 3, 3)
-        pos = np.einsum('kji,kj->ki', rp, d.xpos[child] - d.xpos[parent])
-        quat = _relative_quats(d.xquat[parent], d.xquat[child])
-        return pos, quat
+        parent, child = self._parents, self._children
+        xpos = d.xpos
+        pos = np.einsum('kji,kj->ki', d.xmat[parent].reshape(-1, 3, 3), xpos[child] - xpos[parent])
+        xquat = d.xquat
+        return pos, _relative_quats(xquat[parent], xquat[child])
 
     def body_pose(self, link: str) -> tuple[np.ndarray, np.ndarray]:
         """World pose of a link: position, quaternion (w, x, y, z)."""
@@ -383,3 +398,19 @@ _RELATIVE = _relative_product()
 def _relative_quats(parent: np.ndarray, child: np.ndarray) -> np.ndarray:
     """conj(parent) * child for (k, 4) arrays of quaternions (w, x, y, z)."""
     return np.matmul((parent @ _RELATIVE).reshape(-1, 4, 4), child[:, :, None])[:, :, 0]
+
+
+class _Modes:
+    """Masks of the command modes of a model's servos, made once per change of modes."""
+
+    __slots__ = ('key', 'position', 'velocity', 'effort', 'all_position', 'any_velocity',
+                 'any_effort')
+
+    def __init__(self, key: bytes, mode: np.ndarray):
+        self.key = key
+        self.position = mode == POSITION
+        self.velocity = mode == VELOCITY
+        self.effort = mode == EFFORT
+        self.all_position = bool(self.position.all())
+        self.any_velocity = bool(self.velocity.any())
+        self.any_effort = bool(self.effort.any())

@@ -71,7 +71,7 @@ def assemble(body: ReadBody, ctx: Context) -> Model:
                  root_joint=root_type, devices=tuple(_unique_names(devices, ctx)),
                  closures=tuple(closures), source=ctx.path, warnings=_counted(ctx.warnings),
                  contact_pairs=pairs, contact_ground=ground, adjacent=body.excluded,
-                 passive_joints=_without_id(joints))
+                 passive_joints=_without_id(joints), dropped=tuple(ctx.session.dropped))
 
 
 def _without_id(joints: list[Joint]) -> tuple[str, ...]:

@@ -12,7 +12,10 @@ Facts this module relies on:
 * SubBody: ``uri`` names another body file whose links join this body, renamed
   ``prefix + name + suffix`` (devices ``device_prefix + name``; joint ids shifted by
   ``joint_id_offset``); the node's ``parent``, placement and joint keys apply to the
-  sub-body's root link.
+  sub-body's root link, and so do its ``elements``: the devices there (track devices too)
+  join that link, in its frame; Choreonoid adds no shape or mass from them (a warning says
+  they were not used). An element this loader cannot read there is a warning naming it and
+  its line, and a part of the model dropped (``Model.dropped``: ``check`` reports it).
 * ContinuousTrack: ``num_joints`` links ``name0 ... nameN-1`` chained from ``parent``: the
   first with a free joint, the others revolute, each ``joint_offset`` from the previous,
   at ``initial_joint_angles``.
@@ -31,13 +34,13 @@ import numpy as np
 from ...errors import ModelError, UnsupportedError
 from ...fileaccess import file_problem
 from ...model import Model, Pose
-from .elements import LinkParts
+from .elements import LinkParts, read_elements
 from .assembly import ReadBody, ReadClosure, assemble, with_link_contacts
 from .belts import approximate_belts
 from .chains import belt_of_chain
 from .collision_rules import excluded_pairs, wire_only_links
 from .links import LINK_KEYS, LinkSpec, _axis, import_keys, read_joint, read_link
-from .nodes import Context, Node, kind
+from .nodes import Context, Frame, Node, kind
 from .resources import resolve_uri
 from ..yamlsource import line_at, line_of, load_yaml
 
@@ -50,7 +53,7 @@ _HEADER_KEYS = frozenset({'format', 'format_version', 'angle_unit', 'name', 'roo
                           'links', 'extra_joints', 'link_group', 'collision_detection_rules'})
 _SUB_BODY_KEYS = frozenset({'type', 'uri', 'prefix', 'suffix', 'device_prefix',
                             'joint_id_offset', 'parent', 'translation', 'rotation'}) | \
-    (LINK_KEYS - {'name', 'joint_name', 'elements', 'mass', 'center_of_mass', 'inertia'})
+    (LINK_KEYS - {'name', 'joint_name', 'mass', 'center_of_mass', 'inertia'})
 _TRACK_KEYS = LINK_KEYS | {'num_joints', 'joint_offset', 'initial_joint_angles'}
 _CLOSURE_TYPES = {'ball': 'ball', 'hinge': 'hinge', 'piston': 'piston'}
 #: Most links of one model, sub-bodies and tracks included (sub-bodies included several times
@@ -247,10 +250,38 @@ def _read_sub_body(node: Node, body: ReadBody) -> None:
     root.offset = Pose(root.offset.pos if translation is None else translation,
                        root.offset.rot if rotation is None else rotation)
     read_joint(node, root)
+    _read_sub_body_elements(node, root, uri)
     node.warn_unused(f'SubBody {uri!r}', _SUB_BODY_KEYS)
     _add_links(body, specs, node)
     body.closures.extend(replace(c, name=f'{prefix}{c.name}{suffix}', link1=rename[c.link1],
                                  link2=rename[c.link2]) for c in sub.closures)
+
+
+def _read_sub_body_elements(node: Node, root: LinkSpec, uri: str) -> None:
+    """A SubBody's ``elements``, as Choreonoid reads them (module text)."""
+    value, line, ctx = node.raw('elements'), node.at('elements'), node.ctx
+    if value is None:
+        return
+    if isinstance(value, list):
+        chunks = [([item], line_at(value, index, line)) for index, item in enumerate(value)]
+    elif isinstance(value, dict) and 'type' not in value:
+        chunks = [({key: item}, line_at(value, key, line)) for key, item in value.items()]
+    else:
+        chunks = [(value, line)]
+    parts = LinkParts(root.name)
+    for chunk, at in chunks:
+        try:
+            read_elements(chunk, Frame(), parts, ctx, at)
+        except UnsupportedError as err:
+            message = f'{err}; this element of SubBody {uri!r} was ignored'
+            ctx.warnings.append(message)
+            ctx.session.dropped.append(message)
+    root.parts.devices.extend(parts.devices)
+    unused = [what for what, there in (('shapes', parts.visuals or parts.collisions),
+                                       ('masses', parts.masses)) if there]
+    if unused:
+        ctx.warn(line, f'SubBody {uri!r}: the {" and ".join(unused)} of its elements are not '
+                 'used (Choreonoid takes only devices from them); ignored')
 
 
 # --- extra joints ----------------------------------------------------------------------------

@@ -100,6 +100,7 @@ class Session:
         elements: element nodes read so far (bounded by ``MAX_ELEMENTS``).
         material_table: the contact material table file the caller names (None: the one
             found beside the model, see ``materials.py``).
+        dropped: warnings about parts of the file the model lacks (``Model.dropped``).
     """
 
     def __init__(self):
@@ -109,6 +110,7 @@ class Session:
         self.bodies: dict = {}
         self.loading: list[str] = []
         self.elements = 0
+        self.dropped: list[str] = []
 
     def count_element(self, path: str, line: int | None) -> None:
         """Count one element node read.

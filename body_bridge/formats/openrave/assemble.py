@@ -50,6 +50,8 @@ class BodyParts:
     closures: list[LoopClosure] = field(default_factory=list)
     #: joints that move freely (no servo holds them): passive wheels
     passive: list[str] = field(default_factory=list)
+    #: disabled spherical joints, held fixed: a ball drawn on one is a welded ball caster
+    welded_balls: list[str] = field(default_factory=list)
     #: raw link -> (model link name, model frame F (world, 4x4), OpenRAVE frame T (world))
     frames: dict = field(default_factory=dict)
 
@@ -254,6 +256,8 @@ class BodyAssembler:
                                          'held at 0 (fixed), as OpenRAVE keeps it')
             self.parts.joints.append(Joint(name, JointType.FIXED, pname, cname, source=src,
                                            meta=freeze(self._meta(joint))))
+            if joint.type == 'spherical':
+                self.parts.welded_balls.append(name)
             return
         if _is_locked(joint):
             self.warn(joint.element, f'joint {joint.name!r} has equal lower and upper limits '

@@ -99,6 +99,7 @@ class _Builder:
         self.joints: list[Joint] = []
         self.closures = []
         self.passive: list[str] = []  # joints that move freely (no servo holds them)
+        self.welded_balls: list[str] = []  # disabled spherical joints (held fixed)
         self.devices: list[Device] = []
         self.frames: list[Frame] = []
         self.manipulators: list[Manipulator] = []
@@ -127,6 +128,7 @@ class _Builder:
             self.joints.extend(parts.joints)
             self.closures.extend(parts.closures)
             self.passive.extend(parts.passive)
+            self.welded_balls.extend(parts.welded_balls)
             self._initial_values(body, parts)
             self._extras(body, parts, prefix)
         self._mimic_initial_values()
@@ -142,7 +144,8 @@ class _Builder:
                          tuple(self.devices), tuple(self.closures), tuple(self.frames),
                          self.world.path, warnings=tuple(dict.fromkeys(self.ctx.warnings)),
                          manipulators=tuple(self.manipulators), adjacent=tuple(self.adjacent),
-                         passive_joints=tuple(self.passive))
+                         passive_joints=tuple(self.passive),
+                         welded_balls=tuple(self.welded_balls))
         except ModelError as err:
             raise ModelError(err.path or self.world.path, err.line, err.message) from None
 

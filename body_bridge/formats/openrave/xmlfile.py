@@ -147,6 +147,20 @@ def parse_file(path: str | os.PathLike) -> Element:
     return parse_bytes(data, path)
 
 
+def _refusal(err: DefusedXmlException) -> str:
+    """What defusedxml refused, in words (its own text is a Python repr)."""
+    name = getattr(err, 'name', None)
+    external = getattr(err, 'sysid', None)
+    if name is not None and type(err).__name__ == 'EntitiesForbidden':
+        return f'the file declares the entity {name!r}' + (
+            f' from {external!r}' if external else '')
+    if external is not None:
+        return f'the file refers to the external resource {external!r}'
+    if name is not None:
+        return f'the file declares the document type {name!r}'
+    return 'the file uses what a safe parser does not allow'
+
+
 def parse_bytes(data: bytes, path: str) -> Element:
     """Parse an XML document held in memory (``path`` names it in messages).
 
@@ -162,8 +176,8 @@ def parse_bytes(data: bytes, path: str) -> Element:
             from None
     except DefusedXmlException as err:
         line = builder._line() or None
-        raise ModelError(path, line, f'refused: {err} (entities and external references are '
-                         'not allowed)') from None
+        raise ModelError(path, line, f'refused: {_refusal(err)} (entities and external '
+                         'references are not allowed)') from None
     except (LookupError, UnicodeError, ValueError) as err:  # an encoding Python lacks, ...
         line = builder._line() or 1
         raise ModelError(path, line, f'not readable XML: {" ".join(str(err).split())[:200]}') \

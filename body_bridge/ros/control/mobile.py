@@ -25,12 +25,13 @@ from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
 
 from ...errors import ParameterError
+from ...model import JointType
 from ...sim.mechanics.drive import Drive, DriveError, base_state, find_drive
 from ...sim.names import CommandRejected, Mode
 from ..stream import qos
 from ..console import count_command
 
-__all__ = ['MobileBase', 'drive_of', 'COVARIANCE']
+__all__ = ['MobileBase', 'drive_of', 'drive_and_why', 'COVARIANCE']
 
 #: Diagonal of the pose and twist covariances of ``odom`` (exact values, see module text).
 COVARIANCE = 1e-9
@@ -44,21 +45,31 @@ def drive_of(node) -> Drive | str | None:
     Raises:
         ParameterError: joints named that make no drive, or a bad separation.
     """
+    return drive_and_why(node)[0]
+
+
+def drive_and_why(node) -> tuple[Drive | str | None, str]:
+    """:func:`drive_of`, and why cmd_vel is or is not offered, in a few words for the
+    start-up line (which wheels or tracks drive, or why those found make no drive)."""
     p = node.params
     if not p['cmd_vel']:
-        return None
+        return None, 'no cmd_vel (cmd_vel is false)'
     if getattr(node, 'root_taken', None) == 'planar':
-        return 'planar'
+        return 'planar', 'cmd_vel moves the base in the plane (root planar)'
     left, right = _names(p['drive_left_joints']), _names(p['drive_right_joints'])
+    if node.model.root_joint != JointType.FREE and not (left or right):
+        return None, 'no cmd_vel'  # the root line said why the root is fixed
     separation = p['drive_separation']
     if not math.isfinite(separation) or separation < 0:
         raise ParameterError('drive_separation', f'must be 0 or positive, not {separation}')
     try:
-        return find_drive(node.model, left, right, separation, p['default_velocity_limit'])
+        drive = find_drive(node.model, left, right, separation, p['default_velocity_limit'])
     except DriveError as err:
         if left or right:
             raise ParameterError('drive_left_joints', str(err)) from None
-        return None  # a model without a mobile base: no cmd_vel
+        return None, f'no cmd_vel: {err}'  # a model without a mobile base
+    return drive, (f'cmd_vel drives {drive.kind} {", ".join(drive.left)} (left) and '
+                   f'{", ".join(drive.right)} (right)')
 
 
 def _names(value: str) -> list[str]:

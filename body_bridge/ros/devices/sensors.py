@@ -26,23 +26,20 @@ import re
 import sys
 import threading
 
-from geometry_msgs.msg import WrenchStamped
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType, SetParametersResult
-from sensor_msgs.msg import (CameraInfo, CompressedImage, Image, Imu, LaserScan, PointCloud2,
-                             Range)
+from sensor_msgs.msg import CameraInfo, CompressedImage, Image, LaserScan, PointCloud2, Range
 
 from ... import urdf as urdf_writer
 from ...device_overlay import Overlay
 from ...errors import ModelError
-from ...model import DeviceKind
 from ...sim.sensing.render import RenderError
-from ...sim.sensing.sensors import (CameraSampler, DeviceSampler, ForceSampler, InertialSampler,
-                           RangeSampler, SensorSuite)
+from ...sim.sensing.sensors import (CameraSampler, ForceSampler, InertialSampler, RangeSampler,
+                                    SensorSuite)
 from . import device_settings
-from ..stream import qos, wire
+from .packed import DevicePublisher, ImuPublisher, WrenchPublisher, _Instant
 from ..stream.compression import compress_color, compress_depth
 from ..stream.encoder import BackgroundEncoder
-from ..stream.messages import (camera_info, camera_points, cloud_fields, covariance_of, fill_cloud,
+from ..stream.messages import (camera_info, camera_points, cloud_fields, fill_cloud,
                        image_message, range_points, stamp_of)
 
 __all__ = ['SensorPublishers', 'DevicePublisher', 'ImuPublisher', 'WrenchPublisher',
@@ -69,106 +66,6 @@ def parameter_prefix(topic: str) -> str:
 
 
 # --- one publisher group per device ----------------------------------------------------------
-
-
-class DevicePublisher:
-    """The publishers of one device and the messages they reuse."""
-
-    def __init__(self, node, sampler: DeviceSampler, topic: str, frame_id: str):
-        self.node, self.sampler, self.topic, self.frame_id = node, sampler, topic, frame_id
-        self.publishers = []
-
-    def _publisher(self, msg_type, name: str):
-        pub = self.node.create_publisher(msg_type, name, qos.SENSOR)
-        self.publishers.append(pub)
-        return pub
-
-    @staticmethod
-    def _watched(pub) -> bool:
-        return pub is not None and pub.get_subscription_count() > 0
-
-    def tick(self) -> None:
-        """The device is due: read it if anyone listens, and publish."""
-        raise NotImplementedError
-
-
-class ImuPublisher(DevicePublisher):
-    """sensor_msgs/Imu on ``<device>``; covariances: the variances of the white noise on the
-    diagonal (REP-145: -1 for a quantity not reported), rebuilt when the noise or the rate
-    changes. Serialized once, its numbers patched at every reading (see :mod:`.wire`)."""
-
-    def __init__(self, node, sampler: InertialSampler, topic, frame_id):
-        super().__init__(node, sampler, topic, frame_id)
-        self.pub = self._publisher(Imu, topic)
-        self._pack()
-
-    def _pack(self) -> None:
-        sampler, frame_id = self.sampler, self.frame_id
-        self._version = sampler.noise_version
-        kind = sampler.device.kind
-        self.reports = {'orientation': kind == DeviceKind.IMU and bool(
-                            sampler.device.params.get('orientation')),
-                        'angular_velocity': kind != DeviceKind.ACCELEROMETER,
-                        'linear_acceleration': kind != DeviceKind.GYRO}
-
-        def build(marks: wire.Marks) -> Imu:
-            msg = Imu()
-            msg.header.frame_id = frame_id
-            wire.mark_stamp(marks, msg.header.stamp)
-            for field, reported in self.reports.items():
-                setattr(msg, f'{field}_covariance',
-                        covariance_of(sampler.variance(field) if reported else None))
-            if self.reports['orientation']:
-                o = msg.orientation
-                o.w, o.x, o.y, o.z = (marks.float64('orientation') for _ in range(4))
-            for field in ('angular_velocity', 'linear_acceleration'):
-                if self.reports[field]:
-                    vector = getattr(msg, field)
-                    vector.x, vector.y, vector.z = (marks.float64(field) for _ in range(3))
-            return msg
-        self.msg = wire.PackedMessage(build)
-
-    def tick(self) -> None:
-        if not self._watched(self.pub):
-            return
-        if self.sampler.noise_version != self._version:
-            self._pack()
-        r = self.sampler.read()
-        msg = self.msg
-        msg.set_stamp(*wire.stamp_parts(r.time))
-        for field in ('orientation', 'angular_velocity', 'linear_acceleration'):
-            value = getattr(r, field)
-            if value is not None and self.reports[field]:
-                msg.set(field, value)
-        self.pub.publish(msg.payload())
-
-
-class WrenchPublisher(DevicePublisher):
-    """geometry_msgs/WrenchStamped on ``<device>`` (serialized once, see :mod:`.wire`)."""
-
-    def __init__(self, node, sampler: ForceSampler, topic, frame_id):
-        super().__init__(node, sampler, topic, frame_id)
-        self.pub = self._publisher(WrenchStamped, topic)
-
-        def build(marks: wire.Marks) -> WrenchStamped:
-            msg = WrenchStamped()
-            msg.header.frame_id = frame_id
-            wire.mark_stamp(marks, msg.header.stamp)
-            for field in ('force', 'torque'):
-                vector = getattr(msg.wrench, field)
-                vector.x, vector.y, vector.z = (marks.float64(field) for _ in range(3))
-            return msg
-        self.msg = wire.PackedMessage(build)
-
-    def tick(self) -> None:
-        if not self._watched(self.pub):
-            return
-        r = self.sampler.read()
-        msg = self.msg
-        msg.set_stamp(*wire.stamp_parts(r.time))
-        msg.set('force', r.force)
-        msg.set('torque', r.torque)
-        self.pub.publish(msg.payload())
 
 
 class RangePublisher(DevicePublisher):
@@ -199,7 +96,7 @@ class RangePublisher(DevicePublisher):
             msg.is_dense = True
         msg.header.frame_id = frame_id
 
-    def tick(self) -> None:
+    def tick(self, instant: _Instant | None = None) -> None:
         if not self._watched(self.pub):
             return
         r = self.sampler.read()
@@ -245,7 +142,7 @@ class CameraPublisher(DevicePublisher):
         self.cloud.is_dense = False
         self._failed = False
 
-    def tick(self) -> None:
+    def tick(self, instant: _Instant | None = None) -> None:
         s = self.sampler
         want_points = self._watched(self.points_pub)
         want_rgb = self._watched(self.image_pub) or self._watched(self.compressed_pub) or \
@@ -410,9 +307,12 @@ class SensorPublishers:
     def _publish_due(self) -> None:
         if self._changes:
             self._apply_changes()
+        instant = None
         for sampler in self.suite.due():
+            if instant is None:
+                instant = _Instant(self.suite)
             try:
-                self.outputs[sampler.name].tick()
+                self.outputs[sampler.name].tick(instant)
             except Exception:
                 if self.node.context.ok():
                     raise

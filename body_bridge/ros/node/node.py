@@ -32,6 +32,7 @@ from ...model import DeviceKind, JointType, Model, Pose
 from ...paths import cache_dir, resolve_model
 from . import params as P
 from ..stream import qos, wire
+from ..console import forget_warnings, say_warnings
 from ..control.commands import CommandTopics, read_controllers
 from ..stream.outlets import OUTLETS
 from .params import PARAMETERS
@@ -87,6 +88,8 @@ class BridgeNode(Node):
         super().__init__('body_bridge', automatically_declare_parameters_from_overrides=True,
                          **kwargs)
         self._warned: dict[str, list] = {}  # problem -> [last report [s], not shown since]
+        #: The world file that placed this model (its ``pose`` key), or None.
+        self.world_file: str | None = None
         #: Warnings raised while running (throttled repeats included), for the status line.
         self.warning_count = 0
         self.params = p = P.declare_parameters(self, defaults)
@@ -96,8 +99,7 @@ class BridgeNode(Node):
         self.model = apply_overlay(self.model, self.device_overlay)
         from .model_choices import apply_model_choices
         apply_model_choices(self)
-        for line in self.model.warnings:
-            self.get_logger().warning(line)
+        say_warnings(self, self.model.warnings)  # once for several nodes of one file
         self._read_groups()
         mesh_dir = p['mesh_directory'] or cache_dir('meshes')
         self.urdf = urdf_writer.to_urdf(self.model, mesh_dir=mesh_dir)
@@ -163,8 +165,11 @@ class BridgeNode(Node):
         self.grippers = find_grippers(model, self.controllers, commanded)
         for line in notes + more + rest:
             self.get_logger().warning(line)
-        from ..control.mobile import drive_of
-        self.drive = drive_of(self) if p['simulate'] else None
+        self.drive = None
+        if p['simulate']:  # the root line says why cmd_vel is or is not offered
+            from ..control.mobile import drive_and_why
+            self.drive, why = drive_and_why(self)
+            self.start_notes[0] = f'{self.start_notes[0]}; {why}'
         # Parameters declared later by the parts that own them (sensor publishers declare
         # devices.<device>.on/rate): given back, so that they can declare them with their
         # descriptors (the value given still applies); what nobody claims is warned about.
@@ -185,7 +190,8 @@ class BridgeNode(Node):
         p = self.params
         return SimOptions(
             build=BuildOptions(timestep=p['timestep'], ground_plane=p['ground_plane'],
-                               self_collision=p['self_collision']),
+                               self_collision=p['self_collision'],
+                               casters=self.casters),
             control_period=1.0 / p['control_rate'], servo_frequency=p['servo_frequency'],
             servo_damping=p['servo_damping'], gravity_compensation=p['gravity_compensation'],
             initial_positions=self.initial_positions, initial_pose=self.initial_pose,
@@ -402,6 +408,7 @@ class BridgeNode(Node):
 
     def destroy_node(self):
         OUTLETS.forget(self)
+        forget_warnings(self)
         # rclpy destroys at shutdown also a node whose start failed: not all is set
         runner = getattr(self, 'runner', None)
         if getattr(self, '_owns_runner', False) and runner is not None:

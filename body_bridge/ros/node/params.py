@@ -95,6 +95,10 @@ PARAMETERS = {
     'passive_joints': ('', _S, 'Joints that start free, no servo holding them, until a '
                        'command names them (besides the ones the model leaves undriven), as '
                        'a list or comma-separated.'),
+    'casters': ('', _S, 'Links of ball casters that roll: their contacts are made '
+                'frictionless, as a list or comma-separated (a file that welds its casters, '
+                'OpenRAVE\'s spherical joints with enable="false", makes them drag; the '
+                'start-up lines say which) (docs/mobile.md).'),
     'odom_frame': ('odom', _S, 'frame_id of odom.'),
     'odom_tf': (False, _B, 'Publish the root link\'s TF from odom_frame (REP-105) rather than '
                 'from fixed_frame, with a static identity fixed_frame -> odom_frame.'),
@@ -161,6 +165,7 @@ READ_ONLY = {
     'cmd_vel_timeout': 'the drive is set up at start',
     'root': 'the physics model is compiled with it at start',
     'passive_joints': 'the servos are set up at start',
+    'casters': 'the physics model is compiled with it at start',
     'odom_frame': 'the odom topic and frames are made at start',
     'odom_tf': 'the static fixed_frame -> odom transform is published once, latched',
     'record': 'the recording starts with the bridge and ends with it',
@@ -175,7 +180,8 @@ READ_ONLY = {
     'joint_commands_depth': 'the command subscriptions are made at start',
 }
 #: String parameters that also take a list of strings (joined by commas).
-_LISTS = ('drive_left_joints', 'drive_right_joints', 'passive_joints', 'world_sources')
+_LISTS = ('drive_left_joints', 'drive_right_joints', 'passive_joints', 'casters',
+          'world_sources')
 
 #: Parameter groups whose member names the user chooses.
 GROUPS = ('controllers', 'gains', 'initial_positions')

@@ -90,7 +90,10 @@ class SimulationRunner:
         for index, (node, sim) in enumerate(zip(self.nodes, sims)):
             node.attach_simulation(sim, self, publishes_clock=(index == 0))
         labels = [f'{node.model.name} in {node.get_namespace()}' for node in self.nodes]
-        for line in [*self.world.notes, *start_overlaps(self.world, labels)]:
+        files = {getattr(node, 'world_file', None) for node in self.nodes}
+        remedy = f'their pose in {files.pop()}' if len(files) == 1 and None not in files \
+            else 'their initial_pose parameters'
+        for line in [*self.world.notes, *start_overlaps(self.world, labels, remedy)]:
             first.get_logger().warning(line)
 
     @property

@@ -138,6 +138,7 @@ def _world_file_nodes(world, args: list[str], nodes: list) -> None:
             parameter_overrides=[Parameter('model', Parameter.Type.STRING, model.path)],
             defaults={'frame_prefix': f'{model.name}/', 'initial_pose': pose,
                       **world.settings}))
+        nodes[-1].world_file = world.path  # where its pose is (the runner's advice names it)
         if nodes[0] is nodes[-1]:
             for line in world.unsupported:
                 nodes[0].get_logger().warning(f'{line}: ignored')
@@ -241,7 +242,6 @@ def _session(specs: list[str], args: list[str], outlets) -> list[str] | None:
                 runner = SimulationRunner(simulating)
                 runner.start()
         outlets.start(nodes)
-        reporter = announce(nodes, runner or nodes[0].runner)
         executor = SingleThreadedExecutor()
         for node in nodes:
             executor.add_node(node)
@@ -249,6 +249,8 @@ def _session(specs: list[str], args: list[str], outlets) -> list[str] | None:
         world_api = serve_world(runner or nodes[0].runner, executor, split_ros_args(args)[0],
                                 world, ' '.join(specs))
         outlets.serve_world(world_api)
+        reporter = announce(nodes, runner or nodes[0].runner,
+                            also=[world_api.node] if world_api is not None else [])
         while rclpy.ok():
             executor.spin_once(timeout_sec=0.1)
             # Hand the interpreter to the simulation thread if it waits: a flood of messages

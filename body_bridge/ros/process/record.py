@@ -2,12 +2,18 @@
 
     python -m body_bridge record MODEL... -o DIR [--duration S] [--topics T ...]
                                  [--commands FILE] [--real-time-factor F] [--ros-args ...]
+    python -m body_bridge record WORLD.world.yaml -o DIR ...
 
 The bridge nodes are made as ``sim`` makes them and stepped by this command (one control
 period at a time, as fast as it can unless ``--real-time-factor`` paces it); a
 :class:`~.recorder.Recorder` attached to the outlets keeps every topic (or those named), in
 simulated time. The nodes publish on DDS as well, so the run can be watched while it records.
 The running bridge records the same way with its ``record`` parameter (:mod:`.live_outlets`).
+
+What is recorded does not depend on the machine's speed: the recorder waits for the disk
+rather than drop a message, and the image compression keeps every frame
+(:func:`~..stream.encoder.set_lossless`) and finishes before the bag is closed. Two runs with
+the same model, parameters and seed give the same messages, byte for byte.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import time
 from ...errors import BodyBridgeError
 from ...sim.names import CommandRejected
 from ..control.command_file import Commands, read_commands
+from ..stream.encoder import flush_all, set_lossless
 from ..stream.live_outlets import stop_recording
 from ..stream.outlets import OUTLETS
 from ..stream.recorder import Recorder
@@ -32,17 +39,23 @@ def bag_size(directory: str) -> int:
 
 
 def _nodes(models: list[str], ros_args: list[str], rtf: float) -> list:
+    """The bridge nodes of ``models`` (one model, several, or one world file), paced by
+    ``rtf`` whatever a world file's settings say."""
     from rclpy.parameter import Parameter
 
-    from .launcher import _world_nodes
+    from .launcher import _world_file_nodes, _world_nodes, world_of
     from ..node.node import BridgeNode
     nodes: list = []
-    rate = Parameter('real_time_factor', Parameter.Type.DOUBLE, rtf)
-    if len(models) == 1:
+    world = world_of(models)
+    pace = [*ros_args, '--ros-args', '-p', f'real_time_factor:={rtf}']
+    if world is not None:
+        _world_file_nodes(world, pace, nodes)
+    elif len(models) == 1:
+        rate = Parameter('real_time_factor', Parameter.Type.DOUBLE, rtf)
         nodes.append(BridgeNode(shared=True, parameter_overrides=[
             Parameter('model', Parameter.Type.STRING, models[0]), rate]))
     else:
-        _world_nodes(models, [*ros_args, '--ros-args', '-p', f'real_time_factor:={rtf}'], nodes)
+        _world_nodes(models, pace, nodes)
     return nodes
 
 
@@ -57,7 +70,10 @@ def _command(node, commands: Commands, t: float) -> None:
         mobile._on_twist(msg)  # as if it came on cmd_vel, with its checks
 
 
-def _run(nodes, commands: Commands | None, duration: float, rtf: float) -> None:
+def _run(nodes, commands: Commands | None, duration: float, rtf: float, watch=None) -> None:
+    """Step the world of ``nodes`` for ``duration`` simulated seconds; ``watch`` (an object
+    with ``start(runner)`` and ``period(runner)``) is told before the first period and after
+    every one."""
     from ..node.runner import SimulationRunner
     runner = SimulationRunner(nodes)
     first = nodes[0]
@@ -71,12 +87,16 @@ def _run(nodes, commands: Commands | None, duration: float, rtf: float) -> None:
     with runner.lock:
         for node in runner.nodes:
             node.publish_period()
+    if watch is not None:
+        watch.start(runner)
     steps = int(round(duration / runner.period))
     wall = time.monotonic()
     for index in range(steps):
         if commands is not None and commands.twists:
             _command(first, commands, first.sim.time)
         runner.advance()
+        if watch is not None:
+            watch.period(runner)
         if rtf > 0:
             delay = wall + (index + 1) * runner.period / rtf - time.monotonic()
             if delay > 0:
@@ -99,16 +119,21 @@ def record(models: list[str], output: str, duration: float = 10.0, topics=(),
               file=sys.stderr)
         return 2
     use_bundled_fastdds_profile()
+    set_lossless(True)
     rclpy.init(args=['body_bridge', *(ros_args or [])])
     recorder, nodes = None, []
     try:
         commands = read_commands(commands_file) if commands_file else None
         nodes = _nodes(models, ros_args or [], real_time_factor)  # a bad model: no bag
         # Attached after the nodes: it is told of their channels and given the latched ones.
-        recorder = Recorder(output, topics, warn=lambda text: print(text, file=sys.stderr))
+        recorder = Recorder(output, topics, warn=lambda text: print(text, file=sys.stderr),
+                            lossless=True)
         OUTLETS.attach(recorder)
         started, cpu = time.monotonic(), time.process_time()
         _run(nodes, commands, duration, real_time_factor)
+        if not flush_all():
+            print('record: an image compression did not finish; its last frames are missing',
+                  file=sys.stderr)
         wall, cpu = time.monotonic() - started, time.process_time() - cpu
     except BodyBridgeError as err:
         print(err, file=sys.stderr)
@@ -120,6 +145,7 @@ def record(models: list[str], output: str, duration: float = 10.0, topics=(),
         for node in nodes:
             node.destroy_node()
         stop_recording(recorder)
+        set_lossless(False)  # the process's encoders made from now on live again
         if rclpy.ok():
             rclpy.shutdown()
     bag = recorder.bag

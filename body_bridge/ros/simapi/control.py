@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import threading
 
-from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.action import CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from simulation_interfaces.action import SimulateSteps
 from simulation_interfaces.msg import Result, SimulationState, SimulatorFeatures
 from simulation_interfaces.srv import (GetSimulationState, GetSimulatorFeatures,
                                        ResetSimulation, SetSimulationState, StepSimulation)
+
+from ..console import action_server
 
 __all__ = ['TimeServices', 'FEATURES', 'result']
 
@@ -59,10 +61,10 @@ class TimeServices:
             node.create_service(StepSimulation, 'step_simulation', self._step),
             node.create_service(ResetSimulation, 'reset_simulation', self._reset),
         ]
-        self.action = ActionServer(node, SimulateSteps, 'simulate_steps', self._simulate,
-                                   goal_callback=self._accept,
-                                   cancel_callback=lambda _: CancelResponse.ACCEPT,
-                                   callback_group=group)
+        self.action = action_server(node, SimulateSteps, 'simulate_steps',
+                                    execute_callback=self._simulate, goal_callback=self._accept,
+                                    cancel_callback=lambda _: CancelResponse.ACCEPT,
+                                    callback_group=group)
 
     def _features(self, request, response):
         response.features.features = list(FEATURES)

@@ -96,6 +96,7 @@ class BagWriter:
         self._mcap = Writer(self._stream, compression=CompressionType.ZSTD if compress
                             else CompressionType.NONE)
         self._mcap.start(profile='ros2', library='body_bridge')
+        self._written = self._stream.tell()
         self._schemas: dict[str, int] = {}
         self.topics: dict[tuple[str, str], _Topic] = {}
         self.first = self.last = None
@@ -131,6 +132,9 @@ class BagWriter:
         self._mcap.add_message(channel_id=topic.channel_id, log_time=time_ns, data=data,
                                publish_time=time_ns, sequence=topic.count)
         topic.count += 1
+        if self._stream.tell() != self._written:  # a chunk was written: out of our buffer,
+            self._stream.flush()                  # so a killed process leaves it whole
+            self._written = self._stream.tell()
         if self.first is None or time_ns < self.first:
             self.first = time_ns
         if self.last is None or time_ns > self.last:

@@ -26,10 +26,16 @@ Capabilities:
 Bad client input (a topic the bridge does not subscribe, another encoding, a message that does
 not deserialize, a message over :data:`MAX_MESSAGE` bytes) is answered with the protocol's
 status message and dropped; the bridge goes on.
+
+The SDK's own log lines (Python logging, logger ``foxglove``) are said by the bridge's logger
+(:class:`SdkLog`): a client that went away without closing (the SDK's ``Broken pipe``,
+``Connection reset by peer`` for every message it could not send) is one line of ours per
+client; its other warnings and errors are prefixed ``Foxglove:``.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 
@@ -38,15 +44,64 @@ from foxglove.websocket import Capability
 from rclpy.parameter import Parameter as RosParameter
 from rclpy.serialization import deserialize_message, serialize_message
 
+from .cdr import zero_padding
 from .msgdefs import DefinitionError, definition, service_definitions
 from .outlets import INFRASTRUCTURE as _INFRASTRUCTURE
 from .outlets import OUTLETS, type_name
 
-__all__ = ['FoxgloveServer', 'MAX_MESSAGE']
+__all__ = ['FoxgloveServer', 'MAX_MESSAGE', 'SdkLog']
 
 #: The largest message a client may publish [bytes].
 MAX_MESSAGE = 1 << 20
 _MESH = re.compile(r'<mesh\s[^>]*filename="([^"]+)"')
+
+
+class SdkLog(logging.Handler):
+    """The handler of the SDK's logger: its lines said by a bridge logger (``target``).
+
+    A line about a client's connection failing (``... client ADDRESS: IO error: WHY (os error
+    N)``) is said once per client, at info level: ``Foxglove: client ADDRESS went away (WHY)``;
+    any other warning or error as ``Foxglove: <its text>``.
+    """
+
+    GONE = re.compile(r'client (?P<client>\S+): IO error: (?P<why>.+?)(?: \(os error \d+\))?$')
+    #: Clients remembered (each said once); beyond this many the memory starts over.
+    REMEMBERED = 1000
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.target = None
+        self._gone: set[str] = set()
+
+    def install(self, target) -> None:
+        """Say the SDK's lines with ``target`` (a logger with ``info`` and ``warning``)."""
+        self.target = target
+        sdk = logging.getLogger('foxglove')
+        if self not in sdk.handlers:
+            sdk.addHandler(self)
+        sdk.setLevel(logging.WARNING)  # the SDK's info and debug lines are not asked for
+        sdk.propagate = False  # nor printed again by a handler of the root logger
+
+    def emit(self, record: logging.LogRecord) -> None:
+        target = self.target
+        if target is None:
+            return
+        text = ' '.join(record.getMessage().split())
+        gone = self.GONE.search(text)
+        if gone is None:
+            target.warning(f'Foxglove: {text}')
+            return
+        client = gone['client']
+        if client in self._gone:
+            return
+        if len(self._gone) >= self.REMEMBERED:
+            self._gone.clear()
+        self._gone.add(client)
+        target.info(f'Foxglove: client {client} went away ({gone["why"].lower()})')
+
+
+#: The process's handler of the SDK's log (one logger, one handler).
+SDK_LOG = SdkLog()
 
 
 def _schema(type_name_: str, text: str) -> foxglove.Schema:
@@ -65,6 +120,7 @@ class FoxgloveServer:
     def __init__(self, nodes: list, port: int = 8765, host: str = '127.0.0.1'):
         self.nodes = list(nodes)
         self.log = self.nodes[0].get_logger()
+        SDK_LOG.install(self.log)  # before the server starts: its lines are ours from then on
         self._lock = threading.Lock()
         self._context = foxglove.Context()
         self._channels: dict[str, foxglove.Channel] = {}   # topic -> SDK channel
@@ -335,5 +391,5 @@ def _handler(service):
     def handle(request) -> bytes:
         message = deserialize_message(bytes(request.payload), service.srv_type.Request)
         response = service.callback(message, service.srv_type.Response())
-        return serialize_message(response)
+        return zero_padding(serialize_message(response), type(response))
     return handle

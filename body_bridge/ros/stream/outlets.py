@@ -4,8 +4,8 @@ Every publisher a bridge node creates is wrapped in a :class:`Channel`, which kn
 topic, its type name (``pkg/msg/Type``) and its QoS. Publishing on a channel hands the same
 serialized bytes (CDR: what DDS, rosbag2's MCAP storage and Foxglove's ``cdr`` encoding all
 carry) to DDS and to every *sink* that wants the topic. A message the node built as bytes
-(:mod:`.wire`) is not serialized again; a message object is serialized once, and only when a
-sink wants it.
+(:mod:`.wire`, its padding zeroed) is not serialized again; a message object is serialized
+once, its padding zeroed (:mod:`.cdr`), and only when a sink wants it.
 
 A channel is *watched* when DDS has a subscriber or a sink wants it
 (``get_subscription_count`` counts both), so the sensor publishers compute what the bag or a
@@ -37,6 +37,8 @@ from collections.abc import Callable
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from rclpy.serialization import serialize_message
+
+from .cdr import zero_padding
 
 __all__ = ['Channel', 'Outlets', 'OUTLETS', 'type_name', 'INFRASTRUCTURE']
 
@@ -83,22 +85,28 @@ class Channel:
 
     def get_subscription_count(self) -> int:
         """DDS subscribers plus the sinks' consumers of this channel."""
-        return self.raw.get_subscription_count() + sum(s.subscribers(self) for s in self.sinks)
+        count = self.raw.get_subscription_count()
+        sinks = self.sinks
+        return count + sum(s.subscribers(self) for s in sinks) if sinks else count
 
-    def publish(self, msg) -> None:
-        """Publish a message (object or serialized bytes) on DDS and to the sinks."""
+    def publish(self, msg, time_ns: int | None = None) -> None:
+        """Publish a message (object or serialized bytes) on DDS and to the sinks, which
+        record it at ``time_ns`` (simulated time [ns]; default: now).
+
+        A message object that only DDS takes goes to the middleware as it is (serializing it
+        here costs an image ten times its publishing); one a sink takes is serialized here,
+        its padding zeroed (:mod:`.cdr`), and those bytes go to DDS and every sink."""
         sinks = [sink for sink in self.sinks if sink.subscribers(self)] if self.sinks else ()
         if not sinks and not self.latched:
             self._write(msg)
             return
-        data = msg if isinstance(msg, bytes) else serialize_message(msg)
+        data = msg if isinstance(msg, bytes) else zero_padding(serialize_message(msg), type(msg))
         self._write(data)
-        stamp = int(round(self.clock() * 1e9))
+        stamp = int(round(self.clock() * 1e9)) if time_ns is None else time_ns
         if self.latched:
             self.last = (data, stamp)
         for sink in sinks:
             sink.write(self, data, stamp)
-
 
     def _write(self, msg) -> None:
         """Write on DDS. A write the middleware refuses (Fast DDS fails a reliable write that

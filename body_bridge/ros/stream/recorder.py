@@ -5,7 +5,9 @@ returns; a thread of the recorder writes them (:class:`~.bag.BagWriter`), waking
 :data:`PERIOD` seconds, or at once when a quarter of the queue's bound is waiting (waking it
 for every message cost the publishing thread more than the bag's writing). The queue is bounded
 in bytes: a message that would overflow it is dropped, counted (:attr:`Recorder.dropped`) and
-warned about, so that a slow disk never slows the control loop. A topic is registered in the
+warned about, so that a slow disk never slows the control loop; a lossless recorder
+(``record``, whose bag must not depend on the disk's speed) makes the publishing thread wait
+for room instead. A topic is registered in the
 bag as soon as its channel exists, so a topic without messages is listed too.
 """
 
@@ -32,16 +34,18 @@ class Recorder:
         topics: topic names or shell patterns (``/camera/*``) to record; empty: all.
         max_queue: bytes waiting to be written beyond which messages are dropped.
         warn: called with a one-line warning (messages dropped, a topic left out).
+        lossless: wait for room in the queue rather than drop a message.
 
     Raises:
         BagError: the bag's directory cannot be made.
     """
 
     def __init__(self, directory: str, topics: list[str] | tuple = (),
-                 max_queue: int = 256 << 20, warn: Callable[[str], None] | None = None):
+                 max_queue: int = 256 << 20, warn: Callable[[str], None] | None = None,
+                 lossless: bool = False):
         self.bag = BagWriter(directory)
         self.patterns = [t if t.startswith('/') else '/' + t for t in topics]
-        self.max_queue = max_queue
+        self.max_queue, self.lossless = max_queue, lossless
         self.warn = warn or (lambda text: None)
         #: Messages dropped because the queue was full.
         self.dropped = 0
@@ -50,6 +54,7 @@ class Recorder:
         self._queued = 0  # bytes in the queue
         self._early = max_queue // 4  # bytes waiting that wake the writer before its time
         self._lock = threading.Lock()  # guards _queued
+        self._room = threading.Condition(self._lock)  # the writer took some of the queue
         self._refused: set[str] = set()  # topics whose type cannot be recorded
         self._keys: dict = {}  # (topic, type) -> registered in the bag (False: refused)
         self._wake = threading.Event()
@@ -76,7 +81,11 @@ class Recorder:
     def write(self, channel, data: bytes, time_ns: int) -> None:
         size = len(data)
         with self._lock:
-            if self._queued + size > self.max_queue:
+            while self.lossless and self._queued and self._queued + size > self.max_queue \
+                    and self._thread.is_alive():
+                self._wake.set()
+                self._room.wait(0.1)
+            if self._queued + size > self.max_queue and not self.lossless:
                 self.dropped += 1
                 return
             self._queued += size
@@ -116,6 +125,7 @@ class Recorder:
         finally:
             with self._lock:
                 self._queued -= freed
+                self._room.notify_all()
 
     def _register(self, channel) -> bool:
         """Register a channel's topic in the bag; False if its type cannot be recorded."""

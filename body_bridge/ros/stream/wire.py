@@ -11,7 +11,9 @@ The byte offsets of the numbers are found, not assumed: the message is built wit
 sentinel value in every number to be patched, serialized, and each sentinel located in the
 bytes; the result is checked against the serialization of the same message built with other
 values (deserialized, it must equal that message). Whatever the middleware's serialization,
-a patched message reads back as the message with its numbers.
+a patched message reads back as the message with its numbers. The bytes between the fields
+(CDR's padding) are zeroed once (:mod:`.cdr`) and never written after: two runs that publish
+the same numbers publish the same bytes.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from collections.abc import Callable
 
 import numpy as np
 from rclpy.serialization import deserialize_message, serialize_message
+
+from .cdr import zero_padding
 
 __all__ = ['Marks', 'PackedMessage', 'stamp_parts', 'mark_stamp', 'joint_state_message',
            'tf_message', 'clock_message']
@@ -81,7 +85,7 @@ class PackedMessage:
         for seed in range(5):  # another seed in the unlikely case of a sentinel collision
             marks = Marks(seed)
             message = build(marks)
-            data = serialize_message(message)
+            data = zero_padding(serialize_message(message), type(message))
             offsets = self._locate(data, marks)
             if offsets is not None:
                 break
@@ -90,6 +94,9 @@ class PackedMessage:
         self._buffer = bytearray(data)
         #: slot -> (a view of the buffer as the slot's type, the slot's indices in it)
         self._slots = {}
+        self._offsets = {slot: np.asarray(offsets[slot]) for slot in marks.slots}
+        #: slot -> (its entry of _slots, whether aligned, the view, a slice or the indices)
+        self._fast: dict = {}
         for slot, (kind, _) in marks.slots.items():
             self._slots[slot] = self._view(_KINDS[kind], np.asarray(offsets[slot]))
         check = Marks(99)
@@ -130,18 +137,37 @@ class PackedMessage:
         """Write a slot's numbers: as many as the build handed out for it, in that order
         (an array of any shape, flattened), or one number for all of them. A slot the build
         never filled takes no numbers."""
-        if slot not in self._slots:
+        entry = self._slots.get(slot)
+        if entry is None:
             if np.size(values):
                 raise KeyError(slot)
             return
-        dtype, view, index = self._slots[slot]
+        fast = self._fast.get(slot)
+        if fast is None or fast[0] is not entry:  # the slot's way of writing, found once
+            dtype, view, index = entry
+            aligned = view.dtype == dtype
+            fast = self._fast[slot] = (entry, aligned, view, _as_slice(index) if aligned
+                                       else index)
+        _, aligned, view, index = fast
         if isinstance(values, np.ndarray) and values.ndim > 1:
             values = values.reshape(-1)
-        if view.dtype == dtype:
+        if aligned:
             view[index] = values
         else:  # unaligned numbers, byte by byte
-            typed = np.broadcast_to(np.asarray(values, dtype=dtype), (len(index),))
+            typed = np.broadcast_to(np.asarray(values, dtype=entry[0]), (len(index),))
             view[index] = np.ascontiguousarray(typed).view(np.uint8).reshape(index.shape)
+
+    def join(self, slot: str, slots) -> None:
+        """Add ``slot``: the numbers of ``slots``, in that order, written with one
+        assignment (they must hold the same kind of number; a slot the build never filled
+        takes none)."""
+        parts = [s for s in slots if s in self._slots]
+        kinds = {self._slots[s][0] for s in parts}
+        if len(kinds) != 1:
+            raise ValueError(f'slots {parts} do not hold one kind of number')
+        offsets = np.concatenate([self._offsets[s] for s in parts])
+        self._offsets[slot] = offsets
+        self._slots[slot] = self._view(kinds.pop(), offsets)
 
     def set_stamp(self, sec: int, nanosec: int) -> None:
         """Write the stamp a build marked with ``mark_stamp``."""
@@ -151,6 +177,17 @@ class PackedMessage:
     def payload(self) -> bytes:
         """The serialized message, to publish."""
         return bytes(self._buffer)
+
+
+def _as_slice(index: np.ndarray):
+    """The same positions as a slice where they are evenly spaced and increasing (writing
+    through a slice costs less than through an index array), else the index array."""
+    if len(index) == 1:
+        return slice(int(index[0]), int(index[0]) + 1)
+    step = int(index[1] - index[0])
+    if step > 0 and np.array_equal(index, index[0] + step * np.arange(len(index))):
+        return slice(int(index[0]), int(index[-1]) + 1, step)
+    return index
 
 
 # --- the node's per-period messages ------------------------------------------------------

@@ -75,6 +75,8 @@ class Binding:
         self._effort = np.array([math.inf if not lim.effort or lim.effort <= 0 else lim.effort
                                  for lim in lims])
         self._vstep = self._vlim * self.period  # the most a setpoint moves in a period
+        self._vstep_low = -self._vstep
+        self._masks = None  # the command modes' masks (Simulation._modes_now)
         self._guard_speed = GUARD * self._vlim
         # Mimic joints follow their formula (set directly at the start and in kinematic mode).
         # In dependency order (a mimic of a mimic after its leader), whatever the model's order.
@@ -188,6 +190,8 @@ class Binding:
                 names.append((joint.parent, joint.child))
         self.moving_frames: list[tuple[str | None, str]] = names
         self._pairs = np.array(pairs, dtype=int).reshape(-1, 2)
+        # A chain's bodies follow one another: a slice then reads them without a copy.
+        self._parents, self._children = (_range_or_index(self._pairs[:, k]) for k in (0, 1))
 
     def _place_initial(self) -> None:
         """Joint positions of the initial state (the root's pose is the model's qpos0)."""
@@ -235,8 +239,13 @@ class Binding:
         """Gains retuned if the joints moved ``RETUNE_DISTANCE`` since the last tuning, and
         the gravity feed-forward of the current state."""
         q = self.data.qpos[self._shape_q]
-        if self._tuned_q is None or (len(q) and np.max(np.abs(q - self._tuned_q)) >
-                                     RETUNE_DISTANCE):
+        moved = None if self._tuned_q is None else q - self._tuned_q
+        # A sum of squares within the distance's square keeps every joint within it (one dot
+        # product; the bound a little inside, so that rounding cannot cross it); otherwise
+        # the largest move decides.
+        within = RETUNE_DISTANCE * (1 - 1e-9)
+        if moved is None or (not moved @ moved <= within * within and len(q) and
+                             np.abs(moved).max() > RETUNE_DISTANCE):
             self._retune()
         elif self._gravcomp and len(self.actuated):
             bias = self.data.qfrc_bias
@@ -288,3 +297,9 @@ class Binding:
         bias[acts, 1] = np.where(position, -kp, 0.0)
         bias[acts, 2] = np.where(position | velocity, -kv, 0.0)
 
+
+def _range_or_index(index: np.ndarray):
+    """The same rows as a slice where they are consecutive and increasing, else the index."""
+    if len(index) and np.array_equal(index, np.arange(index[0], index[0] + len(index))):
+        return slice(int(index[0]), int(index[0]) + len(index))
+    return index.copy()

@@ -23,6 +23,7 @@ from ..mechanics.mimic import add_mimic_constraints
 from ..sensing.sensors import add_devices
 from ..mechanics.tracks import add_belt
 from ..names import ACTUATOR_PREFIX, MIN_INERTIA, MIN_MASS, WORLD
+from .casters import roll_casters
 
 __all__ = ['BuildOptions', 'build_spec', 'ACTUATOR_PREFIX', 'MIN_MASS', 'MIN_INERTIA',
            'GROUND_PLANE_MODES', 'ground_plane_mode', 'falling_links']
@@ -54,6 +55,8 @@ class BuildOptions:
         self_collision: let links of the same model collide with each other.
         contact_bit: the collision bit of this model, 0..29 (several models share one world).
         kinematic: the model does not move by dynamics (nothing of it falls).
+        casters: links whose contacts are frictionless: ball casters that roll
+            (``casters.roll_casters``).
     """
 
     timestep: float = 0.001
@@ -61,6 +64,7 @@ class BuildOptions:
     self_collision: bool = False
     contact_bit: int = 0
     kinematic: bool = False
+    casters: tuple[str, ...] = ()
 
 
 def ground_plane_mode(value: str | bool) -> str:
@@ -157,6 +161,7 @@ def build_spec(model: Model, options: BuildOptions = BuildOptions()) -> mujoco.M
         exclude.bodyname1, exclude.bodyname2 = first, second
     add_model_forces(spec, model)
     apply_contacts(spec, model)
+    roll_casters(spec, options.casters)
     add_devices(spec, model)
     return spec
 

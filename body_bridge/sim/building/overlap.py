@@ -44,10 +44,12 @@ def _world_boxes(mj: mujoco.MjModel, data: mujoco.MjData, geoms: np.ndarray):
     return centre - half, centre + half
 
 
-def start_overlaps(world, labels: list[str] | None = None) -> list[str]:
+def start_overlaps(world, labels: list[str] | None = None,
+                   remedy: str = 'their initial_pose parameters') -> list[str]:
     """One line per pair of models whose collision shapes are inside each other in the
     world's initial state, deepest first; empty when none are (or the world holds one
-    model). ``labels`` name the models (default: their names and MuJoCo prefixes).
+    model). ``labels`` name the models (default: their names and MuJoCo prefixes);
+    ``remedy`` says what places them (``their pose in lab.world.yaml`` for a world file's).
 
     The shapes whose bounding boxes overlap by more than :data:`TOLERANCE` are measured with
     the integrator's own distance between shapes (which two shapes welded to the world never
@@ -87,5 +89,5 @@ def start_overlaps(world, labels: list[str] | None = None) -> list[str]:
     for (a, b), (depth, link_a, link_b) in sorted(deepest.items(), key=lambda kv: -kv[1][0]):
         lines.append(f'models {labels[a]} and {labels[b]} start inside each other (link '
                      f'{link_a!r} of {labels[a]} is {depth:.3g} m deep in link {link_b!r} of '
-                     f'{labels[b]}): place them apart with their initial_pose parameters')
+                     f'{labels[b]}): place them apart with {remedy}')
     return lines

@@ -6,13 +6,16 @@
   Gazebo's planar-move plug-in moves a model: for a base whose wheels the model does not
   have (:mod:`body_bridge.sim.mechanics.planar`).
 * ``auto``: what the file says, except that a fixed root whose wheels could carry it starts
-  free: at least three wheel contact points, not in one line, at the lowest wheel level. A
+  free: at least three contact points, not in one line, at the lowest level of its wheels
+  and ball casters (:mod:`.casters`), one of them a wheel's. A
   wheel is a joint that turns without limits about a horizontal axis (at the initial pose),
   whose child link has a round collision shape (cylinder or sphere: its contact point is
   below the shape's centre by its radius) or a mesh (its lowest vertex), and that hangs from
   the root through no free or ball joint. An environment's ``world`` root stays fixed.
   OpenRAVE's Robot files, which cannot say "free", get their wheeled robots free this way
-  (its differential-drive sample, the PR2's casters).
+  (its differential-drive sample, the PR2's casters, a robot on two wheels and ball casters
+  its file welds). Why the root was taken is said in a few words, naming the wheels and
+  casters found (or why they do not carry it).
 
 Passive joints (``Model.passive_joints``, and more named by the ``passive_joints`` parameter)
 start without a servo holding them, until a command names them.
@@ -26,8 +29,10 @@ import numpy as np
 
 from ...kinematics import forward_kinematics
 from ...model import Cylinder, JointType, Mesh, Model, Sphere
+from .casters import Caster, ball_casters, held_by_root
 
-__all__ = ['ROOT_CHOICES', 'choose_root', 'wheel_contacts', 'with_passive', 'LEVEL']
+__all__ = ['ROOT_CHOICES', 'choose_root', 'wheel_contacts', 'ground_contacts', 'with_passive',
+           'LEVEL']
 
 ROOT_CHOICES = ('auto', 'fixed', 'free', 'planar')
 #: Wheel contact points within this of the lowest [m] are on the ground together.
@@ -43,7 +48,7 @@ def wheel_contacts(model: Model) -> dict[str, np.ndarray]:
     for joint in model.joints:
         if joint.type not in (JointType.CONTINUOUS, JointType.REVOLUTE) or \
                 joint.limits.lower is not None or joint.limits.upper is not None or \
-                not _held_by_root(model, parent_joint, joint.parent):
+                not held_by_root(model, parent_joint, joint.parent):
             continue
         pose = poses[joint.child]
         if abs(float((pose.rot @ joint.axis)[2])) > 0.1:
@@ -59,17 +64,6 @@ def wheel_contacts(model: Model) -> dict[str, np.ndarray]:
         if points:
             out[joint.name] = min(points, key=lambda p: float(p[2]))
     return out
-
-
-def _held_by_root(model: Model, parent_joint, link: str) -> bool:
-    """Whether a link hangs from the root through no free or ball joint (a wheel of another
-    free body, a Chrono chassis on its ground, does not carry the root)."""
-    while link != model.root:
-        joint = parent_joint.get(link)
-        if joint is None or joint.type in (JointType.FREE, JointType.BALL):
-            return False
-        link = joint.parent
-    return True
 
 
 def _carried(points: list[np.ndarray]) -> bool:
@@ -100,14 +94,13 @@ def choose_root(model: Model, choice: str) -> tuple[Model, str, str]:
     if choice == 'auto':
         if own == 'free' or model.root == 'world':
             return model, own, 'as the model file says'
-        wheels = wheel_contacts(model)
-        if wheels:
-            low = min(float(p[2]) for p in wheels.values())
-            ground = {n: p for n, p in wheels.items() if float(p[2]) <= low + LEVEL}
-            if _carried(list(ground.values())):
-                return (dataclasses.replace(model, root_joint=JointType.FREE), 'free',
-                        f'its wheels carry it ({", ".join(ground)})')
-        return model, 'fixed', 'as the model file says'
+        wheels, casters = ground_contacts(model)
+        points = [*wheels.values(), *(c.point for c in casters)]
+        if wheels and _carried(points):
+            with_casters = f' with ball casters {_names(casters)}' if casters else ''
+            return (dataclasses.replace(model, root_joint=JointType.FREE), 'free',
+                    f'its wheels carry it ({", ".join(wheels)}){with_casters}')
+        return model, 'fixed', 'as the model file says' + _not_carried(wheels, casters)
     if choice != 'fixed' and model.link(model.root).name == 'world':
         raise ValueError(f'the root link of {model.name} is the world itself; it cannot be '
                          f'{choice}')
@@ -115,6 +108,32 @@ def choose_root(model: Model, choice: str) -> tuple[Model, str, str]:
     changed = model if model.root_joint == kind else \
         dataclasses.replace(model, root_joint=kind)
     return changed, choice, 'as the root parameter asks'
+
+
+def ground_contacts(model: Model) -> tuple[dict[str, np.ndarray], list[Caster]]:
+    """The wheels (joint name -> contact point) and ball casters whose contact points are at
+    the lowest level of them all (within :data:`LEVEL`)."""
+    wheels, casters = wheel_contacts(model), ball_casters(model)
+    heights = [float(p[2]) for p in wheels.values()] + [float(c.point[2]) for c in casters]
+    if not heights:
+        return {}, []
+    low = min(heights) + LEVEL
+    return ({n: p for n, p in wheels.items() if float(p[2]) <= low},
+            [c for c in casters if float(c.point[2]) <= low])
+
+
+def _names(casters: list[Caster]) -> str:
+    return ', '.join(c.link for c in casters)
+
+
+def _not_carried(wheels: dict, casters: list[Caster]) -> str:
+    """Why wheels found do not free the root ('' when there are none)."""
+    if not wheels:
+        return ''
+    found = ', '.join(wheels) + (f' and ball casters {_names(casters)}' if casters else '')
+    count = len(wheels) + len(casters)
+    return (f'; its wheels {found} touch the ground at {count} point{"s" * (count != 1)}, '
+            'which do not carry it (three or more, not in one line); root:=free frees it')
 
 
 def with_passive(model: Model, names: list[str]) -> Model:

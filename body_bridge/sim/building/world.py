@@ -14,11 +14,13 @@ period.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
 import mujoco
+import numpy as np
 
 from ...errors import ModelError, ParameterError
 from ...model import JointType, Model, Pose
@@ -68,6 +70,43 @@ def _place(target, pose: Pose) -> None:
     target.quat = [float(x) for x in pose.quat()]
 
 
+def _attach(spec, child, model: Model, prefix: str, frame) -> list[str]:
+    """Attach a further model's MjSpec; the notes of what the world changes in it.
+
+    The world's options (the first model's: time step, gravity, solver...) are the child's
+    before it is attached, so that MuJoCo has no conflict to warn about (MuJoCo 4 prints one
+    per option that differs, with its own source path); a gravity that differs from the
+    world's by more than 1 % is a note of ours, in one line.
+    """
+    notes = []
+    world_g, own_g = np.asarray(spec.option.gravity), np.asarray(child.option.gravity)
+    if np.linalg.norm(own_g - world_g) > 0.01 * np.linalg.norm(world_g):  # (none: any)
+        notes.append(f'{model.name}: its gravity ({_vector(own_g)}) m/s^2 is not the '
+                     f"world's; the world's ({_vector(world_g)}), the first model's, acts on it")
+    for name in dir(spec.option):
+        if not name.startswith('_'):
+            try:
+                setattr(child.option, name, getattr(spec.option, name))
+            except (AttributeError, TypeError):  # a read-only or unknown option
+                pass
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        spec.attach(child, prefix=prefix, frame=frame)
+    for warning in caught:
+        text = str(warning.message)
+        if text.startswith('Attach conflict'):  # an option this MuJoCo adds: the world's
+            details = '; '.join(line.strip() for line in text.splitlines()[1:] if line.strip())
+            notes.append(f"{model.name}: MuJoCo keeps the world's settings: {details}")
+        else:
+            warnings.warn_explicit(warning.message, warning.category, warning.filename,
+                                   warning.lineno)
+    return notes
+
+
+def _vector(values) -> str:
+    return ', '.join(f'{float(v):g}' for v in values)
+
+
 def _compose(entries, prefixes) -> tuple[mujoco.MjSpec, list[str]]:
     """The MjSpec of several models, and the world's load-time notes (contact pairs left out).
 
@@ -84,6 +123,7 @@ def _compose(entries, prefixes) -> tuple[mujoco.MjSpec, list[str]]:
             _place(root, first.initial_pose @ first_model.link(first_model.root).pose)
         add_servos(spec, first_model)
         timestep = spec.option.timestep
+        attached: list[str] = []
         for index, ((model, options), prefix) in enumerate(zip(entries, prefixes)):
             if index == 0:
                 continue
@@ -93,10 +133,10 @@ def _compose(entries, prefixes) -> tuple[mujoco.MjSpec, list[str]]:
             add_servos(child, model)
             frame = spec.worldbody.add_frame()
             _place(frame, options.initial_pose)
-            spec.attach(child, prefix=prefix, frame=frame)
+            attached.extend(_attach(spec, child, model, prefix, frame))
         model = first_model
         spec.option.timestep = timestep
-        notes = add_material_pairs(
+        notes = attached + add_material_pairs(
             spec, [(m, p, o.build.self_collision or bool(m.self_collision))
                    for (m, o), p in zip(entries, prefixes)],
             ground=first.build.ground_plane not in (False, 'off'))

@@ -7,6 +7,13 @@ track or wheel whose axis is ``a`` (in the root link's frame, x forward, z up) t
 the wheel's radius for a wheel. :meth:`Drive.joint_speeds` turns a twist into joint
 velocities with skid-steer / differential kinematics (``v_left = v - w B / 2``,
 ``v_right = v + w B / 2``), scaled down together when one would pass its velocity limit.
+
+Where a wheel is: the centre of its largest round collision shape, brought onto its axis
+(the wheel's shape along its axis): a file may put every wheel's joint anchor, and so its
+link frame, at the middle of the axle, with the wheels' shapes to each side. A track is where
+its collision shapes are (the mean of their centres: a belt made for a track device of the
+root link has its frame at the root's, its shapes to the side), else where its link is.
+When no drive is found, the error says which wheels there are and why they make none.
 """
 
 from __future__ import annotations
@@ -125,7 +132,22 @@ def _gain(model: Model, joint, pose) -> tuple[float, float]:
         raise DriveError(f'drive joint {joint.name!r}: its axis is not across the base '
                          '(along y of the root link)')
     radius = 1.0 if joint.type == JointType.TRACK else _wheel_radius(model, joint.child)
-    return radius * forward, float(pose.pos[1])
+    return radius * forward, float(_position(model, joint, pose)[1])
+
+
+def _position(model: Model, joint, pose) -> np.ndarray:
+    """Where a wheel or track is in the frame ``pose`` is given in (its link's pose there):
+    the centre of a wheel's largest round collision shape on its axis; the mean of a track's
+    collision shapes' centres; without them, the link's frame."""
+    shapes = model.link(joint.child).collisions
+    if joint.type == JointType.TRACK and shapes:
+        return pose.apply(np.mean([s.pose.pos for s in shapes], axis=0))
+    round_shapes = [s for s in shapes if isinstance(s.geometry, (Cylinder, Sphere))]
+    if not round_shapes:
+        return pose.pos
+    centre = max(round_shapes, key=lambda s: s.geometry.radius).pose.pos
+    axis = joint.axis / np.linalg.norm(joint.axis)
+    return pose.apply(axis * float(axis @ centre))
 
 
 def _wheel_radius(model: Model, link: str) -> float:
@@ -144,21 +166,37 @@ def _found(model: Model, poses) -> tuple[list[str], list[str]]:
     base = poses[model.root].inverse()
     tracks = [j for j in model.joints if j.type == JointType.TRACK]
     if tracks:
-        left = [j.name for j in tracks if (base @ poses[j.child]).pos[1] > 0]
-        right = [j.name for j in tracks if (base @ poses[j.child]).pos[1] < 0]
+        side = {j.name: _position(model, j, base @ poses[j.child])[1] for j in tracks}
+        left = [n for n, y in side.items() if y > 0]
+        right = [n for n, y in side.items() if y < 0]
         if left and right:
             return left, right
-    wheels = [j for j in model.joints if j.type in (JointType.REVOLUTE, JointType.CONTINUOUS)
-              and j.mimic is None and j.parent == model.root and j.limits.lower is None
-              and abs((poses[model.root].rot.T @ poses[j.child].rot @ j.axis)[1]) > 0.99]
+    hinges = [j for j in model.joints if j.type in (JointType.REVOLUTE, JointType.CONTINUOUS)
+              and j.limits.lower is None]
+    wheels, why_not = [], []
+    for j in hinges:
+        if j.mimic is not None:
+            why_not.append(f'{j.name} follows another joint')
+        elif j.parent != model.root:
+            why_not.append(f'{j.name} is not on the root link')
+        elif abs((poses[model.root].rot.T @ poses[j.child].rot @ j.axis)[1]) <= 0.99:
+            why_not.append(f'{j.name} turns about an axis not across the base')
+        else:
+            wheels.append(j)
+    at = {j.name: _position(model, j, base @ poses[j.child]) for j in wheels}
     for a in wheels:
-        pa = (base @ poses[a.child]).pos
+        pa = at[a.name]
         for b in wheels:
-            pb = (base @ poses[b.child]).pos
+            pb = at[b.name]
             if pa[1] > 0 > pb[1] and abs(pa[0] - pb[0]) < 1e-3 and abs(pa[2] - pb[2]) < 1e-3:
                 return [a.name], [b.name]
-    raise DriveError(f'{model.name} has no left and right tracks, nor two wheels on one axis; '
-                     'name them with drive_left_joints and drive_right_joints')
+    if wheels:
+        why_not.insert(0, ', '.join(f'{j.name} at ({at[j.name][0]:.3g}, {at[j.name][1]:.3g}, '
+                                    f'{at[j.name][2]:.3g}) m' for j in wheels) +
+                       ' make no pair side by side on one axis')
+    found = f' ({"; ".join(why_not)})' if why_not else ''
+    raise DriveError(f'{model.name} has no left and right tracks, nor two wheels on one axis'
+                     f'{found}; name them with drive_left_joints and drive_right_joints')
 
 
 def base_state(sim) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -93,7 +93,7 @@ class OffscreenRenderer:
         self._option = mujoco.MjvOption()
         self._camera = mujoco.MjvCamera()
         mujoco.mjv_defaultFreeCamera(mj, self._camera)
-        self._buffers: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self._buffers: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
 
     @contextlib.contextmanager
     def _bound(self):
@@ -137,7 +137,7 @@ class OffscreenRenderer:
         """
         self._place_camera(pos, rot, k, rot[:, 2] if headlight is None else headlight)
         rect = mujoco.MjrRect(0, 0, k.width, k.height)
-        rgb_buf, depth_buf = self._buffer(k.width, k.height)
+        rgb_buf, depth_buf, *conversion = self._buffer(k.width, k.height)
         try:
             with self._bound():
                 mujoco.mjr_render(rect, self._scene, self._con)
@@ -146,7 +146,7 @@ class OffscreenRenderer:
         except Exception as err:  # every GL backend fails in its own way
             raise RenderError(f'offscreen rendering failed: {err}') from err
         rgb = rgb_buf[::-1] if color else None
-        meters = _metric_depth(depth_buf[::-1], k.near, k.far) if depth else None
+        meters = _metric_depth(depth_buf[::-1], k.near, k.far, *conversion) if depth else None
         return rgb, meters
 
     def _place_camera(self, pos, rot, k: Intrinsics, headlight) -> None:
@@ -175,10 +175,15 @@ class OffscreenRenderer:
                 light.pos[:] = pos
                 light.dir[:] = headlight
 
-    def _buffer(self, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    def _buffer(self, width: int, height: int) -> tuple[np.ndarray, ...]:
+        """The arrays of one image size: colour and depth as read back, and those of the
+        depth's conversion to metres (its float64 work, its mask, the metres)."""
         key = (width, height)
         if key not in self._buffers:
             self._buffers[key] = (np.empty((height, width, 3), np.uint8),
+                                  np.empty((height, width), np.float32),
+                                  np.empty((height, width), np.float64),
+                                  np.empty((height, width), bool),
                                   np.empty((height, width), np.float32))
         return self._buffers[key]
 
@@ -203,13 +208,26 @@ def _release_egl(gl) -> None:
                        EGL.EGL_NO_CONTEXT)
 
 
-def _metric_depth(buffer: np.ndarray, near: float, far: float) -> np.ndarray:
+def _metric_depth(buffer: np.ndarray, near: float, far: float, work: np.ndarray | None = None,
+                  mask: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
     """Reversed-Z depth buffer values (1 near, 0 far) to distance along the axis [m].
 
     With the perspective projection of the near and far planes n and f, a point at distance z
-    is stored as d = n (f - z) / (z (f - n)); so z = n f / (n + d (f - n)).
+    is stored as d = n (f - z) / (z (f - n)); so z = n f / (n + d (f - n)), computed in
+    float64 and stored as float32; +inf where d <= 0 (nothing within the far plane).
+
+    ``work`` (float64), ``mask`` (bool) and ``out`` (float32), of the buffer's shape, are
+    used when given (no array is allocated then: a 640x480 frame would otherwise allocate
+    about 8 MB a frame); ``out`` is returned.
     """
-    d = buffer.astype(np.float64)
-    z = (near * far) / (near + d * (far - near))
-    z[d <= 0.0] = np.inf
-    return z.astype(np.float32)
+    shape = buffer.shape
+    work = np.empty(shape) if work is None else work
+    mask = np.empty(shape, bool) if mask is None else mask
+    out = np.empty(shape, np.float32) if out is None else out
+    np.multiply(buffer, far - near, out=work, dtype=np.float64)  # each d as float64, exactly
+    np.add(work, near, out=work)
+    np.divide(near * far, work, out=work)
+    np.less_equal(buffer, 0.0, out=mask)
+    np.copyto(work, np.inf, where=mask)
+    np.copyto(out, work, casting='same_kind')
+    return out

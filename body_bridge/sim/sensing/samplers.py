@@ -26,6 +26,20 @@ __all__ = ['SITE_PREFIX', 'SCHEDULE_TOLERANCE', 'DeviceRefused', 'DeviceSampler'
 #: Time tolerance of the schedule [s] (far below any timestep).
 SCHEDULE_TOLERANCE = 1e-7
 
+#: Counts the changes of any sampler's noise or rate and the rebinding of any suite, in this
+#: process (``batch.SensorBatch`` lays its array out again when it moved).
+_CHANGES = [0]
+
+
+def changes() -> int:
+    """How many times a sampler's noise or rate changed, or a suite was bound again."""
+    return _CHANGES[0]
+
+
+def changed() -> None:
+    """Count a change (see :func:`changes`)."""
+    _CHANGES[0] += 1
+
 
 @dataclass
 class InertialReading:
@@ -121,6 +135,7 @@ class DeviceSampler:
         """Change one noise setting (0: none) from the next reading on."""
         self.noise[key] = value
         self.noise_version += 1
+        changed()
         self._noise_changed()
 
     def _noise_changed(self) -> None:
@@ -138,6 +153,7 @@ class DeviceSampler:
         self.period = 1.0 / rate
         self.rate = rate
         self.noise_version += 1  # a noise density reads differently at another rate
+        changed()
 
     def due(self, time: float) -> bool:
         """Whether a reading is due at ``time`` [s]; if so the schedule moves on by a period."""

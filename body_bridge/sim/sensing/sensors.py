@@ -29,12 +29,13 @@ import numpy as np
 from ...device_overlay import DeviceSettings, Overlay
 from ...errors import where
 from ...model import Device, DeviceKind, Model
+from .batch import SensorBatch
 from .optical import (CameraSampler, RangeSampler, camera_intrinsics, camera_render_size,
                       scan_angles)
 from .render import OffscreenRenderer, RenderError
 from .samplers import (SITE_PREFIX, DeviceRefused, DeviceSampler, ForceSampler, ImageReading,
                        InertialReading, InertialSampler, RangeReading, SCHEDULE_TOLERANCE,
-                       WrenchReading)
+                       WrenchReading, changed)
 
 __all__ = ['add_devices', 'spot_cone', 'SensorSuite', 'DeviceSampler', 'InertialSampler', 'ForceSampler',
            'RangeSampler', 'CameraSampler', 'InertialReading', 'WrenchReading',
@@ -156,6 +157,8 @@ class SensorSuite:
         if hooks is not None:
             hooks.append(self.rebind)
         default_rate = 1.0 / sim.period
+        #: The plain inertial and force devices, read with one gather (``batch``).
+        self.batch = SensorBatch(self.samplers)
         for device in sim.model.devices:
             settings = overlay.settings.get(device.name, DeviceSettings())
             try:
@@ -204,6 +207,7 @@ class SensorSuite:
         left); schedules, rates, noise and on/off states carry on. The renderer is made again
         for the new world (the old one is closed by the thread that renders)."""
         overlay = self._overlay
+        changed()
         for sampler in self.samplers.values():
             kept = {key: getattr(sampler, key)
                     for key in ('enabled', 'period', 'rate', '_next', 'rng', 'noise')}
