@@ -173,3 +173,19 @@ def test_orientation_noise_is_a_rotation_vector_after_the_reading():
         def normal(self, *_):
             return np.zeros(3)
     assert _perturb_quaternion(q, 0.1, Still()) is q
+
+
+def test_orientation_noise_alone_turns_the_reading_by_its_own_normals():
+    """An IMU with orientation noise only (0.05 rad): sample 0's reading is the true one
+    followed by the rotation vector 0.05 times the orientation's three normals of that sample
+    (the last three of its row), and its variance is 0.05^2 per axis."""
+    sim = _sim(IMU)
+    _values(sim, 'imu', 'framequat', [0.5, 0.5, 0.5, 0.5])
+    s = InertialSampler(sim, IMU, DeviceSettings(noise={'orientation': 0.05}), 7, 100.0)
+    np.testing.assert_allclose(s.variance('orientation'), [0.0025] * 3, rtol=1e-12)
+    z = np.random.default_rng([7, zlib.crc32(b'imu'), 3, 0]).standard_normal((1024, 9))[0]
+    v = 0.05 * z[6:9]
+    angle = np.linalg.norm(v)
+    turn = np.array([math.cos(angle / 2), *(v / angle * math.sin(angle / 2))])
+    np.testing.assert_allclose(s.read().orientation, _quat_mul([0.5, 0.5, 0.5, 0.5], turn),
+                               atol=1e-15)
