@@ -189,3 +189,30 @@ def test_orientation_noise_alone_turns_the_reading_by_its_own_normals():
     turn = np.array([math.cos(angle / 2), *(v / angle * math.sin(angle / 2))])
     np.testing.assert_allclose(s.read().orientation, _quat_mul([0.5, 0.5, 0.5, 0.5], turn),
                                atol=1e-15)
+
+
+def test_each_due_reading_draws_its_own_sample_and_a_restart_repeats_them():
+    """Readings at successive due times take rows 0, 1, 2 of the normals; after a restart
+    (a reset of the simulation) the same readings come again; a rate change is a new noise
+    version (a noise density reads differently at another rate)."""
+    sim = _sim(IMU)
+    _values(sim, 'imu', 'gyro', [0.1, 0.2, 0.3])
+    s = InertialSampler(sim, IMU, DeviceSettings(noise={'angular_velocity': 0.1}), 7, 100.0)
+    s.enabled = True  # the device is off by default (its 'on': False)
+    rows = np.random.default_rng([7, zlib.crc32(b'imu'), 3, 0]).standard_normal((1024, 9))
+
+    def run():
+        out = []
+        for k in range(3):
+            assert s.due(k * s.period)
+            out.append(s.read().angular_velocity)
+        return out
+    first = run()
+    for k, reading in enumerate(first):
+        np.testing.assert_allclose(reading, np.clip([0.1, 0.2, 0.3] + 0.1 * rows[k, 0:3],
+                                                    [-1.0, -2.0, -3.0], [1.0, 2.0, 3.0]))
+    s.restart()
+    np.testing.assert_array_equal(run(), first)
+    version = s.noise_version
+    s.set_rate(50.0)
+    assert s.noise_version != version
