@@ -1,7 +1,7 @@
 """Mutation testing of one module: does the suite notice a small wrong change?
 
     nice -n 15 .venv/bin/python bench/mutate.py body_bridge/formula.py \\
-        test/test_formula_oracle.py test/test_chrono_functions.py [--sample 150 --seed 1]
+        test/test_formula_oracle.py test/test_chrono_functions.py [--sample 60 --seed S]
 
 Each mutant is one change to the module's syntax tree: an arithmetic operator swapped
 (``+``/``-``, ``*``/``/``, ``**``/``*``, ...), a comparison bent (``<``/``<=``, ``==``/``!=``,
@@ -13,6 +13,11 @@ to a temporary directory (beside a link to ``../shared``, which the tests read) 
 tree is never touched; each mutant is written there and the given tests run on it (``pytest
 -x``, with a timeout): a failing or timed-out run kills the mutant, a passing one lets it
 survive. The report lists the survivors with their line; ``--json`` writes every result.
+
+``--sample N`` draws N mutants with ``--seed S``; without ``--seed`` a new seed is drawn (from
+the operating system's randomness), printed before the run and recorded in the report line and
+the ``--json`` output, so that each measurement is made on a sample drawn for it and can be
+drawn again. A rate counts when measured on a sample nobody tuned the tests to.
 
 The tests of each mutant run in a child forked from this process, which imported numpy,
 MuJoCo, rclpy, pytest, ... once (``_forkrun.py``): a mutant costs its tests and the import of
@@ -411,7 +416,9 @@ def main(argv=None) -> int:
     parser.add_argument('--slow', type=float, default=10.0,
                         help='with --changed-since: tests longer than this [s] are left out')
     parser.add_argument('--sample', type=int, help='run this many mutants, drawn at random')
-    parser.add_argument('--seed', type=int, default=1)
+    parser.add_argument('--seed', type=int,
+                        help='the seed of the --sample draw (default: a new one, printed and '
+                        'recorded)')
     parser.add_argument('--lines', help='only mutants on lines FIRST-LAST')
     parser.add_argument('--all', action='store_true',
                         help='run the mutants bench/equivalent.txt lists as equivalent too')
@@ -427,6 +434,10 @@ def main(argv=None) -> int:
     parser.add_argument('--json', help='write every result here')
     args = parser.parse_intermixed_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # the temporary copy is removed
+    if args.seed is None and args.sample:
+        args.seed = new_seed()
+        print(f'seed {args.seed} (drawn for this run; --seed {args.seed} draws the same sample)',
+              flush=True)
     if args.changed_since:
         if args.module or args.survivors_of or args.lines:
             parser.error('--changed-since takes no module, tests, --survivors-of or --lines')
@@ -435,6 +446,12 @@ def main(argv=None) -> int:
         parser.error('give a module and the tests (or --changed-since REV)')
     result = measure(Path(args.module), args.tests, args)
     return 0 if result is not None else 2
+
+
+def new_seed() -> int:
+    """A seed drawn from the operating system's randomness (not from the clock, not from
+    ``random``'s own state): 1 to 999999, short enough to write in a table."""
+    return random.SystemRandom().randint(1, 999_999)
 
 
 def changed_since(args) -> int:
@@ -551,7 +568,8 @@ def measure(module: Path, tests: list[str], args, quiet: bool = False
     killed = earlier_killed + sum(m.outcome.startswith('killed') for m in found)
     run = earlier_killed + len(found)
     rate = 100.0 * killed / run if run else 100.0
-    print(f'{module}: {killed}/{run} killed ({rate:.1f} %), '
+    drawn = f'seed {args.seed}, sample {args.sample}' if args.sample else 'all'
+    print(f'{module}: {killed}/{run} killed ({rate:.1f} %), {drawn}, '
           f'{len(equivalent)} equivalent excluded, {time.strftime("%Y-%m-%d")}')
     if args.json:
         out = Path(args.json)

@@ -112,3 +112,10 @@ def test_segment_speeds_from_the_current_position():
     traj = JointTrajectory.from_points(['a', 'b'], [0.0, 0.5], [[1.0, 2.0], [2.0, 1.0]])
     speeds = segment_speeds(traj, [1.0, 0.0])
     np.testing.assert_array_equal(speeds, [[0.0, np.inf], [2.0, 2.0]])
+
+
+def test_points_without_positions_are_refused_and_no_points_last_no_time():
+    from body_bridge.sim.control.trajectory import JointTrajectory, TrajectoryError
+    with pytest.raises(TrajectoryError, match='^point 0 has 0 positions for 1 joints$'):
+        JointTrajectory.from_points(['elbow_pitch'], [1.0], [[]])
+    assert JointTrajectory.from_points(['elbow_pitch'], [], []).duration == 0.0

@@ -171,6 +171,19 @@ def test_wrong_drives_are_refused_with_one_line(model, left, right, match):
     assert '\n' not in str(err.value)
 
 
+@pytest.mark.parametrize('x, z', [(0.0009, 0.1), (0.0, 0.1009), (-0.0009, 0.0991)])
+def test_wheels_within_a_millimetre_of_one_axis_are_a_pair(x, z):
+    drive = find_drive(_model(_wheel('wheel_l', 0.2), _wheel('wheel_r', -0.2, x=x, z=z)))
+    assert (drive.left, drive.right) == (('wheel_l',), ('wheel_r',))
+
+
+def test_a_wheel_in_the_middle_is_passed_over_for_the_right_one():
+    drive = find_drive(_model(_wheel('wheel_l', 0.2), _wheel('wheel_c', 0.0),
+                              _wheel('wheel_r', -0.2)))
+    assert (drive.left, drive.right, drive.separation) == (('wheel_l',), ('wheel_r',),
+                                                           pytest.approx(0.4))
+
+
 def test_a_slightly_tilted_axis_still_drives():
     drive = find_drive(_cart(axis=(0, 0.95, math.sqrt(1 - 0.95 ** 2))), ['wheel_l'],
                        ['wheel_r'])
@@ -194,6 +207,9 @@ def _track(name, y):
     _model(_wheel('wheel_l', 0.2), _wheel('wheel_r', -0.2, z=0.11)),
     _model(_wheel('wheel_l', 0.2), _wheel('wheel_r', 0.3)),     # both on the left
     _model(_wheel('wheel_c', 0.0), _wheel('wheel_r', -0.2)),    # one in the middle
+    _model(_wheel('wheel_l', 0.2), _wheel('wheel_c', 0.0)),     # the other in the middle
+    _model(_wheel('wheel_l', 0.2), _wheel('wheel_r', -0.2, x=0.0015)),  # 1.5 mm off the axis
+    _model(_wheel('wheel_l', 0.2), _wheel('wheel_r', -0.2, z=0.0985)),
     _model(_wheel('wheel_l', 0.2),
            _wheel('wheel_r', -0.2, mimic=Mimic('wheel_l'))),    # one follows the other
     _model(_wheel('wheel_l', 0.2), _wheel('wheel_r', -0.2, jtype=JointType.PRISMATIC)),

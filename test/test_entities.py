@@ -116,3 +116,22 @@ def test_bounds_of_a_model_without_geometry_are_its_root_point(tmp_path):
     assert lower.tolist() == pytest.approx([1.0, 2.0, 3.0]) and upper.tolist() == lower.tolist()
     upper[0] = 9.0  # two arrays, not one
     assert lower[0] == pytest.approx(1.0)
+
+
+def test_a_model_whose_root_is_the_world_cannot_be_moved(tmp_path):
+    """A URDF whose root link is 'world' is bolted to MuJoCo's world body: no state can be
+    set for it, in one line naming the model."""
+    from body_bridge.formats import load_model
+    from body_bridge.model import Pose
+    from body_bridge.sim.simulation import Simulation
+    path = tmp_path / 'bolted.urdf'
+    path.write_text(
+        '<?xml version="1.0"?><robot name="bolted"><link name="world"/><link name="base">'
+        '<inertial><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" '
+        'izz="0.01"/></inertial><collision><geometry><box size="0.1 0.1 0.1"/></geometry>'
+        '</collision></link><joint name="bolt" type="fixed"><parent link="world"/>'
+        '<child link="base"/></joint></robot>')
+    sim = Simulation(load_model(path))
+    with pytest.raises(StateRefused, match='^bolted: its root link is the world itself; it '
+                                           'cannot be moved$'):
+        set_entity_state(sim, Pose((1.0, 0.0, 0.0)))

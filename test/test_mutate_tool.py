@@ -264,3 +264,27 @@ def test_a_forked_run_and_a_new_process_give_the_same_outcome_and_counts(tmp_pat
         ('survived', {'passed': 1, 'skipped': 1}), ('survived', {'passed': 1, 'skipped': 1}),
         ('killed', {'failed': 1}), ('killed', {'failed': 1}),
         ('killed (import)', {'error': 1}), ('killed (import)', {'error': 1})]
+
+
+def test_a_sample_without_a_seed_is_drawn_with_a_new_one_printed_and_drawn_again_with_it(
+        capsys):
+    module = REPO / 'bench' / '_scratch_seed_module.py'
+    module.write_text(''.join(f'X{i} = {i + 2}\n' for i in range(40)))
+    name = str(module.relative_to(REPO))
+    try:
+        draws = []
+        for _ in range(2):
+            assert mutate.main([name, 'x', '--list', '--sample', '5']) == 0
+            out = capsys.readouterr().out.splitlines()
+            seed = int(out[0].split()[1])
+            assert out[0] == (f'seed {seed} (drawn for this run; --seed {seed} draws the same '
+                              'sample)')
+            assert 1 <= seed <= 999_999
+            draws.append((seed, out[1:6]))
+        assert draws[0][0] != draws[1][0]  # one in a million to fail
+        for seed, listed in draws:
+            assert mutate.main([name, 'x', '--list', '--sample', '5', '--seed', str(seed)]) == 0
+            out = capsys.readouterr().out.splitlines()
+            assert out[:5] == listed  # the same seed draws the same sample; no seed line
+    finally:
+        module.unlink()

@@ -211,6 +211,16 @@ def test_contact_points_carry_only_when_not_in_one_line():
     assert not _carried(p[:2])  # two wheels on one axle (a Segway) do not stand
     assert not _carried([np.array([x, 0.0, 0.0]) for x in (-0.3, 0.0, 0.3)])  # one line
     assert not _carried([np.array([x, 0.2 + x, 0.0]) for x in (-0.3, 0.1, 0.3)])  # one line
+    assert not _carried([]) and not _carried(p[:1])
+
+
+@pytest.mark.parametrize('off, carried', [(0.0018, True), (0.0010, False)])
+def test_contact_points_within_a_millimetre_of_one_line_do_not_carry(off, carried):
+    """The middle point `off` beside the line of the other two: centred, the points spread
+    across the line by sqrt(6) / 3 off (1.47 mm and 0.82 mm); 1 mm is the bound."""
+    from body_bridge.sim.building.rootchoice import _carried
+    points = [np.array(v, float) for v in ((-0.3, 0.0, 0.0), (0.0, off, 0.0), (0.3, 0.0, 0.0))]
+    assert _carried(points) is carried
 
 
 def test_wheels_behind_a_free_joint_do_not_carry_the_root(tmp_path):
@@ -298,3 +308,42 @@ def test_a_planar_base_placed_away_stays_there_and_reset_brings_it_back():
     for _ in range(30):
         sim.step_period()
     assert base_state(sim)[0][:2] == pytest.approx(start, abs=1e-3)
+
+
+def test_a_planar_base_started_tilted_keeps_its_tilt_while_it_drives_and_turns():
+    """The planar drive keeps the attitude the base started with: rolled 0.1 rad (no ground,
+    so that nothing but the drive turns it), it turns about the world's vertical at the
+    commanded rate and its tilt stays 0.1 rad."""
+    from body_bridge.model import Pose
+    from body_bridge.sim.building.build import BuildOptions
+    options = SimOptions(initial_pose=Pose.from_axis_angle((1, 0, 0), 0.1),
+                         build=BuildOptions(ground_plane=False))
+    sim = Simulation(choose_root(load_model(ROVER), 'planar')[0], options)
+    mover = PlanarMove(sim)
+    mover.command(0.3, 0.0, 0.5)
+    body = sim.body_id(sim.model.root)
+    for _ in range(100):
+        sim.step_period()
+        up = sim.data.xmat[body].reshape(3, 3)[2, 2]  # the base's z axis, its world z part
+        assert up == pytest.approx(math.cos(0.1), abs=1e-4)
+    assert _yaw(base_state(sim)[1]) == pytest.approx(0.5 * 100 * sim.period, abs=0.02)
+
+
+def test_a_wheel_link_carries_on_its_round_shapes_only():
+    """A box on a wheel link is no rolling surface: a link with only a box has no contact
+    point, and one with a box and a cylinder touches at the cylinder's lowest point."""
+    import dataclasses
+    from body_bridge.model import Box, Cylinder, Shape
+    from test_drive_units import ACROSS, _model, _wheel
+    boxed = _model(_wheel('wheel_l', 0.2, shape=Box((0.2, 0.04, 0.2))),
+                   _wheel('wheel_r', -0.2, shape=Box((0.2, 0.04, 0.2))))
+    assert wheel_contacts(boxed) == {}
+    both = boxed.link('wheel_l')
+    both = dataclasses.replace(both, collisions=both.collisions + (
+        Shape(Cylinder(0.1, 0.04), ACROSS),))
+    model = dataclasses.replace(boxed, links=tuple(both if x.name == 'wheel_l' else x
+                                                   for x in boxed.links))
+    found = wheel_contacts(model)
+    assert list(found) == ['wheel_l']
+    # the wheel's centre 0.1 m up (the base's frame is the model's origin), radius 0.1 m
+    np.testing.assert_allclose(found['wheel_l'], [0.0, 0.2, 0.0], atol=1e-12)

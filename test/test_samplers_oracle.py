@@ -173,3 +173,46 @@ def test_orientation_noise_is_a_rotation_vector_after_the_reading():
         def normal(self, *_):
             return np.zeros(3)
     assert _perturb_quaternion(q, 0.1, Still()) is q
+
+
+def test_orientation_noise_alone_turns_the_reading_by_its_own_normals():
+    """An IMU with orientation noise only (0.05 rad): sample 0's reading is the true one
+    followed by the rotation vector 0.05 times the orientation's three normals of that sample
+    (the last three of its row), and its variance is 0.05^2 per axis."""
+    sim = _sim(IMU)
+    _values(sim, 'imu', 'framequat', [0.5, 0.5, 0.5, 0.5])
+    s = InertialSampler(sim, IMU, DeviceSettings(noise={'orientation': 0.05}), 7, 100.0)
+    np.testing.assert_allclose(s.variance('orientation'), [0.0025] * 3, rtol=1e-12)
+    z = np.random.default_rng([7, zlib.crc32(b'imu'), 3, 0]).standard_normal((1024, 9))[0]
+    v = 0.05 * z[6:9]
+    angle = np.linalg.norm(v)
+    turn = np.array([math.cos(angle / 2), *(v / angle * math.sin(angle / 2))])
+    np.testing.assert_allclose(s.read().orientation, _quat_mul([0.5, 0.5, 0.5, 0.5], turn),
+                               atol=1e-15)
+
+
+def test_each_due_reading_draws_its_own_sample_and_a_restart_repeats_them():
+    """Readings at successive due times take rows 0, 1, 2 of the normals; after a restart
+    (a reset of the simulation) the same readings come again; a rate change is a new noise
+    version (a noise density reads differently at another rate)."""
+    sim = _sim(IMU)
+    _values(sim, 'imu', 'gyro', [0.1, 0.2, 0.3])
+    s = InertialSampler(sim, IMU, DeviceSettings(noise={'angular_velocity': 0.1}), 7, 100.0)
+    s.enabled = True  # the device is off by default (its 'on': False)
+    rows = np.random.default_rng([7, zlib.crc32(b'imu'), 3, 0]).standard_normal((1024, 9))
+
+    def run():
+        out = []
+        for k in range(3):
+            assert s.due(k * s.period)
+            out.append(s.read().angular_velocity)
+        return out
+    first = run()
+    for k, reading in enumerate(first):
+        np.testing.assert_allclose(reading, np.clip([0.1, 0.2, 0.3] + 0.1 * rows[k, 0:3],
+                                                    [-1.0, -2.0, -3.0], [1.0, 2.0, 3.0]))
+    s.restart()
+    np.testing.assert_array_equal(run(), first)
+    version = s.noise_version
+    s.set_rate(50.0)
+    assert s.noise_version != version

@@ -153,6 +153,36 @@ def test_bad_effort_limits_are_refused(arm, names, limits, message):
         arm.limit_efforts(names, limits)
 
 
+def test_a_trajectory_point_beyond_the_range_is_clipped_before_it_is_followed(arm):
+    """wrist_pitch (+-120 degrees) sent to 4 rad in 2 s: the point is clipped to 120 degrees
+    and the segment runs to it (half of it at half the time), not to 4 rad."""
+    beyond = JointTrajectory.from_points(['wrist_pitch'], [2.0], [[4.0]])
+    assert arm.follow(beyond, start=0.0) == ['wrist_pitch: trajectory point beyond its range '
+                                             '[-2.0944, 2.0944]: clipped']
+    run(arm, 0.5)
+    pos, vel, _ = arm.desired_state(['wrist_pitch'])
+    np.testing.assert_allclose(pos, [np.radians(120) * arm.time / 2.0], rtol=1e-9)
+    np.testing.assert_allclose(vel, [np.radians(120) / 2.0], rtol=1e-9)
+
+
+def test_joint_limits_are_the_models_and_the_default_speed_where_it_gives_none():
+    import dataclasses
+    from body_bridge.sim.building.options import SimOptions
+    model = load_model(SAMPLE_ARM)
+    joints = []
+    for j in model.joints:
+        if j.name == 'elbow_pitch':
+            j = dataclasses.replace(j, limits=dataclasses.replace(j.limits, effort=5.0))
+        if j.name == 'wrist_pitch':
+            j = dataclasses.replace(j, limits=dataclasses.replace(j.limits, velocity=None))
+        joints.append(j)
+    sim = Simulation(dataclasses.replace(model, joints=tuple(joints)),
+                     SimOptions(default_velocity_limit=2.0))
+    speed, effort = sim.joint_limits(['wrist_pitch', 'elbow_pitch', 'shoulder_yaw'])
+    np.testing.assert_allclose(speed, [2.0, np.pi, np.pi], rtol=1e-12)
+    np.testing.assert_allclose(effort, [np.inf, 5.0, np.inf])
+
+
 def test_a_servo_is_guarded_at_each_step_only_faster_than_half_its_limit(arm):
     # A joint moving at exactly GUARD (0.5) times its velocity limit is not guarded; the
     # next double up is; a joint in effort mode never is (its effort is withheld instead).

@@ -74,3 +74,44 @@ def test_rounding_beyond_the_range_of_the_cosine_is_taken_in():
     np.testing.assert_allclose(small_rotation(above), [0, 0, 0], atol=1e-15)
     below = np.diag([1.0, -1.0 - 4e-16, -1.0 - 4e-16])  # half a turn about x
     np.testing.assert_allclose(np.abs(small_rotation(below)), [math.pi, 0, 0], atol=1e-7)
+
+
+@pytest.mark.parametrize('deformation, velocity', [
+    (0.05, 0.5), (0.0, -1.0), (0.2, 2.0), (0.15, -0.25),     # inside and on the grid
+    (-0.05, 0.5), (0.3, 0.5), (0.05, -2.0), (0.05, 3.0),      # beyond one end: the edge cell
+    (-0.1, -3.0), (0.4, 4.0)])                                # beyond both
+def test_a_map_reproduces_a_bilinear_law_and_extends_its_edge_cells(deformation, velocity):
+    """Map data sampled from F = 3 + 200 d + 15 v + 40 d v (bilinear, so interpolation and
+    the edge cells' linear extension reproduce it anywhere) on an uneven grid."""
+    from body_bridge.sim.mechanics.forces_laws import map_force
+
+    def law(d, v):
+        return 3.0 + 200.0 * d + 15.0 * v + 40.0 * d * v
+    deformations = np.array([0.0, 0.05, 0.2])
+    speeds = np.array([-1.0, 0.5, 2.0])
+    data = np.array([[v, *(law(d, v) for d in deformations)] for v in speeds])
+    assert map_force(deformations, data, deformation, velocity) == pytest.approx(
+        law(deformation, velocity), rel=1e-12, abs=1e-12)
+
+
+def test_a_map_beyond_its_grid_extends_the_nearest_cell_in_a_straight_line():
+    """A law curved in both arguments, F = d^2 + v^2 / 10, sampled on an uneven grid: beyond
+    the grid the map goes on along the edge cell's line (not along any other cell)."""
+    from body_bridge.sim.mechanics.forces_laws import map_force
+    deformations = np.array([0.0, 0.05, 0.2])
+    speeds = np.array([-1.0, 0.5, 2.0])
+    data = np.array([[v, *(d * d + v * v / 10 for d in deformations)] for v in speeds])
+
+    def along(x, x0, x1, f0, f1):
+        return f0 + (x - x0) * (f1 - f0) / (x1 - x0)
+    # below the first deformation, at a sampled speed: the first cell's line
+    assert map_force(deformations, data, -0.05, 0.5) == pytest.approx(
+        along(-0.05, 0.0, 0.05, 0.025, 0.0025 + 0.025), rel=1e-12)
+    # beyond the last deformation: the last cell's line
+    assert map_force(deformations, data, 0.3, 0.5) == pytest.approx(
+        along(0.3, 0.05, 0.2, 0.0025 + 0.025, 0.04 + 0.025), rel=1e-12)
+    # below the first speed and beyond the last, at a sampled deformation
+    assert map_force(deformations, data, 0.05, -2.0) == pytest.approx(
+        along(-2.0, -1.0, 0.5, 0.0025 + 0.1, 0.0025 + 0.025), rel=1e-12)
+    assert map_force(deformations, data, 0.05, 3.0) == pytest.approx(
+        along(3.0, 0.5, 2.0, 0.0025 + 0.025, 0.0025 + 0.4), rel=1e-12)

@@ -54,6 +54,13 @@ def test_critical_damping_and_beyond_rebound_exp_minus_two():
     assert contact_bounce(-0.2) == (math.pi, 1.0)  # no damping below zero either
 
 
+def test_a_restitution_at_or_below_exp_minus_two_is_critically_damped_exactly():
+    """Critical damping rebounds e^-2: that restitution and every smaller one get the ratio
+    1 exactly (a bisection towards it would stop 2e-16 short at the bound)."""
+    from body_bridge.sim.mechanics.forces import restitution_damping
+    assert [restitution_damping(e) for e in (MIN_RESTITUTION, 0.05, 0.0)] == [1.0, 1.0, 1.0]
+
+
 def test_a_damper_without_stiffness_is_native_a_preload_alone_is_not():
     model = load_model(SPRINGS)
     osc = next(s for s in model.springs if s.name == 'osc_spring')
@@ -84,6 +91,38 @@ def test_a_joint_spring_with_a_preload_rests_preload_over_stiffness_further():
     assert float(joint.stiffness[0]) == 2.0
 
 
+def test_a_spring_on_a_joints_coordinate_rests_at_its_rest_plus_preload_over_stiffness():
+    """A JOINT spring (x = q) of 2 N m/rad resting at 0.3 rad with a preload of 0.4 N m: the
+    joint's torque is 0 at q = 0.3 + 0.4 / 2."""
+    from body_bridge.model import Spring, SpringKind
+    model = load_model(SPRINGS)
+    spring = Spring('on_hinge', SpringKind.JOINT, joint='torsion_hinge', stiffness=2.0,
+                    rest=0.3, preload=0.4)
+    joint = build_spec(replace(model, springs=(spring,))).joint('torsion_hinge')
+    assert float(joint.springref) == pytest.approx(0.5, rel=1e-12)
+    assert float(joint.stiffness[0]) == 2.0
+
+
+def test_a_torsion_spring_and_its_hinge_turned_together_hold_the_same_reference():
+    """The RSDA's axis is its frames' z axis: hinge and spring frames both turned a quarter
+    turn about y (the axis then along x) describe the same spring on the same hinge."""
+    from body_bridge.model import Pose
+    model = load_model(SPRINGS)
+    torsion = next(s for s in model.springs if s.name == 'torsion_spring')
+    turn = np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])  # z -> x
+    turned = replace(torsion, pose1=Pose(torsion.pose1.pos, turn @ torsion.pose1.rot),
+                     pose2=Pose(torsion.pose2.pos, turn @ torsion.pose2.rot))
+    joints = tuple(replace(j, axis=turn @ j.axis) if j.name == 'torsion_hinge' else j
+                   for j in model.joints)
+    refs = [float(build_spec(m).joint('torsion_hinge').springref)
+            for m in (replace(model, springs=(torsion,)),
+                      replace(model, springs=(turned,), joints=joints))]
+    assert plan_springs(replace(model, springs=(turned,), joints=joints))[
+        'torsion_spring'][0] == 'joint'
+    assert refs[1] == pytest.approx(refs[0], abs=1e-12)
+    assert abs(refs[0]) == pytest.approx(math.radians(10.0), rel=1e-12)
+
+
 @pytest.mark.parametrize('beyond', [1.5e-9, 1e-3])
 def test_an_inertia_beyond_the_rounding_band_compiles_balanced(beyond):
     """Principal moments 0.4 + 0.6 < C = 1 + beyond: past what the build nudges as rounding
@@ -110,3 +149,44 @@ def test_a_torsion_spring_named_from_the_other_link_turns_the_same_joint_the_oth
             for s in (torsion, swapped)]
     assert refs[0] == pytest.approx(refs[1], abs=1e-12)
     assert abs(refs[0]) == pytest.approx(math.radians(10.0), rel=1e-12)
+
+
+def test_a_motors_driver_joint_and_equality_name_the_motor_joints_line():
+    """Every element of the compiled model keeps the ``file:line`` it came from: a motor's
+    driver joint and the equality coupling it carry its joint's line."""
+    from body_bridge.sim.names import DRIVE_SUFFIX, DRIVER_SUFFIX
+    path = Path(__file__).parent / 'data' / 'chrono' / 'motors.yaml'
+    model = load_model(path)
+    spec = build_spec(model)
+    driven = [m for m in model.motors if m.actuation.value != 'force']
+    assert len(driven) >= 3
+    for motor in driven:
+        line = model.joint(motor.joint).source
+        assert line.startswith(f'{path}:')
+        assert spec.joint(motor.name + DRIVER_SUFFIX).info == line
+        assert spec.equality(motor.name + DRIVE_SUFFIX).info == line
+
+
+def test_a_vertical_position_motor_holds_its_load_where_it_says(tmp_path):
+    """Chrono's POSITION motor imposes its function: a 2 kg car on a vertical guide held at
+    0.1 m stays there to 1e-6 m, gravity and all (the motor's driver must not sag under
+    its own weight within a step)."""
+    from body_bridge.sim.building.build import BuildOptions
+    from body_bridge.sim.building.options import SimOptions
+    from body_bridge.sim.simulation import Simulation
+    path = tmp_path / 'lift.yaml'
+    path.write_text(
+        'chrono-version: 10.0\nmodel:\n  name: lift\n  bodies:\n'
+        '    - {name: ground, location: [0, 0, 0], fixed: true}\n'
+        '    - {name: car, location: [0, 0, 0], mass: 2.0, inertia: {moments: [0.01, 0.01, 0.01]}}\n'
+        '  motors:\n'
+        '    - {name: lift_motor, type: LINEAR, guide: PRISMATIC, body1: car, body2: ground,\n'
+        '       location: [0, 0, 0], axis: [0, 0, 1], actuation_type: POSITION,\n'
+        '       actuation_function: {type: CONSTANT, value: 0.1}}\n')
+    sim = Simulation(load_model(path), SimOptions(build=BuildOptions(timestep=0.001),
+                                                  control_period=0.001))
+    heights = []
+    for _ in range(500):
+        sim.step_period()
+        heights.append(float(sim.joint_positions()[sim.joint_names.index('lift_motor')]))
+    assert max(abs(h - 0.1) for h in heights[100:]) < 1e-6

@@ -83,3 +83,22 @@ def test_a_formula_holds_from_the_first_instant_and_all_along(powers):
     assert q['a'] > 0.8
     assert worst < 2e-3
     assert not math.isnan(worst)
+
+
+def test_a_formula_holds_from_the_first_instant_of_a_leader_started_away_from_zero(powers):
+    """The tendon is linearised at the initial positions: with the leader starting at
+    0.5 rad (where the gradient's offset is not 0), the compiled equality holds before any
+    step, and the follower starts where its formula puts it."""
+    import dataclasses
+    joints = tuple(dataclasses.replace(j, initial=0.5) if j.name == 'a' else j
+                   for j in powers.joints)
+    model = dataclasses.replace(powers, joints=joints)
+    sim = Simulation(model, SimOptions(build=BuildOptions(ground_plane=False)))
+    mujoco.mj_forward(sim.mj, sim.data)
+    rows = [i for i in range(sim.data.nefc)
+            if sim.data.efc_type[i] == mujoco.mjtConstraint.mjCNSTR_EQUALITY]
+    assert len(rows) == 2
+    assert max(abs(sim.data.efc_pos[i]) for i in rows) < 1e-12
+    q = dict(zip(sim.joint_names, sim.joint_positions()))
+    assert q['a'] == pytest.approx(0.5)
+    assert q['quintic'] == pytest.approx(0.05 * 0.5 ** 5 + 0.5 + 0.2, abs=1e-12)

@@ -248,3 +248,26 @@ def test_a_model_found_again_after_one_before_it_left_reads_its_own_links(arm):
         assert camera.read(color=False).depth.shape == (24, 32)
     finally:
         suite.close()
+
+
+def test_every_site_device_sits_where_the_models_kinematics_put_it(arm):
+    """The accelerometer, gyro, IMU and force sensor sites against the model's own forward
+    kinematics (no physics) with every joint turned 0.3 rad: position and orientation."""
+    from body_bridge.kinematics import forward_kinematics
+    spec = build_spec(arm)
+    mj = spec.compile()
+    data = mujoco.MjData(mj)
+    turned = {j.name: 0.3 for j in arm.joints if j.type.value in ('revolute', 'continuous')}
+    for name, q in turned.items():
+        data.qpos[mj.jnt_qposadr[mj.joint(name).id]] = q
+    mujoco.mj_forward(mj, data)
+    world = forward_kinematics(arm, turned)
+    sites = [d for d in arm.devices if d.kind in (DeviceKind.IMU, DeviceKind.ACCELEROMETER,
+                                                  DeviceKind.GYRO, DeviceKind.FORCE)]
+    assert len(sites) == 4
+    for device in sites:
+        expected = world[device.link] @ device.pose
+        site = mj.site(SITE_PREFIX + device.name).id
+        np.testing.assert_allclose(data.site_xpos[site], expected.pos, atol=1e-12)
+        np.testing.assert_allclose(data.site_xmat[site].reshape(3, 3), expected.rot,
+                                   atol=1e-12)

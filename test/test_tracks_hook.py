@@ -12,13 +12,14 @@ import pytest
 
 from body_bridge.formats import load_model
 from body_bridge.sim.names import Mode
-from body_bridge.sim.mechanics.tracks import MIN_ANGLE, TrackDrive, rebuild_constraints
+from body_bridge.sim.mechanics.tracks import TrackDrive, rebuild_constraints
 
 from conftest import REPO
 from track_driving import settled
 
 TRACKED = REPO / 'test' / 'data' / 'choreonoid' / 'tracked.body'
-FLOOR = math.sin(MIN_ANGLE)
+#: The module's text: the drive fades out below 30 degrees between the normal and the axis.
+FLOOR = math.sin(math.radians(30.0))
 
 
 @pytest.fixture(scope='module')
@@ -59,13 +60,37 @@ def _expected(sim, con):
     return out
 
 
-def _check_step(sim, swap: bool):
+def _tilt(sim, con, angles):
+    """Turn each track contact's normal towards its track's axis, to the given angles from
+    the axis in turn (as a side plate touching a wall would have it)."""
+    drive = sim.tracks
+    n = 0
+    for i in range(len(con.geom1)):
+        g1, g2 = int(con.geom1[i]), int(con.geom2[i])
+        k = drive.geom_track[g1] if drive.geom_track[g1] >= 0 else drive.geom_track[g2]
+        if k < 0:
+            continue
+        axis = sim.data.xmat[drive._body[k]].reshape(3, 3) @ drive._axis[k]
+        normal = con.frame[i, 0:3]
+        across = normal - (normal @ axis) * axis
+        across /= np.linalg.norm(across)
+        angle = angles[n % len(angles)]
+        con.frame[i, 0:3] = math.cos(angle) * axis + math.sin(angle) * across
+        n += 1
+
+
+def _check_step(sim, swap: bool, angles=None, one=False):
     mj, data, drive = sim.mj, sim.data, sim.tracks
     mujoco.mj_step1(mj, data)
+    if one:  # the first contact alone (a track's: the chassis touches nothing)
+        data.ncon = 1
+        rebuild_constraints(mj, data)
     con = data.contact
     if swap:  # the same contacts with their geoms the other way round: the normal turns
         con.geom1[:], con.geom2[:] = con.geom2.copy(), con.geom1.copy()
         con.frame[:, 0:3] *= -1.0
+    if angles is not None:
+        _tilt(sim, con, angles)
     before = con.frame.copy(), con.friction.copy()
     expected = _expected(sim, con)
     assert any(e is not None for e in expected)
@@ -109,6 +134,19 @@ def _check_step(sim, swap: bool):
 def test_the_hook_turns_frames_sets_friction_and_shifts_the_drive_rows(turning, swap):
     for _ in range(5):
         _check_step(turning, swap)
+
+
+def test_contacts_whose_normal_nears_the_axis_fade_out_below_30_degrees(turning):
+    """Normals 20 degrees from a track's axis (driven at sin 20 / sin 30 of the belt speed,
+    friction left round) and 45 degrees (driven fully, friction made anisotropic)."""
+    angles = [math.radians(20.0), math.radians(45.0)]
+    for swap in (False, True):
+        _check_step(turning, swap, angles)
+
+
+def test_a_single_contact_of_a_track_is_driven_too(turning):
+    for swap in (False, True):
+        _check_step(turning, swap, one=True)
 
 
 def test_the_hook_knows_the_pyramid_rows(turning):
@@ -180,3 +218,28 @@ def test_the_skew_matrices_are_cross_products():
     v, w = rng.normal(size=(20, 3)), rng.normal(size=(20, 3))
     products = ((v @ _SKEW).reshape(-1, 3, 3) @ w[:, :, None])[:, :, 0]
     np.testing.assert_allclose(products, np.cross(v, w), rtol=1e-12, atol=1e-12)
+
+
+def test_a_drive_made_without_a_lateral_friction_takes_the_nodes_default(turning):
+    """One default for the ratio across/along a track: the node's (SimOptions, 0.25)."""
+    from body_bridge.sim.building.options import SimOptions
+    drive = TrackDrive(turning.mj, turning.model, turning.prefix)
+    assert drive.lateral == SimOptions().track_lateral_friction == 0.25
+
+
+def test_without_mujocos_islands_the_rows_are_built_again_the_same(turning, monkeypatch):
+    """MuJoCo before 3.2 has no mj_island: rebuild_constraints then builds the rows alone,
+    and the step's accelerations are those of the rows built with the islands."""
+    from body_bridge.sim.mechanics import tracks
+    sim = turning
+    accelerations = []
+    for islands in (tracks._ISLANDS, None):
+        monkeypatch.setattr(tracks, '_ISLANDS', islands)
+        data = mujoco.MjData(sim.mj)
+        mujoco.mj_copyData(data, sim.mj, sim.data)
+        mujoco.mj_step1(sim.mj, data)
+        assert data.ncon > 0
+        rebuild_constraints(sim.mj, data)
+        mujoco.mj_step2(sim.mj, data)
+        accelerations.append(data.qacc.copy())
+    np.testing.assert_allclose(accelerations[1], accelerations[0], rtol=1e-9, atol=1e-9)

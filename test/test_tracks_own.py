@@ -74,9 +74,11 @@ def test_opposite_speeds_turn_it_in_place_as_coulomb_friction_allows(tracked, la
     assert np.linalg.norm(path[-1][:2] - start[:2]) < 0.1
 
 
-def test_a_lateral_friction_out_of_range_is_refused(tracked):
-    with pytest.raises(ValueError, match=r'track_lateral_friction must be in \(0, 1\], not 0'):
-        Simulation(tracked, SimOptions(track_lateral_friction=0.0))
+@pytest.mark.parametrize('lateral', [0.0, -0.25, 1.5])
+def test_a_lateral_friction_out_of_range_is_refused(tracked, lateral):
+    with pytest.raises(ValueError, match=r'track_lateral_friction must be in \(0, 1\], not '
+                       + str(lateral)):
+        Simulation(tracked, SimOptions(track_lateral_friction=lateral))
 
 
 def test_a_travel_target_moves_the_belt_that_far_at_the_speed_limit(tracked):
@@ -118,3 +120,39 @@ def test_a_conveyor_carries_a_box_at_belt_speed(tmp_path):
     # Axis -y, the normal up: the top moves along -y x z = -x.
     assert velocity[0] == pytest.approx(-0.3, rel=0.05)
     assert abs(velocity[1]) < 0.01
+
+
+@pytest.mark.parametrize('mass, inertia', [(5.0, 5.0), (0.5, 0.5), (0.0, 1.0), (None, 1.0)])
+def test_a_belts_inertia_is_its_links_mass_or_one_without_it(tmp_path, mass, inertia):
+    """The belt's hinge (1 rad is 1 m of belt) has the track link's mass as its inertia, and
+    BELT_INERTIA (1 kg) where the link has no mass; its body and hinge name the track
+    joint's line."""
+    import dataclasses
+    from body_bridge.sim.building.build import build_spec
+    from body_bridge.sim.names import BELT_SUFFIX
+    path = tmp_path / 'belt.body'
+    path.write_text(CONVEYOR)
+    model = load_model(path)
+    inertial = None if mass is None else Inertial(mass, inertia=np.eye(3))
+    model = dataclasses.replace(model, links=tuple(
+        dataclasses.replace(x, inertial=inertial) if x.name == 'BELT' else x
+        for x in model.links))
+    spec = build_spec(model)
+    mj = spec.compile()
+    assert mj.dof_armature[mj.joint('BELT').dofadr[0]] == pytest.approx(inertia)
+    line = model.joint('BELT').source
+    assert line.startswith(f'{path}:')
+    assert spec.body('BELT' + BELT_SUFFIX).info == line
+    assert spec.joint('BELT').info == line
+
+
+def test_only_a_world_with_tracks_gets_a_round_friction_cone(tracked):
+    """Tracks skid when they turn: their world's friction cone is elliptic; a world without
+    tracks keeps MuJoCo's default pyramid."""
+    import mujoco
+    from body_bridge.sim.mechanics.tracks import has_tracks
+    from conftest import SAMPLE_ARM
+    arm = load_model(SAMPLE_ARM)
+    assert (has_tracks(tracked), has_tracks(arm)) == (True, False)
+    assert Simulation(tracked, SimOptions()).mj.opt.cone == mujoco.mjtCone.mjCONE_ELLIPTIC
+    assert Simulation(arm, SimOptions()).mj.opt.cone == mujoco.mjtCone.mjCONE_PYRAMIDAL

@@ -67,7 +67,9 @@ def wheel_contacts(model: Model) -> dict[str, np.ndarray]:
 
 
 def _carried(points: list[np.ndarray]) -> bool:
-    """Whether contact points hold a body up: three or more, not all on one line."""
+    """Whether contact points hold a body up: three or more, not all on one line (the
+    smallest singular value of the centred ground points, their spread across the line that
+    fits them best, above 1 mm)."""
     if len(points) < 3:
         return False
     xy = np.array([p[:2] for p in points])

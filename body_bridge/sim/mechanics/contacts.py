@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 
 import mujoco
 
@@ -49,6 +50,9 @@ _MIN_RATIO = 1e-6
 #: Chrono's contact curvature radius where the shapes give none, as its YAML parser sets it
 #: [m], and its characteristic impact speed [m/s] (ChSystemSMC's default).
 HERTZ_RADIUS, HERTZ_SPEED = 0.2, 1.0
+#: The smallest restitution Chrono's Hertz contact takes the logarithm of (its ChContactSMC
+#: raises smaller ones to the machine epsilon).
+_SMALLEST_RESTITUTION = sys.float_info.epsilon
 
 
 def apply_contacts(spec: mujoco.MjSpec, model: Model) -> None:
@@ -117,9 +121,11 @@ def _hertz_bounce(restitution: float) -> tuple[float, float]:
     Chrono's force ``K d^(3/2) + 2 sqrt(5/6) |b| sqrt(3/2 K m) d^(1/4) d'`` with
     ``b = ln e / sqrt(ln^2 e + pi^2)``, never pulling, in units of ``d = (m v^2 / K)^(2/5)``
     and ``tau = d / v``: ``u'' = -(u^(3/2) + sqrt(5) |b| u^(1/4) u')`` from u = 0, u' = 1
-    until the force is 0 again (RK4, 1/2000 of a unit time a step).
+    until the force is 0 again (RK4, 1/2000 of a unit time a step). A restitution below the
+    machine epsilon is taken as that (as Chrono does), one above 1 as 1 (no damper rebounds
+    more than it was hit; the loaders refuse it).
     """
-    log = math.log(min(max(restitution, 1e-9), 1.0))
+    log = math.log(min(max(restitution, _SMALLEST_RESTITUTION), 1.0))
     damping = math.sqrt(5.0) * abs(log) / math.sqrt(log * log + math.pi ** 2)
 
     def accel(u: float, w: float) -> float:

@@ -161,7 +161,8 @@ def _wheel_radius(model: Model, link: str) -> float:
 
 
 def _found(model: Model, poses) -> tuple[list[str], list[str]]:
-    """Every track by side; else the driven wheels of one axis (side by side, same axis)."""
+    """Every track by side; else the driven wheels of one axis (side by side, one left and
+    one right of the base, their centres within 1 mm of each other along x and z)."""
     base = poses[model.root].inverse()
     tracks = [j for j in model.joints if j.type == JointType.TRACK]
     if tracks:
