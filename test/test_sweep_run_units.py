@@ -184,6 +184,10 @@ def test_nodes_that_crash_or_never_start_fail_the_run(tmp_path, fake_world, comm
 
 
 def test_a_runs_process_keeps_its_ros_traffic_to_itself(monkeypatch):
+    # what isolate() sets is put back after the test (later tests' bridges run in this
+    # process's domain)
+    monkeypatch.setenv('ROS_DOMAIN_ID', os.environ.get('ROS_DOMAIN_ID', '0'))
+    monkeypatch.delenv('ROS_AUTOMATIC_DISCOVERY_RANGE', raising=False)
     monkeypatch.setenv('ROS_LOCALHOST_ONLY', '1')
     monkeypatch.setenv('ROS_STATIC_PEERS', '10.0.0.1')
     isolate(123, alongside=False)
