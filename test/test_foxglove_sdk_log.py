@@ -65,6 +65,27 @@ def test_a_dropped_client_is_one_line_and_other_sdk_lines_are_prefixed(monkeypat
     assert handler.level == logging.WARNING
 
 
+def test_a_reset_without_a_closing_handshake_is_the_same_client_gone():
+    """The SDK says a reset twice, as an IO error of a send and as a protocol error of a
+    receive, in either order: one line (seen in CI, where the receive came second)."""
+    handler, log = SdkLog(), Log()
+    handler.target = log
+    handler.emit(record('Error sending message to client 127.0.0.1:59334: IO error: Connection '
+                        'reset by peer (os error 104)'))
+    handler.emit(record('Error receiving from client 127.0.0.1:59334: WebSocket protocol '
+                        'error: Connection reset without closing handshake', logging.WARNING))
+    handler.emit(record('Error receiving from client 127.0.0.1:7: WebSocket protocol error: '
+                        'Connection reset without closing handshake', logging.WARNING))
+    handler.emit(record('Error receiving from client 127.0.0.1:8: WebSocket protocol error: '
+                        'Unmasked frame', logging.WARNING))
+    assert log.lines == [
+        ('info', 'Foxglove: client 127.0.0.1:59334 went away (connection reset by peer)'),
+        ('info', 'Foxglove: client 127.0.0.1:7 went away (connection reset without closing '
+                 'handshake)'),
+        ('warning', 'Foxglove: Error receiving from client 127.0.0.1:8: WebSocket protocol '
+                    'error: Unmasked frame')]
+
+
 def test_installing_takes_the_sdk_logger_once_and_keeps_it_from_the_root():
     sdk = logging.getLogger('foxglove')
     first, second = Log(), Log()

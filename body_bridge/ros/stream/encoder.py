@@ -101,7 +101,10 @@ class BackgroundEncoder:
                 self._wake.notify_all()  # room for a lossless submit that waits
             try:
                 msg = compressed_image(self.frame_id, stamp, self.encode(array, settings))
-                self.publisher.publish(msg, stamp.sec * 1_000_000_000 + stamp.nanosec)
+                if hasattr(self.publisher, 'sinks'):  # a channel of the outlets: its sinks
+                    self.publisher.publish(msg, stamp.sec * 1_000_000_000 + stamp.nanosec)
+                else:  # a plain rclpy publisher
+                    self.publisher.publish(msg)
             except Exception as err:  # noqa: BLE001 - reported, then this topic stops
                 if self._alive():  # else the node is shutting down: nothing to report
                     self.node.get_logger().error(

@@ -60,11 +60,14 @@ class SdkLog(logging.Handler):
     """The handler of the SDK's logger: its lines said by a bridge logger (``target``).
 
     A line about a client's connection failing (``... client ADDRESS: IO error: WHY (os error
-    N)``) is said once per client, at info level: ``Foxglove: client ADDRESS went away (WHY)``;
+    N)``, or the connection reset without a closing handshake) is said once per client, at
+    info level: ``Foxglove: client ADDRESS went away (WHY)``;
     any other warning or error as ``Foxglove: <its text>``.
     """
 
-    GONE = re.compile(r'client (?P<client>\S+): IO error: (?P<why>.+?)(?: \(os error \d+\))?$')
+    GONE = re.compile(r'client (?P<client>\S+): (?:IO error: (?P<why>.+?)(?: \(os error \d+\))?'
+                      r'|WebSocket protocol error: (?P<reset>Connection reset without closing '
+                      r'handshake))$')
     #: Clients remembered (each said once); beyond this many the memory starts over.
     REMEMBERED = 1000
 
@@ -97,7 +100,8 @@ class SdkLog(logging.Handler):
         if len(self._gone) >= self.REMEMBERED:
             self._gone.clear()
         self._gone.add(client)
-        target.info(f'Foxglove: client {client} went away ({gone["why"].lower()})')
+        why = gone['why'] or gone['reset']
+        target.info(f'Foxglove: client {client} went away ({why.lower()})')
 
 
 #: The process's handler of the SDK's log (one logger, one handler).
