@@ -28,7 +28,11 @@ NODE = types.SimpleNamespace(context=types.SimpleNamespace(ok=lambda: True),
 
 
 class Publisher:
+    """A channel of the outlets (ros/stream/outlets.py), as the bridge's publishers are:
+    it takes each message's stamp for its sinks."""
+
     topic_name = '/cam/image_raw/compressed'
+    sinks = ()
 
     def __init__(self):
         self.sent = []
