@@ -62,14 +62,16 @@ def watch_paced(listener, cmd: list[str], ns: str, log: Path, first: str, settle
         (the listener's report at the window's end, the bridge's CPU use [cores]).
 
     Raises:
-        RuntimeError: the bridge exited, or the listener heard no ``/clock`` from it.
-        TimeoutError: nothing on ``first`` within 60 s.
+        RuntimeError: the bridge exited, or the listener heard no ``/clock`` from it in the
+            window (the error holds what it heard and the end of the bridge's output).
+        TimeoutError: nothing on ``first``, or on ``/clock``, within 60 s.
     """
     with open(log, 'w') as out:
         proc = subprocess.Popen(cmd, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
     try:
         listener.send('add', ns=ns, **subscribe)
         wait_for(listener, first, 60.0, proc, log)
+        wait_for(listener, '/clock', 60.0, proc, log)  # the window's span is measured on it
         if started is not None:
             started()
         time.sleep(settle)
@@ -77,7 +79,7 @@ def watch_paced(listener, cmd: list[str], ns: str, log: Path, first: str, settle
         cpu0, wall0 = cpu_seconds(proc.pid), time.monotonic()
         time.sleep(window)
         report = listener.send('report')
-        for _ in range(10):  # a loaded machine can hold the listener's first /clock back
+        for _ in range(30):  # a loaded machine can hold the listener's first /clock back
             if report.get('clock') is not None:
                 break
             time.sleep(1.0)
@@ -92,7 +94,10 @@ def watch_paced(listener, cmd: list[str], ns: str, log: Path, first: str, settle
             proc.kill()
             proc.wait()
     if report.get('clock') is None:
-        raise RuntimeError(f'{ns}: the listener heard no /clock from the bridge ({log})')
+        heard = {t: n for t, n in report['counts'].items() if n}
+        tail = '\n'.join(log.read_text(errors='replace').splitlines()[-15:])
+        raise RuntimeError(f'{ns}: the listener heard no /clock from the bridge in the window '
+                           f'(it heard {heard or "nothing"}); the bridge said:\n{tail}')
     return report, cpu
 
 
