@@ -133,6 +133,8 @@ def test_each_number_is_rejected_with_its_element(fields, message):
      "bushing 'b' damping is not finite (inf, inf, inf, inf, inf, inf)"),
     (dict(bushings=(Bushing('b', 'base', 'arm', pose1=_pose((INF, 0, 0)), source=SRC),)),
      "bushing 'b' position is not finite (inf, 0, 0)"),
+    (dict(bushings=(Bushing('b', 'base', 'arm', pose2=_pose((0, NAN, 0)), source=SRC),)),
+     "bushing 'b' position is not finite (0, nan, 0)"),
     (dict(motors=(Motor('m', MotorKind.ROTATION, Actuation.SPEED,
                         Function(FunctionKind.RAMP, params=(0, NAN)), 'j', source=SRC),)),
      "motor 'm' function is not finite (0, nan)"),
