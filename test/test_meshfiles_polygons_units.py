@@ -83,6 +83,15 @@ def test_concave_polygons_are_ear_clipped_in_their_own_plane(shape, u, v):
     check(in_plane(shape, u=u, v=v))
 
 
+@pytest.mark.parametrize('shape', [COMB, STAR], ids=['comb', 'star'])
+def test_concave_polygons_a_tenth_of_a_millimetre_wide_are_ear_clipped_too(shape):
+    # the plane's axes are unit whatever the polygon's size: a reflex corner of a polygon
+    # 1e-4 wide turns by about 1e-8, far beyond rounding, and is no corner of a fan
+    small = [(1e-4 * x, 1e-4 * y) for x, y in shape]
+    check(in_plane(small))
+    check(in_plane(small, u=(0, 0, 1), v=(1, 0, 0)))
+
+
 def test_a_closed_loop_repeating_its_first_corner_and_repeated_corners():
     points = in_plane(COMB)
     order = list(range(len(COMB))) + [0]
