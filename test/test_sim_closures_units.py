@@ -241,3 +241,30 @@ def test_a_closure_the_integrator_refuses_is_named_by_its_source_line():
     model = _four_bar(loop)
     with pytest.raises(ModelError, match='four_bar.body:12'):
         Simulation(model, SimOptions(build=BuildOptions(ground_plane=False)))
+
+
+def test_a_weld_closure_holds_a_torque_as_stiffly_as_its_time_constant_allows():
+    """A link on a hinge, locked to the ground by a weld closure on the hinge axis, under a
+    torque tau. At rest MuJoCo's soft constraint gives f R = -k r (R = (1 - d) / d * A, A the
+    link's rotational inverse weight, k = 1 / (d^2 T^2) for critical damping, d = 0.9999, T =
+    two time steps, as add_closure asks). A weld's rotational residual is the vector part of
+    the relative quaternion, theta / 2, on Jacobian rows half the angular ones, scaled by the
+    torquescale (1: rotation held like position): tau = f / 2, so theta = 4 tau R / k."""
+    links = (Link('ground'), Link('arm', Pose(), Inertial(2.0, (0.3, 0, 0),
+                                                          np.diag([0.01, 0.02, 0.03]))))
+    joints = (Joint('h', 'continuous', 'ground', 'arm', (0, 0, 1)),)
+    lock = LoopClosure('lock', 'weld', 'ground', 'arm', Pose((0, 0, 0.1)), Pose((0, 0, 0.1)))
+    model = Model('lock', links, joints, 'ground', closures=(lock,), ground_plane=False,
+                  gravity=(0.0, 0.0, 0.0))
+    mj = build_spec(model, BuildOptions(ground_plane=False)).compile()
+    data = mujoco.MjData(mj)
+    dof, tau = mj.joint('h').dofadr[0], 5.0
+    for _ in range(2000):  # 1000 time constants: at rest
+        data.qfrc_applied[dof] = tau
+        mujoco.mj_step(mj, data)
+    assert abs(data.qvel[dof]) < 1e-9
+    d, period = 0.9999, 2 * mj.opt.timestep
+    inverse_weight = mj.body_invweight0[mj.body('arm').id][1]
+    stiffness = 1 / (d ** 2 * period ** 2)
+    theta = 4 * tau * (1 - d) / d * inverse_weight / stiffness
+    assert data.qpos[mj.joint('h').qposadr[0]] == pytest.approx(theta, rel=1e-3)
