@@ -15,8 +15,8 @@ import mujoco
 import numpy as np
 import pytest
 
-from body_bridge.model import (Bushing, Function, Inertial, Joint, Link, Model, Motor, Pose,
-                               Spring)
+from body_bridge.model import (Bushing, Function, Inertial, Joint, Link, Load, Model, Motor,
+                               Pose, Spring)
 from body_bridge.sim.names import Mode
 from body_bridge.sim.simulation import SimOptions, Simulation
 
@@ -45,8 +45,8 @@ def _model(**elements) -> Model:
 
 
 def _curve(stiffness: float) -> np.ndarray:
-    """A spring curve that is ``stiffness`` times the deformation over +-5."""
-    return np.array([[-5.0, -5.0 * stiffness], [5.0, 5.0 * stiffness]])
+    """A spring curve that is ``stiffness`` times the deformation over +-20."""
+    return np.array([[-20.0, -20.0 * stiffness], [20.0, 20.0 * stiffness]])
 
 
 def _moving(model: Model):
@@ -187,3 +187,40 @@ def test_a_command_before_any_reset_releases_the_motor_of_its_joint():
     sim.command(Mode.POSITION, ['h'], [-0.2])
     sim.step_period()
     assert not sim.forces.engaged('m')
+
+
+def test_a_reset_forgets_the_turns_a_rotational_spring_made():
+    """The angle of a spring is followed through whole turns; after a reset it starts again
+    from the reference: the torque is the law's at the hinge's initial angle 0."""
+    frame1 = Pose((0.1, 0.0, 0.0), ARM.rot)
+    frame2 = Pose((0.0, 0.0, 0.0), np.eye(3))
+    spring = Spring('rsda', 'rotational', 'base', 'arm', frame1, frame2, rest=0.1,
+                    preload=0.5, spring_curve=_curve(0.3), damping=0.0)
+    sim = _moving(_model(springs=(spring,)))
+    qadr = sim.mj.joint('h').qposadr[0]
+    sim.data.qvel[:] = 0.0
+    for angle in np.arange(0.0, 7.5, 0.5):  # more than a whole turn
+        sim.data.qpos[qadr] = angle
+        mujoco.mj_forward(sim.mj, sim.data)
+        torque = _generalised(sim)[sim.mj.joint('h').dofadr[0]]
+    assert torque == pytest.approx(0.5 - 0.3 * (7.0 - 0.1))  # 7 rad, not 7 - 2 pi
+    sim.reset()
+    assert sim.data.qpos[qadr] == 0.0
+    assert _generalised(sim)[sim.mj.joint('h').dofadr[0]] == pytest.approx(0.5 + 0.3 * 0.1)
+
+
+def test_a_reset_sets_controller_inputs_back_to_zero():
+    """A FORCE controller motor and a load controller: after a reset, with no new input,
+    nothing pushes (the docstring: controller inputs go back to zero)."""
+    motor = Motor('push', 'rotation', 'force', Function('controller'), joint='h')
+    load = Load('thrust', 'force', 'base', controller=True)
+    sim = Simulation(_model(motors=(motor,), loads=(load,)), SimOptions())
+    sim.forces.set_motor_input('push', 2.0)
+    sim.forces.set_load_input('thrust', [0.0, 3.0, 0.0])
+    sim.data.xfrc_applied[:] = 0.0
+    before = _generalised(sim)
+    assert before[sim.mj.joint('h').dofadr[0]] == pytest.approx(2.0)
+    assert before[1] == pytest.approx(3.0)  # the base's y
+    sim.reset()
+    sim.data.xfrc_applied[:] = 0.0
+    np.testing.assert_array_equal(_generalised(sim), np.zeros(sim.mj.nv))
