@@ -269,3 +269,11 @@ def test_an_expression_exactly_max_tree_operations_deep_is_read():
     assert formula.evaluate({'x': 0.5}) == 200.5
     with pytest.raises(FormulaError, match='deeper than 200 operations'):
         parse_extended('x' + '+1' * 201)
+
+
+def test_polyroots_go_from_2_to_8():
+    """docs/formats.md: ``polyroots2``..``polyroots8``; polyroots9 is no function."""
+    assert parse_extended('polyroots8(1, 0, 0, 0, 0, 0, 0, 0, -1)').values({}) == \
+        pytest.approx([-1.0, 1.0])
+    with pytest.raises(FormulaError, match="unknown function 'polyroots9'"):
+        parse_extended('polyroots9(1, 0, 0, 0, 0, 0, 0, 0, 0, -1)')
