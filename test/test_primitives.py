@@ -128,3 +128,17 @@ def test_no_meshes_merge_into_an_empty_mesh_of_3d_points():
     empty = merge_meshes([], name='none')
     assert empty.vertices.shape == (0, 3) and empty.faces.shape == (0, 3)
     assert empty.name == 'none'
+
+
+@pytest.mark.parametrize('mesh', [sphere_mesh(0.5), capsule_mesh(0.5, 1.0)],
+                         ids=['sphere', 'capsule'])
+def test_round_meshes_are_symmetric_top_to_bottom(mesh):
+    """Mirrored through z = 0 the vertices are the same set: the poles and every ring."""
+    points = {tuple(np.round(v, 12)) for v in mesh.vertices}
+    assert points == {tuple(np.round(v * (1, 1, -1), 12) + 0.0) for v in mesh.vertices}
+
+
+def test_a_sphere_mesh_has_its_vertices_on_the_sphere_and_nearly_its_volume():
+    mesh = sphere_mesh(0.5)
+    np.testing.assert_allclose(np.linalg.norm(mesh.vertices, axis=1), 0.5, atol=1e-12)
+    assert mesh_volume(mesh) == pytest.approx(4 / 3 * np.pi * 0.125, rel=0.02)
