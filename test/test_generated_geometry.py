@@ -32,6 +32,9 @@ def test_texture_polygons_that_do_not_match_the_faces_are_refused():
     for bad in ([[0, 1, 2]], [[0, 1, 2, 3], [0, 1, 2]]):
         with pytest.raises(ValueError, match='do not match the faces corner for corner'):
             face_set_mesh(square, [[0, 1, 2, 3]], texcoords=uv, tex_polygons=bad)
+    for bad in ([[0, 1, 2, 4]], [[0, 1, -1, 3]]):  # one past the last, and negative
+        with pytest.raises(ValueError, match=r'texture coordinate index out of range 0\.\.3'):
+            face_set_mesh(square, [[0, 1, 2, 3]], texcoords=uv, tex_polygons=bad)
 
 
 def _vrml_frames(spine):
@@ -101,8 +104,9 @@ CONCAVE = {
 @pytest.mark.parametrize('seed', [1, 2, 3, 4])
 def test_a_concave_polygon_in_any_plane_is_covered_with_its_winding(name, seed):
     """n - 2 triangles, each wound as the polygon (its normal along the plane's), whose areas
-    add up to the polygon's: the triangles cover it without overlap."""
-    flat = np.asarray(CONCAVE[name], float)
+    add up to the polygon's: the triangles cover it without overlap. The list starts at
+    another corner each time (a reflex one first too)."""
+    flat = np.roll(np.asarray(CONCAVE[name], float), seed * 3, axis=0)
     x, y = flat[:, 0], flat[:, 1]
     area = 0.5 * float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
     pts, normal = _turned(flat, seed)
