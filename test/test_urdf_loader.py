@@ -260,7 +260,8 @@ def test_what_an_element_leaves_out_is_zero(tmp_path):
              _child('damped', '<dynamics damping="0.3"/>') +
              '<link name="light"><inertial><mass value="0.5"/></inertial></link>'
              '<joint name="light_joint" type="fixed"><parent link="base"/>'
-             '<child link="light"/></joint>')
+             '<child link="light"/></joint>' +
+             _child('bare').replace('<axis xyz="0 0 1"/>', ''))
     m = load_model(write(tmp_path, PARTIAL.format(links=links)))
     base = m.link('base')
     np.testing.assert_array_equal(base.visuals[0].pose.pos, [0, 0, 0])
@@ -272,6 +273,7 @@ def test_what_an_element_leaves_out_is_zero(tmp_path):
     assert (m.joint('none_joint').damping, m.joint('none_joint').friction) == (0.0, 0.0)
     assert (m.joint('rubbing_joint').damping, m.joint('rubbing_joint').friction) == (0.0, 0.5)
     assert (m.joint('damped_joint').damping, m.joint('damped_joint').friction) == (0.3, 0.0)
+    assert list(m.joint('bare_joint').axis) == [1.0, 0.0, 0.0]  # the URDF default axis
     light = m.link('light').inertial  # no <inertia>: no moments of inertia
     assert light.mass == 0.5 and light.inertia.shape == (3, 3) and not light.inertia.any()
 
