@@ -252,10 +252,10 @@ def _child(name, dynamics=''):
             f'<limit lower="-1" upper="1" effort="1" velocity="1"/>{dynamics}</joint>')
 
 
-def test_what_an_element_leaves_out_is_zero(tmp_path):
+def test_what_an_element_leaves_out_is_zero_or_urdf_s_default(tmp_path):
     """An origin with only rpy is at the link's origin, one with only xyz is not turned (the
     inertia stays as given); dynamics without damping or friction have none of it; an
-    inertial without <inertia> has no moments."""
+    inertial without <inertia> has no moments; a joint without <axis> turns about x."""
     links = (_child('none') + _child('rubbing', '<dynamics friction="0.5"/>') +
              _child('damped', '<dynamics damping="0.3"/>') +
              '<link name="light"><inertial><mass value="0.5"/></inertial></link>'
