@@ -1,6 +1,8 @@
 """Polygons and extrusions of geometry/generated.py against their definitions: ear clipping
 gives n - 2 triangles, texture polygons must match the faces, and the cross-section planes of
-an open, non-planar spine are VRML97's (the end points take their neighbour's Z axis)."""
+an open, non-planar spine are VRML97's (the end points take their neighbour's Z axis);
+concave polygons in any plane are covered with their winding, a straight spine carries its
+cross-section turned by each orientation, and a closed spine sweeps a torus by Pappus."""
 
 import numpy as np
 import pytest

@@ -1,5 +1,6 @@
 """Mesh helpers of geometry/primitives.py against analytic cases: a mirrored mesh still winds
-outwards, bounds, the content digest, and the STL file a URDF points to read back."""
+outwards, bounds, the content digest, the STL file a URDF points to read back, primitive meshes
+closed edge by edge and symmetric, and principal boxes of a turned box and of a cloud."""
 
 import struct
 
@@ -10,8 +11,7 @@ from body_bridge.geometry.primitives import (bounds, box_mesh, capsule_mesh, con
                                              cylinder_mesh, merge_meshes, mesh_area,
                                              mesh_digest, mesh_volume, principal_box,
                                              sphere_mesh, transform_mesh, write_stl)
-from body_bridge.model import Pose
-from body_bridge.model import Mesh
+from body_bridge.model import Mesh, Pose
 
 
 @pytest.mark.parametrize('linear', [np.diag([-1.0, 1.0, 1.0]), np.diag([2.0, -1.0, -3.0])])
