@@ -166,3 +166,49 @@ def test_a_closed_spine_makes_a_ring_once_and_a_torus_by_pappus():
     directed = [(int(f[k]), int(f[(k + 1) % 3])) for f in mesh.faces for k in range(3)]
     assert set(directed) == {(b, a) for a, b in directed}
     assert abs(mesh_volume(mesh)) == pytest.approx(0.04 * 2 * np.pi, rel=2e-3)
+
+
+def test_a_capped_prism_on_a_three_point_spine_is_closed_with_the_prism_s_volume():
+    """A square cross-section (side 0.2) along a three-point straight spine 3 m long, capped:
+    closed edge by edge, volume 0.04 x 3."""
+    from body_bridge.geometry.generated import extrusion_mesh
+    from body_bridge.geometry.primitives import mesh_volume
+    cs = [(0.1, 0.1), (0.1, -0.1), (-0.1, -0.1), (-0.1, 0.1), (0.1, 0.1)]
+    mesh = extrusion_mesh(cs, [(0, 0, 0), (0, 1, 0), (0, 3, 0)])
+    directed = [(int(f[k]), int(f[(k + 1) % 3])) for f in mesh.faces for k in range(3)]
+    assert set(directed) == {(b, a) for a, b in directed}
+    assert mesh_volume(mesh) == pytest.approx(0.04 * 3.0)
+
+
+def test_an_open_cross_section_sweeps_an_open_strip():
+    """An L-shaped open cross-section (0.3 + 0.2 m) along a 2 m straight spine, uncapped: its
+    area is the section's length times the spine's, nothing joins its ends."""
+    from body_bridge.geometry.generated import extrusion_mesh
+    from body_bridge.geometry.primitives import mesh_area
+    mesh = extrusion_mesh([(0.3, 0.0), (0.0, 0.0), (0.0, 0.2)], [(0, 0, 0), (0, 2, 0)],
+                          begin_cap=False, end_cap=False)
+    assert mesh_area(mesh) == pytest.approx(0.5 * 2.0)
+
+
+def test_a_two_point_cross_section_and_spine_make_one_quad():
+    from body_bridge.geometry.generated import extrusion_mesh
+    from body_bridge.geometry.primitives import mesh_area
+    mesh = extrusion_mesh([(0.0, 0.0), (0.5, 0.0)], [(0, 0, 0), (0, 2, 0)],
+                          begin_cap=False, end_cap=False)
+    assert len(mesh.faces) == 2 and mesh_area(mesh) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize('cs, spine', [([(0, 0)], [(0, 0, 0), (0, 1, 0)]),
+                                       ([(0, 0), (1, 0)], [(0, 0, 0)]),
+                                       ([(0, 0)], [(0, 0, 0)])])
+def test_fewer_than_two_points_either_way_are_refused(cs, spine):
+    from body_bridge.geometry.generated import extrusion_mesh
+    with pytest.raises(ValueError, match='at least 2 cross-section and 2 spine points'):
+        extrusion_mesh(cs, spine)
+
+
+@pytest.mark.parametrize('x, z', [(1, 3), (3, 1), (1, 1)])
+def test_an_elevation_grid_of_fewer_than_two_points_along_an_axis_is_refused(x, z):
+    from body_bridge.geometry.generated import elevation_grid_mesh
+    with pytest.raises(ValueError, match='at least 2 points along x and z'):
+        elevation_grid_mesh(x, z, 1.0, 1.0, [0.0] * (x * z))
