@@ -72,6 +72,16 @@ def test_images_read_back_row_by_row(pixels, encoding, step):
     np.testing.assert_array_equal(back, pixels)
 
 
+@pytest.mark.parametrize('big', [False, True])
+def test_is_bigendian_says_the_byte_order_of_numbers_wider_than_a_byte(monkeypatch, big):
+    # pixels are sent in the machine's order: a big-endian machine says so for 16-bit and
+    # float depth images; one byte a number has no order
+    monkeypatch.setattr(messages, '_BIG_ENDIAN', big)
+    for dtype, wide in ((np.uint8, False), (np.uint16, True), (np.float32, True)):
+        msg = messages.image_message(Image(), np.zeros((2, 3), dtype=dtype), 'mono8')
+        assert msg.is_bigendian == int(big and wide), dtype
+
+
 def test_an_image_of_a_view_is_sent_in_c_order():
     pixels = np.arange(12, dtype=np.uint8).reshape(3, 4)[:, ::-1]
     msg = messages.image_message(Image(), pixels, 'mono8')
