@@ -1,0 +1,131 @@
+"""sim/building/binding.py: the joints' limits as the model and the options give them, the
+kinematic mode's forces and mimic velocities, and a model's mimic hook made again, not kept
+twice, when the world changes around it."""
+
+import math
+import textwrap
+
+import numpy as np
+import pytest
+
+from body_bridge.formats import load_model
+from body_bridge.model import Inertial, Joint, Limits, Link, Model, Pose, Shape, Box
+from body_bridge.sim.building.build import BuildOptions
+from body_bridge.sim.simulation import Mode, SimOptions, Simulation
+
+from conftest import REPO, SAMPLE_ARM
+
+NO_FLOOR = BuildOptions(ground_plane=False)
+
+
+def _wheel(limits: Limits) -> Model:
+    """A disc turning about z on a fixed base (no gravity torque about the axis)."""
+    mass = Inertial(1.0, inertia=np.diag([0.02, 0.02, 0.04]))
+    links = (Link('base', inertial=mass), Link('disc', Pose((0, 0, 0.1)), mass,
+                                                collisions=(Shape(Box((0.2, 0.2, 0.02))),)))
+    joints = (Joint('spin', 'continuous', 'base', 'disc', (0, 0, 1), limits),)
+    return Model(name='wheel', links=links, joints=joints, root='base')
+
+
+def test_a_continuous_joint_has_no_range_whatever_limits_the_file_gives():
+    sim = Simulation(_wheel(Limits(-1.0, 1.0, 2.0, 5.0)), SimOptions(build=NO_FLOOR))
+    lower, upper = sim.joint_range(['spin'])
+    assert lower.tolist() == [-math.inf] and upper.tolist() == [math.inf]
+    sim.command(Mode.POSITION, ['spin'], [2.5])  # beyond the file's "upper" of 1 rad
+    for _ in range(300):
+        sim.step_period()
+    assert sim.joint_positions()[0] == pytest.approx(2.5, abs=1e-3)
+
+
+@pytest.mark.parametrize('default, expected', [(0.5, 0.5), (2.0, 2.0), (0.0, math.inf),
+                                               (-1.0, math.inf)])
+def test_the_default_velocity_limit_applies_where_the_model_gives_none(default, expected):
+    sim = Simulation(_wheel(Limits()), SimOptions(build=NO_FLOOR,
+                                                 default_velocity_limit=default))
+    speed, effort = sim.joint_limits(['spin'])
+    assert speed.tolist() == [expected] and effort.tolist() == [math.inf]
+    if math.isfinite(expected):  # and a velocity command is held to it
+        sim.command(Mode.VELOCITY, ['spin'], [5.0])
+        for _ in range(100):
+            sim.step_period()
+        assert sim.joint_velocities()[0] == pytest.approx(expected, rel=1e-3)
+
+
+def test_a_kinematic_model_s_servos_exert_no_force():
+    """Kinematic joints are posed, not driven: the efforts read back are zero while the joints
+    follow position and velocity commands."""
+    sim = Simulation(load_model(SAMPLE_ARM), SimOptions(kinematic=True))
+    sim.command(Mode.POSITION, ['shoulder_pitch'], [1.0])
+    sim.command(Mode.VELOCITY, ['shoulder_yaw'], [0.5])
+    for _ in range(30):
+        sim.step_period()
+        assert np.all(sim.joint_efforts() == 0.0)
+    assert sim.joint_velocities()[0] == pytest.approx(0.5, abs=1e-12)
+
+
+ROBOT = """
+    <Robot name="powers"><KinBody>
+      <Body name="base" type="static"><Geom type="box"><extents>0.05 0.05 0.05</extents></Geom>
+      </Body>
+      {links}
+      <Joint name="a" type="hinge"><Body>base</Body><Body>l1</Body><axis>0 0 1</axis>
+        <limitsdeg>-90 90</limitsdeg></Joint>
+      <Joint name="half" type="hinge" enable="false" mimic_pos="0.5*a + 0.1"
+        mimic_vel="|a 0.5"><Body>base</Body><Body>l2</Body><axis>0 0 1</axis>
+        <limitsdeg>-360 360</limitsdeg></Joint>
+      <Joint name="quintic" type="hinge" enable="false" mimic_pos="0.05*a^5 + a + 0.2"
+        mimic_vel="|a 0.25*a^4 + 1"><Body>base</Body><Body>l3</Body><axis>0 0 1</axis>
+        <limitsdeg>-360 360</limitsdeg></Joint>
+    </KinBody></Robot>"""
+
+
+@pytest.fixture
+def powers(tmp_path):
+    links = '\n'.join(
+        f'<Body name="l{i}"><Translation>{0.3 * i} 0 0</Translation>'
+        f'<Geom type="box"><extents>0.1 0.02 0.02</extents><translation>0.1 0 0</translation>'
+        f'</Geom><Mass type="box"><extents>0.1 0.02 0.02</extents><total>0.5</total></Mass>'
+        f'</Body>' for i in range(1, 4))
+    path = tmp_path / 'powers.robot.xml'
+    path.write_text(textwrap.dedent(ROBOT.format(links=links)))
+    return load_model(path)
+
+
+def test_kinematic_mimic_joints_move_at_their_formula_s_rate(powers):
+    """q_half = 0.5 a + 0.1, so its velocity is 0.5 a'; q_quintic = 0.05 a^5 + a + 0.2, so
+    (0.25 a^4 + 1) a'."""
+    sim = Simulation(powers, SimOptions(build=NO_FLOOR, kinematic=True))
+    sim.command(Mode.VELOCITY, ['a'], [0.4])
+    for _ in range(50):
+        sim.step_period()
+        q = dict(zip(sim.joint_names, sim.joint_positions()))
+        v = dict(zip(sim.joint_names, sim.joint_velocities()))
+        assert v['a'] == pytest.approx(0.4, abs=1e-12)
+        assert v['half'] == pytest.approx(0.2, abs=1e-9)
+        assert v['quintic'] == pytest.approx((0.25 * q['a'] ** 4 + 1) * 0.4, abs=1e-9)
+        assert q['quintic'] == pytest.approx(0.05 * q['a'] ** 5 + q['a'] + 0.2, abs=1e-12)
+    assert q['a'] == pytest.approx(0.4 * 50 * sim.period, abs=1e-9)
+
+
+def test_a_nonlinear_mimic_holds_after_a_model_before_it_leaves_the_world(powers):
+    """The third model of a world, whose tendon-held mimic is relinearised every step, keeps
+    its formula once the second model (a box, 7 coordinates) is removed and every coordinate
+    of the third moved down."""
+    arm = Simulation(load_model(SAMPLE_ARM))
+    world = arm.world
+    box_model = load_model(REPO / 'test' / 'data' / 'choreonoid' / 'box.body')
+    world.add(box_model, SimOptions(initial_pose=Pose((2.0, 0.0, 0.15))), 'box/')
+    Simulation(box_model, SimOptions(initial_pose=Pose((2.0, 0.0, 0.15))), world=world)
+    options = SimOptions(initial_pose=Pose((0.0, 2.0, 0.5)), servo_frequency=2.0)
+    world.add(powers, options, 'powers/')
+    sim = Simulation(powers, options, world=world)
+    hooks = len(sim.step_hooks)
+    world.remove('box/')
+    assert len(sim.step_hooks) == hooks  # made again, not added to
+    sim.command(Mode.POSITION, ['a'], [1.2])
+    worst = 0.0
+    for _ in range(150):
+        sim.step_period()
+        q = dict(zip(sim.joint_names, sim.joint_positions()))
+        worst = max(worst, abs(q['quintic'] - (0.05 * q['a'] ** 5 + q['a'] + 0.2)))
+    assert q['a'] > 0.8 and worst < 2e-3
