@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from body_bridge.formats import load_model
-from body_bridge.model import Inertial, Joint, Limits, Link, Model, Pose, Shape, Box
+from body_bridge.model import (Box, Inertial, Joint, Limits, Link, Model, Pose, Shape,
+                               quat_matrix)
 from body_bridge.sim.building.build import BuildOptions
 from body_bridge.sim.simulation import Mode, SimOptions, Simulation
 
@@ -129,3 +130,62 @@ def test_a_nonlinear_mimic_holds_after_a_model_before_it_leaves_the_world(powers
         q = dict(zip(sim.joint_names, sim.joint_positions()))
         worst = max(worst, abs(q['quintic'] - (0.05 * q['a'] ** 5 + q['a'] + 0.2)))
     assert q['a'] > 0.8 and worst < 2e-3
+    # Its frames are found again too: each link at its joint's origin, turned about z by
+    # the joint's position.
+    assert sorted(sim.moving_frames) == [('base', 'l1'), ('base', 'l2'), ('base', 'l3')]
+    pos, quat = sim.moving_transforms()
+    joint_of = {'l1': 'a', 'l2': 'half', 'l3': 'quintic'}
+    for k, (_, child) in enumerate(sim.moving_frames):
+        joint = powers.joint(joint_of[child])
+        want = powers.joint_origin(joint).matrix() @ Pose.from_axis_angle(
+            (0, 0, 1), q[joint.name]).matrix()
+        assert pos[k] == pytest.approx(want[:3, 3], abs=1e-9)
+        assert quat_matrix(quat[k]) == pytest.approx(want[:3, :3], abs=1e-9)
+
+
+def _ball_and_hinge(ball_first: bool) -> Model:
+    """base -> l1 -> l2 along x, a ball joint and a hinge about y in the order asked."""
+    mass = Inertial(1.0, inertia=np.eye(3) * 0.01)
+    links = (Link('base', inertial=mass), Link('l1', Pose((0.2, 0, 0)), mass),
+             Link('l2', Pose((0.4, 0, 0)), mass))
+    first, second = ('ball', 'revolute') if ball_first else ('revolute', 'ball')
+    joints = (Joint('j1', first, 'base', 'l1', (0, 1, 0), Limits(-2.0, 2.0)),
+              Joint('j2', second, 'l1', 'l2', (0, 1, 0), Limits(-2.0, 2.0)))
+    return Model(name='balls', links=links, joints=joints, root='base')
+
+
+def test_a_kinematic_ball_joint_holds_only_its_own_four_coordinates():
+    """The hinge after a ball joint (its coordinate the next in qpos) follows its command
+    while the ball joint holds its initial (unit) quaternion."""
+    sim = Simulation(_ball_and_hinge(True), SimOptions(build=NO_FLOOR, kinematic=True))
+    assert sim.joint_names == ['j2']
+    sim.command(Mode.POSITION, ['j2'], [0.3])
+    for _ in range(100):
+        sim.step_period()
+    assert sim.joint_positions()[0] == pytest.approx(0.3, abs=1e-12)
+    assert sim.data.qpos[:4].tolist() == [1.0, 0.0, 0.0, 0.0]
+    _, quat = sim.body_pose('l2')  # turned by 0.3 rad about y
+    assert quat == pytest.approx([math.cos(0.15), 0, math.sin(0.15), 0], abs=1e-12)
+
+
+def test_a_ball_joint_last_in_the_model_is_simulated():
+    """A hinge about y then a ball joint, both on gravity's line: the hinge goes where it is
+    told, and is retuned as it moves."""
+    sim = Simulation(_ball_and_hinge(False), SimOptions(build=NO_FLOOR))
+    first = float(sim.inertia[0])
+    sim.command(Mode.POSITION, ['j1'], [0.5])
+    for _ in range(300):
+        sim.step_period()
+    assert sim.joint_positions()[0] == pytest.approx(0.5, abs=1e-3)
+    assert np.isfinite(sim.data.qpos).all() and float(sim.inertia[0]) > 0 and first > 0
+
+
+def test_a_model_without_servos_has_no_gains():
+    mass = Inertial(1.0, inertia=np.eye(3) * 0.01)
+    model = Model(name='lump', links=(Link('base', inertial=mass),
+                                      Link('top', Pose((0, 0, 0.1)), mass)),
+                  joints=(Joint('weld', 'fixed', 'base', 'top'),), root='base')
+    sim = Simulation(model, SimOptions(build=NO_FLOOR))
+    sim.step_period()
+    assert sim.actuated == [] and sim.joint_names == []
+    assert sim.kp.shape == sim.kv.shape == sim.inertia.shape == (0,)
