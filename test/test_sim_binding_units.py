@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from body_bridge.formats import load_model
-from body_bridge.model import (Box, Inertial, Joint, Limits, Link, Model, Pose, Shape,
-                               quat_matrix)
+from body_bridge.model import (Box, Inertial, Joint, Limits, Link, Mimic, Model, Pose,
+                               Shape, quat_matrix)
 from body_bridge.sim.building.build import BuildOptions
 from body_bridge.sim.simulation import Mode, SimOptions, Simulation
 
@@ -54,14 +54,22 @@ def test_the_default_velocity_limit_applies_where_the_model_gives_none(default, 
 
 def test_a_kinematic_model_s_servos_exert_no_force():
     """Kinematic joints are posed, not driven: the efforts read back are zero while the joints
-    follow position and velocity commands."""
-    sim = Simulation(load_model(SAMPLE_ARM), SimOptions(kinematic=True))
+    start away from zero and follow position and velocity commands, and after a joint goes
+    back to position mode where it is."""
+    sim = Simulation(load_model(SAMPLE_ARM), SimOptions(
+        kinematic=True, initial_positions={'elbow_pitch': 0.7, 'shoulder_yaw': -0.4}))
     sim.command(Mode.POSITION, ['shoulder_pitch'], [1.0])
     sim.command(Mode.VELOCITY, ['shoulder_yaw'], [0.5])
     for _ in range(30):
         sim.step_period()
         assert np.all(sim.joint_efforts() == 0.0)
     assert sim.joint_velocities()[0] == pytest.approx(0.5, abs=1e-12)
+    sim.command(Mode.POSITION, ['shoulder_yaw'], [-0.5])
+    for _ in range(30):
+        sim.step_period()
+        assert np.all(sim.joint_efforts() == 0.0)
+    q = dict(zip(sim.joint_names, sim.joint_positions()))
+    assert q['elbow_pitch'] == pytest.approx(0.7) and q['shoulder_yaw'] == pytest.approx(-0.5)
 
 
 ROBOT = """
@@ -189,3 +197,42 @@ def test_a_model_without_servos_has_no_gains():
     sim.step_period()
     assert sim.actuated == [] and sim.joint_names == []
     assert sim.kp.shape == sim.kv.shape == sim.inertia.shape == (0,)
+
+
+def test_the_servos_are_retuned_for_where_the_joints_are_when_the_world_changes():
+    """After a box joins, the moving arm's gains are those a new arm at the same joint
+    positions is tuned with (not those of its last tuning, up to 0.02 rad before)."""
+    arm = Simulation(load_model(SAMPLE_ARM))
+    arm.command(Mode.VELOCITY, ['shoulder_pitch', 'elbow_pitch'], [0.9, -0.7])
+    for _ in range(33):
+        arm.step_period()
+    box = load_model(REPO / 'test' / 'data' / 'choreonoid' / 'box.body')
+    arm.world.add(box, SimOptions(initial_pose=Pose((2.0, 0.0, 0.15))), 'box/')
+    here = Simulation(load_model(SAMPLE_ARM), SimOptions(
+        initial_positions=dict(zip(arm.joint_names, arm.joint_positions().tolist()))))
+    assert arm.inertia == pytest.approx(here.inertia, rel=1e-9)
+    assert arm.kp == pytest.approx(here.kp, rel=1e-9)
+    assert arm.kv == pytest.approx(here.kv, rel=1e-9)
+
+
+def test_a_floating_base_with_a_mimic_joint_is_servoed():
+    """A free body, no gravity: a hinge told to go to 0.4 rad gets there, and the joint that
+    mimics it (-2 times it plus 0.1) follows."""
+    mass = Inertial(1.0, inertia=np.eye(3) * 0.01)
+    small = Inertial(0.2, inertia=np.eye(3) * 0.002)
+    links = (Link('body', inertial=mass), Link('arm', Pose((0.2, 0, 0)), small),
+             Link('fin', Pose((-0.2, 0, 0)), small))
+    joints = (Joint('swing', 'revolute', 'body', 'arm', (0, 0, 1), Limits(-2.0, 2.0)),
+              Joint('follow', 'revolute', 'body', 'fin', (0, 0, 1), Limits(-3.0, 3.0),
+                    mimic=Mimic('swing', -2.0, 0.1)))
+    model = Model(name='floater', links=links, joints=joints, root='body', root_joint='free',
+                  gravity=(0.0, 0.0, 0.0))
+    sim = Simulation(model, SimOptions(build=NO_FLOOR))
+    assert sim.actuated == ['swing']
+    sim.command(Mode.POSITION, ['swing'], [0.4])
+    for _ in range(300):
+        sim.step_period()
+    q = dict(zip(sim.joint_names, sim.joint_positions()))
+    assert q['swing'] == pytest.approx(0.4, abs=1e-3)
+    assert q['follow'] == pytest.approx(-2.0 * q['swing'] + 0.1, abs=1e-3)
+    assert np.isfinite(sim.inertia).all() and sim.inertia[0] > 0
