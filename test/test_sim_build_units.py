@@ -123,3 +123,56 @@ def test_tracks_get_belts_and_devices_their_sites():
     assert tracked.body('TRACK_L:belt') is not None and tracked.body('TRACK_R:belt') is not None
     arm = build_spec(load_model(SAMPLE_ARM)).compile()
     assert arm.nsite > 0 and arm.nsensor > 0
+
+
+def _faller(mass=1.0):
+    """A 0.2 m cube on a free root, its centre 0.5 m up."""
+    return Model('faller', (Link('cube', Pose((0, 0, 0.5)),
+                                 Inertial(mass, inertia=np.eye(3) * mass * 0.04 / 6),
+                                 collisions=(Shape(Box((0.2, 0.2, 0.2))),)),),
+                 (), 'cube', root_joint='free')
+
+
+def test_a_model_without_its_own_time_step_gets_the_documented_1_ms():
+    mj = build_spec(_faller(), BuildOptions(ground_plane='off')).compile()
+    assert mj.opt.timestep == 0.001  # docs/topics-and-parameters.md: timestep 0.001
+
+
+@pytest.mark.parametrize('bit', [0, 3, 29])
+def test_a_plane_that_is_on_carries_a_model_of_any_collision_bit(bit):
+    """Mode 'on': every model touches the plane, the second and later models of a world (bits
+    1 to 29) as the first: a cube dropped from 0.5 m rests with its centre 0.1 m up."""
+    mj = build_spec(_faller(), BuildOptions(ground_plane='on', contact_bit=bit)).compile()
+    data = mujoco.MjData(mj)
+    mujoco.mj_step(mj, data, nstep=1500)
+    assert data.qpos[2] == pytest.approx(0.1, abs=2e-3)
+
+
+def test_the_checker_squares_are_half_a_metre_and_grey_blue():
+    """docs/commands-and-simulation.md: squares of 0.5 m. MuJoCo's builtin checker is 2 x 2
+    squares per texture, and a uniform material repeats it texrepeat times per metre; the two
+    colours are the documented RGB (0.42, 0.46, 0.50) and (0.32, 0.35, 0.39)."""
+    mj = build_spec(_faller(), BuildOptions(ground_plane='on')).compile()
+    material = int(mj.geom('ground_plane').matid[0])
+    assert mj.mat_texuniform[material]
+    assert (1.0 / (2 * mj.mat_texrepeat[material])).tolist() == [0.5, 0.5]
+    tex = int(mj.mat_texid[material, mujoco.mjtTextureRole.mjTEXROLE_RGB])
+    w, h, channels = int(mj.tex_width[tex]), int(mj.tex_height[tex]), int(mj.tex_nchannel[tex])
+    pixels = mj.tex_data[mj.tex_adr[tex]:mj.tex_adr[tex] + w * h * channels]
+    colours = {tuple(int(c) for c in p) for p in pixels.reshape(-1, channels)[:, :3]}
+    want = [np.array(rgb) * 255 for rgb in ((0.42, 0.46, 0.50), (0.32, 0.35, 0.39))]
+    assert len(colours) == 2
+    for colour in colours:
+        assert min(np.abs(np.array(colour) - rgb).max() for rgb in want) <= 1.0
+
+
+def test_a_thin_rod_s_zero_moment_is_raised_to_the_bound():
+    """A rod along z has no moment about its axis: raised to MIN_INERTIA (1e-8 kg m^2), which
+    MuJoCo 4's compiler also does and MuJoCo 3's refuses to compile; the others as given."""
+    rod = Inertial(0.3, inertia=np.diag([0.01, 0.01, 0.0]))
+    model = Model('rod', (Link('base'), Link('rod', Pose((0, 0, 0.1)), rod)),
+                  (Joint('j', 'revolute', 'base', 'rod', (1, 0, 0), Limits(-1.0, 1.0)),),
+                  'base')
+    mj = build_spec(model, BuildOptions(ground_plane='off')).compile()
+    assert sorted(mj.body_inertia[mj.body('rod').id]) == pytest.approx([1e-8, 0.01, 0.01],
+                                                                        rel=1e-9)
