@@ -96,6 +96,9 @@ def test_an_inertia_just_beyond_rounding_of_the_bound_is_balanced_not_nudged(lar
     assert differing_links(plate_model(np.diag([half, half, largest * (1 + 5e-7)]))) == \
         ['plate']
     assert differing_links(plate_model(np.diag([half, half, largest * (1 + 1e-10)]))) == []
+    # just past the builder's bound of 1e-9 of C: no longer rounding
+    assert differing_links(plate_model(np.diag([half, half, largest * (1 + 1.5e-9)]))) == \
+        ['plate']
 
 
 @pytest.mark.corpus

@@ -80,6 +80,28 @@ def test_a_mesh_of_three_vertices_gets_the_fourth_mujoco_wants(built):
     assert mj.mesh_texcoordnum[mj.mesh('tag:v1:pyramid').id] == 4  # a textured mesh's own
 
 
+def test_each_kind_of_joint_moves_its_link_as_it_should(built):
+    """The hinge and the wheel turn their links, the slider moves the rod along the x axis by
+    its position (a joint's position of 0.1 m: 0.1 m further along x)."""
+    _, mj = built
+    kinds = [int(mj.joint(n).type[0]) for n in ('hinge', 'wheel', 'slider')]
+    assert kinds == [mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_HINGE,
+                     mujoco.mjtJoint.mjJNT_SLIDE]
+    data = mujoco.MjData(mj)
+    mujoco.mj_kinematics(mj, data)
+    rod, disc = mj.body('rod').id, mj.body('disc').id
+    before = data.xpos[rod].copy()
+    data.qpos[mj.joint('slider').qposadr[0]] = 0.1
+    mujoco.mj_kinematics(mj, data)
+    assert data.xpos[rod] - before == pytest.approx([0.1, 0, 0], abs=1e-12)
+    # from the disc the rod is at (-0.2, 0.2) + (0.1, 0) slid: (-0.1, 0.2); a quarter turn of
+    # the wheel about z takes it to (-0.2, -0.1)
+    assert data.xpos[rod] - data.xpos[disc] == pytest.approx([-0.1, 0.2, 0], abs=1e-12)
+    data.qpos[mj.joint('wheel').qposadr[0]] = np.pi / 2
+    mujoco.mj_kinematics(mj, data)
+    assert data.xpos[rod] - data.xpos[disc] == pytest.approx([-0.2, -0.1, 0], abs=1e-12)
+
+
 def test_joints_keep_their_limits_friction_and_damping(built):
     _, mj = built
     hinge, wheel, slider = (mj.joint(n) for n in ('hinge', 'wheel', 'slider'))
@@ -159,11 +181,17 @@ def test_the_checker_squares_are_half_a_metre_and_grey_blue():
     tex = int(mj.mat_texid[material, mujoco.mjtTextureRole.mjTEXROLE_RGB])
     w, h, channels = int(mj.tex_width[tex]), int(mj.tex_height[tex]), int(mj.tex_nchannel[tex])
     pixels = mj.tex_data[mj.tex_adr[tex]:mj.tex_adr[tex] + w * h * channels]
-    colours = {tuple(int(c) for c in p) for p in pixels.reshape(-1, channels)[:, :3]}
+    image = pixels.reshape(h, w, channels)[:, :, :3].astype(int)
+    colours = {tuple(p) for p in image.reshape(-1, 3).tolist()}
     want = [np.array(rgb) * 255 for rgb in ((0.42, 0.46, 0.50), (0.32, 0.35, 0.39))]
     assert len(colours) == 2
     for colour in colours:
         assert min(np.abs(np.array(colour) - rgb).max() for rgb in want) <= 1.0
+    # 2 x 2 squares of one size: every row and every column half one colour, half the other,
+    # and the pattern flips from one half to the other.
+    first = np.all(image == image[0, 0], axis=2)
+    assert (first.sum(axis=0) * 2 == h).all() and (first.sum(axis=1) * 2 == w).all()
+    assert first[0, 0] and not first[0, w - 1] and not first[h - 1, 0] and first[h - 1, w - 1]
 
 
 def test_a_thin_rod_s_zero_moment_is_raised_to_the_bound():
