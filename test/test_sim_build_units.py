@@ -204,3 +204,27 @@ def test_a_thin_rod_s_zero_moment_is_raised_to_the_bound():
     mj = build_spec(model, BuildOptions(ground_plane='off')).compile()
     assert sorted(mj.body_inertia[mj.body('rod').id]) == pytest.approx([1e-8, 0.01, 0.01],
                                                                         rel=1e-9)
+
+
+def test_turned_links_and_shapes_keep_their_orientation():
+    """A link turned 90 degrees about z and, on it, a box turned 30 degrees about x: at the
+    reference configuration the body's orientation is the link's, the geom's is the link's
+    times the shape's, and the box's long side points where both turns take it."""
+    link_pose = Pose.from_axis_angle((0, 0, 1), np.pi / 2, (0.3, 0, 0))
+    shape_pose = Pose.from_axis_angle((1, 0, 0), np.pi / 6, (0.1, 0, 0))
+    box = Shape(Box((0.4, 0.1, 0.05)), shape_pose, source='turned.body:5')
+    mass = Inertial(1.0, inertia=np.eye(3) * 0.01)
+    model = Model('turned', (Link('base'), Link('arm', link_pose, mass, collisions=(box,))),
+                  (Joint('j', 'revolute', 'base', 'arm', (0, 0, 1), Limits(-1.0, 1.0)),), 'base')
+    spec = build_spec(model, BuildOptions(ground_plane='off'))
+    mj = spec.compile()
+    data = mujoco.MjData(mj)
+    mujoco.mj_kinematics(mj, data)
+    arm = mj.body('arm').id
+    assert data.xmat[arm].reshape(3, 3) == pytest.approx(link_pose.matrix()[:3, :3], abs=1e-12)
+    geom = int(mj.body_geomadr[arm])
+    want = link_pose.matrix() @ shape_pose.matrix()
+    assert data.geom_xmat[geom].reshape(3, 3) == pytest.approx(want[:3, :3], abs=1e-12)
+    assert data.geom_xpos[geom] == pytest.approx(want[:3, 3], abs=1e-12)  # (0.3, 0.1, 0)
+    assert data.geom_xmat[geom].reshape(3, 3)[:, 0] == pytest.approx([0, 1, 0], abs=1e-12)
+    assert spec.body('arm').geoms[0].info == 'turned.body:5'  # a compile error names it
