@@ -135,3 +135,63 @@ def test_a_nonlinear_mimic_holds_in_a_world_with_tracks(powers):
         q = dict(zip(sim.joint_names, sim.joint_positions()))
         worst = max(worst, abs(q['quintic'] - (0.05 * q['a'] ** 5 + q['a'] + 0.2)))
     assert q['a'] > 0.8 and worst < 2e-3 and not math.isnan(worst)
+
+
+def test_a_world_mujoco_cannot_compile_is_one_line_naming_the_first_model(monkeypatch):
+    """MuJoCo refuses the compiled whole (here a servo of a joint no model has): a ModelError
+    naming the first model's file, in one line."""
+    from body_bridge.errors import ModelError
+    from body_bridge.sim.building import world as world_module
+    real = world_module.build_spec
+    broken = load_model(OWN / 'box.body')
+
+    def with_a_stray_servo(model, options):
+        spec = real(model, options)
+        if model is broken:
+            act = spec.add_actuator()
+            act.name, act.target = 'stray', 'no_such_joint'
+            act.trntype = mujoco.mjtTrn.mjTRN_JOINT
+        return spec
+    monkeypatch.setattr(world_module, 'build_spec', with_a_stray_servo)
+    with pytest.raises(ModelError) as caught:
+        World([(broken, SimOptions())])
+    text = str(caught.value)
+    assert text.startswith(f'{broken.source}: the integrator cannot compile the model: ')
+    assert '\n' not in text and 'no_such_joint' in text
+
+
+def test_a_plane_given_as_true_meets_the_models_materials(tmp_path):
+    """ground_plane True is 'on' (docs: booleans mean on and off): the material table's
+    Ground-Rubber friction makes the pair of the plane and a Rubber box, as with 'on'."""
+    table = tmp_path / 'materials.yaml'
+    table.write_text(textwrap.dedent("""
+        materials:
+          - {name: Default}
+          - {name: Ground}
+          - {name: Rubber}
+        contact_materials:
+          - {materials: [Ground, Rubber], friction: 0.05, restitution: 0.0}
+    """))
+    path = tmp_path / 'box.body'
+    path.write_text(textwrap.dedent("""
+        format: ChoreonoidBody
+        format_version: 2.0
+        name: box
+        links:
+          - name: box
+            joint_type: free
+            material: Rubber
+            mass: 1.0
+            inertia: [ 0.01, 0, 0, 0.01, 0, 0.01 ]
+            elements:
+              - type: Shape
+                geometry: { type: Box, size: [ 0.1, 0.1, 0.1 ] }
+    """))
+    model = load_model(path, str(table))
+    assert model.contact_ground == 'Ground'
+    for plane in (True, 'on', 'auto'):
+        mj = World([(model, SimOptions(build=BuildOptions(ground_plane=plane)))]).mj
+        assert mj.npair == 1 and mj.pair_geom1[0] == mj.geom('ground_plane').id
+        assert mj.pair_friction[0, 0] == pytest.approx(0.05)
+    for plane in (False, 'off'):
+        assert World([(model, SimOptions(build=BuildOptions(ground_plane=plane)))]).mj.npair == 0
