@@ -15,7 +15,7 @@ from body_bridge.sim.building.build import BuildOptions
 from body_bridge.sim.building.world import World
 from body_bridge.sim.simulation import Mode, SimOptions, Simulation
 
-from conftest import REPO, SAMPLE_ARM
+from conftest import REPO
 
 OWN = REPO / 'test' / 'data' / 'choreonoid'
 
