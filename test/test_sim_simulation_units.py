@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from body_bridge.formats import load_model
-from body_bridge.model import Inertial, Joint, Limits, Link, Model, Pose
+from body_bridge.model import Box, Inertial, Joint, Limits, Link, Model, Pose, Shape
 from body_bridge.sim.building.build import BuildOptions
+from body_bridge.sim.building.world import World
 from body_bridge.sim.control.trajectory import JointTrajectory
 from body_bridge.sim.simulation import Mode, SimOptions, Simulation
 
@@ -147,3 +148,89 @@ def test_a_kinematic_model_s_floating_base_stays_at_rest():
         assert np.all(sim.data.qvel[:6] == 0.0)
     assert sim.joint_positions()[0] == pytest.approx(0.5, abs=1e-9)
     assert sim.body_pose('body')[0] == pytest.approx([0, 0, 1.0], abs=1e-12)
+
+
+@pytest.mark.parametrize('mode', ['off', 'auto'])
+def test_without_gravity_compensation_a_held_joint_sags_by_its_load_over_kp(mode):
+    """Shoulder pitch held at 1 rad: with gravity_compensation off the servo settles where
+    kp (q_set - q) carries the gravity torque (MuJoCo's own bias force at rest); with auto (on
+    for a fixed base) it holds its setpoint."""
+    sim = Simulation(load_model(SAMPLE_ARM), SimOptions(
+        initial_positions={'shoulder_pitch': 1.0}, gravity_compensation=mode))
+    run(sim, 300)
+    row = sim.actuated.index('shoulder_pitch')
+    sag = 1.0 - float(sim.joint_positions()[sim.joint_names.index('shoulder_pitch')])
+    if mode == 'auto':
+        assert abs(sag) < 1e-4
+    else:
+        load = float(sim.data.qfrc_bias[sim._da[row]])  # gravity at rest
+        assert abs(load) > 0.5
+        assert sag == pytest.approx(load / sim.kp[row], rel=0.02)
+
+
+def test_a_reset_drops_the_commands_not_yet_applied():
+    sim = Simulation(load_model(SAMPLE_ARM))
+    sim.command(Mode.POSITION, ['shoulder_yaw'], [1.0])
+    sim.reset()
+    run(sim, 50)
+    assert sim.joint_positions()[YAW] == pytest.approx(0.0, abs=1e-6)
+
+
+def test_a_position_command_ends_the_trajectory_being_followed():
+    sim = Simulation(load_model(SAMPLE_ARM))
+    sim.follow(JointTrajectory(['shoulder_yaw'], np.array([2.0]), np.array([[1.0]])))
+    run(sim, 50)
+    assert 0.1 < sim.joint_positions()[YAW] < 0.5
+    sim.command(Mode.POSITION, ['shoulder_yaw'], [-0.3])
+    run(sim, 250)  # past the trajectory's end
+    assert sim.joint_positions()[YAW] == pytest.approx(-0.3, abs=1e-3)
+    assert sim.desired_state(['shoulder_yaw'])[2] == [None]
+
+
+def test_a_trajectory_taken_over_from_a_moving_setpoint_starts_at_its_speed():
+    """The yaw setpoint runs to 2.5 rad at its limit, pi rad/s; a trajectory given now, to
+    0.5 rad further in 1 s and at rest there, is the cubic from (p0, pi) to (p0 + 0.5, 0):
+    p0 + v0 t + (3 d - 2 v0) t^2 + (v0 - 2 d) t^3."""
+    sim = Simulation(load_model(SAMPLE_ARM))
+    sim.command(Mode.POSITION, ['shoulder_yaw'], [2.5])
+    run(sim, 10)
+    p0 = sim.setpoints()['shoulder_yaw']
+    v0, d = math.pi, 0.5
+    sim.follow(JointTrajectory(['shoulder_yaw'], np.array([1.0]), np.array([[p0 + d]]),
+                               np.array([[0.0]])))
+    sim.step_period()
+    pos, vel, _ = sim.desired_state(['shoulder_yaw'])
+    t = sim.period
+    assert pos[0] == pytest.approx(p0 + v0 * t + (3 * d - 2 * v0) * t ** 2 +
+                                   (v0 - 2 * d) * t ** 3, abs=1e-9)
+    assert vel[0] == pytest.approx(v0 + 2 * (3 * d - 2 * v0) * t + 3 * (v0 - 2 * d) * t ** 2,
+                                   abs=1e-9)
+
+
+def test_a_kinematic_pusher_moves_a_box_as_far_as_itself():
+    """A kinematic plate slides along x at 0.2 m/s for 1 s and pushes a 0.1 m cube resting on
+    the floor in front of it: the cube ends where the plate's face puts it (its centre 0.05 m
+    beyond the face, less the few millimetres MuJoCo's soft contact lets the plate sink into
+    it while it pushes against friction), moved smoothly, not thrown."""
+    plate = Link('plate', Pose((0, 0, 0.15)), Inertial(1.0, inertia=np.eye(3) * 0.01),
+                 collisions=(Shape(Box((0.02, 0.4, 0.2))),))
+    pusher = Model('pusher', (Link('base'), plate),
+                   (Joint('slide', 'prismatic', 'base', 'plate', (1, 0, 0), Limits(-1.0, 1.0)),),
+                   'base')
+    cube = Model('cube', (Link('cube', Pose((0, 0, 0.05)),
+                               Inertial(1.0, inertia=np.eye(3) * 1.0 * 0.02 / 6),
+                               collisions=(Shape(Box((0.1, 0.1, 0.1))),)),),
+                 (), 'cube', root_joint='free')
+    world = World([(pusher, SimOptions(kinematic=True)),
+                   (cube, SimOptions(initial_pose=Pose((0.07, 0, 0))))])
+    sim = Simulation(pusher, SimOptions(kinematic=True), world=world)
+    box = Simulation(cube, SimOptions(initial_pose=Pose((0.07, 0, 0))), world=world)
+    sim.command(Mode.VELOCITY, ['slide'], [0.2])
+    highest = 0.0
+    for _ in range(100):
+        sim.step_period()
+        highest = max(highest, float(box.body_pose('cube')[0][2]))
+    assert sim.joint_positions()[0] == pytest.approx(0.2, abs=1e-9)
+    pos = box.body_pose('cube')[0]
+    assert 0.25 < pos[0] <= 0.2 + 0.01 + 0.05
+    assert abs(pos[1]) < 5e-3 and highest < 0.06
