@@ -234,3 +234,34 @@ def test_a_kinematic_pusher_moves_a_box_as_far_as_itself():
     pos = box.body_pose('cube')[0]
     assert 0.25 < pos[0] <= 0.2 + 0.01 + 0.05
     assert abs(pos[1]) < 5e-3 and highest < 0.06
+
+
+def test_a_new_position_target_moves_the_setpoint_on_from_where_it_was():
+    """The yaw setpoint runs towards 2.5 rad at pi rad/s; a new target of 2.0 rad keeps it
+    running from where it was, pi x 10 ms further each period, not from the joint's (lagging)
+    measured position."""
+    sim = Simulation(load_model(SAMPLE_ARM))
+    sim.command(Mode.POSITION, ['shoulder_yaw'], [2.5])
+    run(sim, 20)
+    before = sim.setpoints()['shoulder_yaw']
+    assert before == pytest.approx(20 * math.pi * sim.period, abs=1e-9)
+    assert abs(before - sim.joint_positions()[YAW]) > 1e-4  # the joint lags its setpoint
+    sim.command(Mode.POSITION, ['shoulder_yaw'], [2.0])
+    sim.step_period()
+    assert sim.setpoints()['shoulder_yaw'] == pytest.approx(before + math.pi * sim.period,
+                                                            abs=1e-9)
+
+
+def test_efforts_at_the_upper_end_push_only_inwards():
+    upper = math.radians(170)
+    sim = Simulation(load_model(SAMPLE_ARM), SimOptions(initial_positions={'shoulder_yaw': upper}))
+    sim.command(Mode.EFFORT, ['shoulder_yaw'], [0.02])
+    sim.step_period()
+    assert sim.joint_efforts()[YAW] == 0.0
+    assert sim.notes and all('shoulder_yaw: effort withheld' in n for n in sim.notes)
+    sim.reset()
+    sim.notes.clear()
+    sim.command(Mode.EFFORT, ['shoulder_yaw'], [-0.02])
+    run(sim, 5)
+    assert sim.joint_efforts()[YAW] == pytest.approx(-0.02, rel=1e-9)
+    assert sim.joint_velocities()[YAW] < 0 and sim.notes == []
