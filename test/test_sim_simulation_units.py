@@ -265,3 +265,21 @@ def test_efforts_at_the_upper_end_push_only_inwards():
     run(sim, 5)
     assert sim.joint_efforts()[YAW] == pytest.approx(-0.02, rel=1e-9)
     assert sim.joint_velocities()[YAW] < 0 and sim.notes == []
+
+
+@pytest.mark.parametrize('name', ['initial_velocity.yaml', 'motors.yaml'])
+def test_a_reset_replays_the_first_run_of_a_model_with_forces(name):
+    """Chrono models whose bodies start moving and whose motors integrate their speeds: after
+    a reset the same 0.2 s play again, as from the start (the forces are reset too)."""
+    from conftest import REPO
+    sim = Simulation(load_model(REPO / 'test' / 'data' / 'chrono' / name))
+
+    def play():
+        out = []
+        for _ in range(20):
+            sim.step_period()
+            out.append(np.concatenate([sim.data.qpos, sim.data.qvel]))
+        return np.array(out)
+    first = play()
+    sim.reset()
+    np.testing.assert_allclose(play(), first, rtol=0, atol=1e-9)
