@@ -283,3 +283,20 @@ def test_a_reset_replays_the_first_run_of_a_model_with_forces(name):
     first = play()
     sim.reset()
     np.testing.assert_allclose(play(), first, rtol=0, atol=1e-9)
+
+
+def test_each_moving_frame_is_its_joint_s_origin_turned_about_its_axis():
+    """The sample arm's joints turn about z and y: each child frame in its parent frame is the
+    model's joint origin times the rotation by the joint's position about its axis."""
+    from body_bridge.model import quat_matrix
+    q = {'shoulder_yaw': 0.3, 'shoulder_pitch': -0.4, 'elbow_pitch': 0.5, 'wrist_pitch': 0.6}
+    model = load_model(SAMPLE_ARM)
+    sim = Simulation(model, SimOptions(initial_positions=q))
+    pos, quat = sim.moving_transforms()
+    assert len(sim.moving_frames) == 4
+    for k, (_, child) in enumerate(sim.moving_frames):
+        joint = model.parent_joint(child)
+        want = model.joint_origin(joint).matrix() @ Pose.from_axis_angle(
+            joint.axis, q[joint.name]).matrix()
+        assert pos[k] == pytest.approx(want[:3, 3], abs=1e-9)
+        assert quat_matrix(quat[k]) == pytest.approx(want[:3, :3], abs=1e-9)
