@@ -143,6 +143,7 @@ def test_a_body_velocity_defaults_to_rest():
 def test_records_with_arrays_are_frozen_and_compare_by_identity(make):
     a, b = make(), make()
     assert a == a and a != b and len({a, b}) == 2
+    assert not hasattr(a, '__dict__')  # slotted, as the value records
     field = dataclasses.fields(a)[0].name
     with pytest.raises(dataclasses.FrozenInstanceError):
         setattr(a, field, getattr(b, field))
