@@ -247,6 +247,8 @@ def test_links_inertials_devices_frames_and_manipulators_keep_their_fields():
     inertial = Inertial(2, com=(0, 0, 0.1), inertia=[1, 0, 0, 0, 2, 0, 0, 0, 3])
     assert inertial.mass == 2.0 and type(inertial.mass) is float
     assert inertial.inertia.shape == (3, 3) and not inertial.inertia.flags.writeable
+    assert inertial.com.tolist() == [0.0, 0.0, 0.1] and inertial.com.dtype == float
+    assert not inertial.com.flags.writeable  # given as a tuple, kept as a read-only array
     assert Inertial(1.0).com.tolist() == [0.0] * 3 and not Inertial(1.0).inertia.any()
     link = Link('arm', POSE_A, inertial, visuals=(shape,), collisions=(shape, shape),
                 source='a.body:1')
