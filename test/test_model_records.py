@@ -107,6 +107,10 @@ def test_a_motor_keeps_its_joint_or_closure_and_parses_its_kinds():
     n = Motor(name='n', kind='linear', actuation='force', function=f, closure='loop')
     assert (n.name, n.kind, n.actuation, n.joint, n.closure) == \
         ('n', MotorKind.LINEAR, Actuation.FORCE, None, 'loop')
+    assert n.kind is MotorKind.LINEAR and n.actuation is Actuation.FORCE  # not plain strings
+    for kind, actuation in (('spin', 'speed'), ('rotation', 'torque')):
+        with pytest.raises(ValueError):
+            Motor('bad', kind, actuation, f, joint='hip')
     with pytest.raises(dataclasses.FrozenInstanceError):
         n.joint = 'x'
 
@@ -152,6 +156,7 @@ def test_records_with_arrays_are_frozen_and_compare_by_identity(make):
 def test_a_repeat_and_a_motor_are_values():
     assert Repeat(0.0, 1.0, 0.5) == Repeat(0.0, 1.0, 0.5)
     assert len({Repeat(0.0, 1.0, 0.5), Repeat(0.0, 1.0, 0.5)}) == 1
+    assert not hasattr(Repeat(0.0, 1.0, 0.5), '__dict__')
     with pytest.raises(dataclasses.FrozenInstanceError):
         Repeat(0.0, 1.0, 0.5).width = 2.0
 
