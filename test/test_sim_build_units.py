@@ -228,3 +228,19 @@ def test_turned_links_and_shapes_keep_their_orientation():
     assert data.geom_xpos[geom] == pytest.approx(want[:3, 3], abs=1e-12)  # (0.3, 0.1, 0)
     assert data.geom_xmat[geom].reshape(3, 3)[:, 0] == pytest.approx([0, 1, 0], abs=1e-12)
     assert spec.body('arm').geoms[0].info == 'turned.body:5'  # a compile error names it
+
+
+def test_a_fixed_root_named_world_is_mujoco_s_world_body():
+    """An environment's root link 'world' (fixed, at the origin): its shapes are the world
+    body's and its children hang from the world body, no body of its own."""
+    mass = Inertial(1.0, inertia=np.eye(3) * 0.01)
+    floor = Shape(Box((2.0, 2.0, 0.1)))
+    door = Link('door', Pose((0.5, 0, 0.5)), mass, collisions=(Shape(Box((0.1, 0.8, 1.0))),))
+    hinge = (Joint('hinge', 'revolute', 'world', 'door', (0, 0, 1), Limits(-1.0, 1.0)),)
+    room = Model('room', (Link('world', collisions=(floor,)), door), hinge, 'world')
+    mj = build_spec(room, BuildOptions(ground_plane='off')).compile()
+    assert mj.nbody == 2 and mj.body('door').parentid[0] == 0
+    assert [int(mj.geom_bodyid[g]) for g in range(mj.ngeom)] == [0, mj.body('door').id]
+    data = mujoco.MjData(mj)
+    mujoco.mj_kinematics(mj, data)
+    assert data.xpos[mj.body('door').id] == pytest.approx([0.5, 0, 0.5], abs=1e-12)
