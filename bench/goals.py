@@ -53,6 +53,7 @@ GOALS: dict[str, Goal] = {
     'throughput_sr1_cost_unsubscribed': Goal(1.5, False, 'at most 1.5 times physics'),
     'render_arm_hand_camera_depth_over_color': Goal(1.3, False, 'depth near colour'),
     'camera_bridge_cost_ratio': Goal(1.0, False, 'no slower than mujoco.Renderer'),
+    'world_arms_real_time': Goal(16, True, 'sixteen sample arms in one world at real time'),
 }
 
 

@@ -11,7 +11,8 @@ joints and more, and growing numbers of devices), ``realtime`` (the sample arm w
 640x480 camera at 30 Hz), ``camera`` (``bench/camera.py``), ``latency``
 (``bench/latency.py``), ``memory`` (resident size after loading and after 60 s of running),
 ``tracks`` (``bench/tracks.py``: the tracks' cost per period, the Tank with its Kinect at
-real-time factor 1), ``sensors``, ``world``, ``render`` (``bench/render.py``: every camera's
+real-time factor 1), ``sensors``, ``world`` (``bench/world.py``, and ``bench/arms.py``: how
+many sample arms one world holds at real time), ``render`` (``bench/render.py``: every camera's
 frame and the period with every device read, in the simulation layer alone).
 Ratios are measured side by side in one run (see ``figures.side_by_side``). ``--quick`` runs
 every figure briefly (fewer repetitions, shorter runs): for checking that the suite works,
@@ -108,8 +109,10 @@ def _group(group, figures, quick, scratch, context, listener) -> None:
             import tracks
             tracks.run(figures, context, listener, quick, scratch)
     elif group == 'world':
+        import arms
         import world
         world.run(figures, quick)
+        arms.run(figures, listener, quick, scratch)
     elif group == 'render':
         import render
         render.run(figures, quick)

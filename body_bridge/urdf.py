@@ -141,7 +141,9 @@ def _link(link, mesh_paths, uri) -> urdf.Link:
                                                       origin=_origin(shape.pose)))
     inertial = link.inertial
     if inertial is not None and inertial.mass > 0.0:
-        i = inertial.inertia
+        # URDF keeps one number per pair of mirrored cells: the symmetric part, the tensor
+        # the simulation builds (sim/building/build.py), is exactly symmetric
+        i = 0.5 * (inertial.inertia + inertial.inertia.T)
         out.inertial = urdf.Inertial(
             mass=float(inertial.mass),
             inertia=urdf.Inertia(ixx=float(i[0, 0]), ixy=float(i[0, 1]), ixz=float(i[0, 2]),

@@ -1,6 +1,7 @@
 """What the in-process ROS unit tests hand the code under test: a real rclpy node in a context
 of its own, the same node carrying a Simulation stand-in as the bridge node carries its
-Simulation, and a goal handle as rclpy's action server hands one over.
+Simulation, a goal handle as rclpy's action server hands one over, and a logger that keeps
+its lines.
 
 rclpy is imported only when a node is made, so importing this module needs no ROS."""
 
@@ -65,3 +66,16 @@ class GoalHandle:
 
     def canceled(self):
         self.status = 'canceled'
+
+
+class Log:
+    """A node's logger as the code under test uses it: the lines kept, with their level."""
+
+    def __init__(self):
+        self.lines = []
+
+    def info(self, text):
+        self.lines.append(('info', text))
+
+    def warning(self, text):
+        self.lines.append(('warning', text))

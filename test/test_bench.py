@@ -4,12 +4,14 @@ model corpus the figures of real models are left out, and it says why."""
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from conftest import HAVE_CORPUS, REPO
 
@@ -55,7 +57,8 @@ EXPECTED = (
      for f in ('camera_rtf', 'image_rate', 'depth_rate', 'bridge_cpu')] +
     [f'world_{f}' for f in ('spawn_sr1_ms', 'spawn_sr1_add_ms', 'delete_sr1_ms')
      if HAVE_CORPUS] +
-    ['world_period_after_ratio', 'world_edit_check_ns'] +
+    ['world_period_after_ratio', 'world_edit_check_ns', 'world_arms_2_rtf',
+     'world_arms_real_time'] +
     [f'render_arm_hand_camera_{k}{f}' for k in ('color', 'depth', 'both') for f in ('', '_cpu')] +
     ['render_arm_hand_camera_depth_over_color'] +
     [f'render_{m}_{f}' for m in ('arm', 'sr1', 'tank')[:3 if HAVE_CORPUS else 1]
@@ -104,6 +107,8 @@ def test_quick_run_prints_and_writes_every_figure(tmp_path):
     assert printed['sensors_640x480_compressed_bytes_per_s'][0] < \
         printed['sensors_640x480_raw_bytes_per_s'][0] / 5
     assert printed['command_to_state_latency_samples'] == (20.0, 'count')
+    assert printed['world_arms_2_rtf'][0] > 0.5  # the two arms' world ran, paced
+    assert printed['world_arms_real_time'][1] == 'arms'
     if HAVE_CORPUS:
         assert printed['load_barrettwam_model_files'][0] == 3.0  # robot, arm and hand XML files
         assert printed['load_barrettwam_mesh_time'][0] > 0.0
@@ -200,3 +205,35 @@ def test_against_head_measures_both_trees_side_by_side(tmp_path):
     assert printed[0].split()[:4] == ['figure', 'HEAD', 'working', 'ratio']
     assert any(line.startswith('camera_raw_mujoco_render ') for line in printed)
     assert 'against: camera 1/1 done' in proc.stderr
+
+
+# --- bench/arms.py: how many sample arms one world holds at real time ----------------------
+
+def test_the_arms_world_is_a_world_file_of_arms_apart(tmp_path):
+    from body_bridge.paths import bundled_models
+    from body_bridge.sim.building.worldfile import read_world
+    arms = _bench_module('arms')
+    world = read_world(str(arms.write_world(tmp_path, 30)))
+    assert [m.name for m in world.models] == [f'arm{k}' for k in range(30)]
+    assert not world.unsupported
+    assert {m.path for m in world.models} == {str(bundled_models()['sample_arm'])}
+    places = np.array([m.pose.pos for m in world.models])
+    gaps = np.linalg.norm(places[:, None] - places[None], axis=2) + np.eye(30) * 9
+    assert gaps.min() == pytest.approx(1.5)  # an arm reaches about 0.7 m: none can touch
+    assert np.all(places[:, 2] == 0.0)
+
+
+def test_the_arms_count_stops_at_the_first_world_behind_real_time(tmp_path, monkeypatch):
+    arms = _bench_module('arms')
+    figures_module = _bench_module('figures')
+    kept = {8: 1.0, 16: 0.985, 24: 0.93, 30: 1.0}
+    monkeypatch.setattr(arms, 'paced_rtf', lambda listener, count, *rest: kept[count])
+    figures = figures_module.Figures(out=io.StringIO())
+    arms.run(figures, None, False, tmp_path)
+    assert [(r['name'], r['value']) for r in figures.rows] == [
+        ('world_arms_8_rtf', 1.0), ('world_arms_16_rtf', 0.985), ('world_arms_24_rtf', 0.93),
+        ('world_arms_real_time', 16.0)]
+    kept[8] = 0.97
+    figures = figures_module.Figures(out=io.StringIO())
+    arms.run(figures, None, False, tmp_path)
+    assert figures.rows[-1]['value'] == 0.0 and len(figures.rows) == 2

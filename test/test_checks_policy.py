@@ -133,6 +133,8 @@ def test_each_number_is_rejected_with_its_element(fields, message):
      "bushing 'b' damping is not finite (inf, inf, inf, inf, inf, inf)"),
     (dict(bushings=(Bushing('b', 'base', 'arm', pose1=_pose((INF, 0, 0)), source=SRC),)),
      "bushing 'b' position is not finite (inf, 0, 0)"),
+    (dict(bushings=(Bushing('b', 'base', 'arm', pose2=_pose((0, NAN, 0)), source=SRC),)),
+     "bushing 'b' position is not finite (0, nan, 0)"),
     (dict(motors=(Motor('m', MotorKind.ROTATION, Actuation.SPEED,
                         Function(FunctionKind.RAMP, params=(0, NAN)), 'j', source=SRC),)),
      "motor 'm' function is not finite (0, nan)"),
@@ -307,6 +309,13 @@ def test_inertia_repairs_and_their_bounds():
             "1, 2 kg m^2); no rigid body has a negative moment")
     zero = Inertial(0.0)
     assert check_model(m := model(link=dict(inertial=zero))) is m
+    assert check_model(m := model(link=dict(inertial=Inertial(0.0, inertia=np.diag(
+        [-0.0, 0.0, 0.0]))))) is m
+    # INERTIA_TOL is a fraction of the largest moment at every scale, the smallest numbers
+    # too: a negative moment half or all of the largest is no rounding
+    for moments in ([-5e-310, 1e-309, 1e-309], [-1.5e-309, 1.5e-309, 1.5e-309]):
+        with pytest.raises(ModelError, match='not positive semi-definite'):
+            check_model(model(link=dict(inertial=Inertial(1.0, inertia=np.diag(moments)))))
 
 
 def test_zero_sizes_become_one_micrometre_except_a_capsules_length():
@@ -348,6 +357,16 @@ def test_meshes_without_area_or_volume():
     assert [w.split(': ', 1)[1] for w in fixed.warnings] == [
         "link 'arm' visual mesh 'below': its triangles cover no area; not shown",
         "link 'arm' visual mesh 'empty': its triangles cover no area; not shown"]
+    # exactly MIN_AREA (a right triangle of legs 1 and 2 MIN_AREA, computed without rounding)
+    # is area: "without area" is below it. A visual is shown; a collision mesh whose other
+    # triangles (degenerate, along y and z) make it span a volume stays a mesh
+    exact = [[0, 0, 0], [1, 0, 0], [0, 2 * MIN_AREA, 0]]
+    at_bound = Shape(_mesh(exact, [[0, 1, 2]], 'exact'))
+    fixed = check_model(model(link=dict(visuals=(at_bound,))))
+    assert fixed.link('arm').visuals == (at_bound,) and fixed.warnings == ()
+    spanning = Shape(_mesh(exact + [[0, 0, 1], [0, 0, 0.5], [0, 1, 0], [0, 0.5, 0]],
+                           [[0, 1, 2], [0, 3, 4], [0, 5, 6]], 'exact_solid'))
+    assert check_model(m := model(link=dict(collisions=(spanning,)))) is m
     # collision: a flat mesh (unused far vertices aside) becomes the thinnest box around it
     flat = Shape(_mesh([[0, 0, 0], [2, 0, 0], [0, 1, 0], [9, 9, 9]], [[0, 1, 2]], 'flat'),
                  _pose((1, 2, 3)))

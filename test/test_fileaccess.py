@@ -56,3 +56,59 @@ def test_a_file_that_cannot_be_opened_or_read_is_one_line(tmp_path):
     with pytest.raises(ModelError, match=r'^/proc/self/mem: cannot read the file: '
                                          r'Input/output error$'):
         read_regular('/proc/self/mem')
+
+
+def test_a_file_over_the_default_256_mib_is_refused_unread(tmp_path):
+    path = tmp_path / 'huge.stl'
+    with open(path, 'wb') as f:  # sparse: nothing is written
+        f.truncate(256 * 1024 * 1024 + 1)
+    with pytest.raises(ModelError) as refused:
+        read_regular(path, what='mesh file')
+    assert str(refused.value) == (f'{path}: mesh file is 268435457 bytes, more than the limit '
+                                  'of 268435456 bytes')
+
+
+def test_a_path_through_a_file_is_no_such_file(tmp_path):
+    from body_bridge.fileaccess import file_problem
+    (tmp_path / 'part.stl').write_bytes(b'solid\n')
+    inside = tmp_path / 'part.stl' / 'other.stl'
+    assert file_problem(inside) == 'no such file (a folder on its path is a file)'
+    with pytest.raises(ModelError) as refused:
+        read_regular(inside, what='mesh file')
+    assert str(refused.value) == (f'{inside}: mesh file no such file (a folder on its path is '
+                                  'a file)')
+
+
+def test_a_path_object_with_a_nul_is_one_line_and_renames_nothing(tmp_path):
+    with pytest.raises(ModelError) as refused:
+        read_regular(tmp_path / 'a\0b.stl', what='mesh file')
+    assert str(refused.value) == f'{tmp_path}/a\\0b.stl: mesh file not found'
+    assert refused.value.path == f'{tmp_path}/a\\0b.stl'
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_directory_or_a_fifo_opened_is_refused_not_read(tmp_path):
+    """read_regular itself refuses what it opened when that is no regular file."""
+    with pytest.raises(ModelError) as refused:
+        read_regular(tmp_path, what='mesh file')
+    assert str(refused.value) == (f'{tmp_path}: mesh file is a directory, not a regular file; '
+                                  'not read')
+    fifo = tmp_path / 'pipe.stl'
+    os.mkfifo(fifo)
+    with pytest.raises(ModelError) as refused:
+        read_regular(fifo, what='mesh file')
+    assert str(refused.value) == (f'{fifo}: mesh file is a FIFO (named pipe), not a regular '
+                                  'file; not read')
+
+
+def test_reading_files_leaves_no_descriptor_open(tmp_path):
+    if not os.path.isdir('/proc/self/fd'):
+        pytest.skip('needs Linux /proc/self/fd')
+    path = tmp_path / 'part.stl'
+    path.write_bytes(b'solid\n')
+    before = len(os.listdir('/proc/self/fd'))
+    for _ in range(50):
+        read_regular(path)
+        with pytest.raises(ModelError):
+            read_regular(path, limit=2)
+    assert len(os.listdir('/proc/self/fd')) == before

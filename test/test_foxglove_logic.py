@@ -17,17 +17,7 @@ pytestmark = pytest.mark.ros
 pytest.importorskip('foxglove', reason='foxglove-sdk (tools/requirements.txt) is missing')
 
 import foxglove  # noqa: E402
-
-
-class Log:
-    def __init__(self):
-        self.lines = []
-
-    def info(self, text):
-        self.lines.append(('info', text))
-
-    def warning(self, text):
-        self.lines.append(('warning', text))
+from ros_standins import Log  # noqa: E402
 
 
 class Sent:

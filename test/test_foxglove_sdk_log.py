@@ -21,17 +21,7 @@ foxglove = pytest.importorskip('foxglove', reason='foxglove-sdk (tools/requireme
                                                   'missing')
 
 from body_bridge.ros.stream.foxglove import SDK_LOG, SdkLog  # noqa: E402
-
-
-class Log:
-    def __init__(self):
-        self.lines = []
-
-    def info(self, text):
-        self.lines.append(('info', text))
-
-    def warning(self, text):
-        self.lines.append(('warning', text))
+from ros_standins import Log  # noqa: E402
 
 
 def record(text, level=logging.ERROR):

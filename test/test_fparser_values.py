@@ -77,6 +77,13 @@ def test_chained_definitions_stay_linear_parsed_evaluated_renamed_and_written():
     ('(a-b)*c', {'a': 1.0, 'b': 2.0, 'c': 3.0}, -3.0),       # not a-b*c = -5
     ('(a-b)%c', {'a': 9.0, 'b': 2.0, 'c': 4.0}, 3.0),        # not a-b%c = 7
     ('c/(a-b)', {'a': 3.0, 'b': 2.0, 'c': 4.0}, 4.0),        # not c/a-b
+    # a comparison as the operand of + (every comparison sits below + and -)
+    ('(a>1)+b', {'a': 2.0, 'b': 3.0}, 4.0),                  # not a>1+b = 0
+    ('(a<1)+b', {'a': 2.0, 'b': 3.0}, 3.0),                  # not a<1+b = 1
+    ('(a>=1)+b', {'a': 2.0, 'b': 3.0}, 4.0),
+    ('(a<=1)+b', {'a': 2.0, 'b': 3.0}, 3.0),
+    ('(a=2)+b', {'a': 2.0, 'b': 3.0}, 4.0),                  # not a=2+b = 0
+    ('(a!=1)+b', {'a': 2.0, 'b': 3.0}, 4.0),                 # not a!=1+b = 1
 ])
 def test_the_canonical_text_means_what_the_formula_means(text, values, expected):
     formula = parse_extended(text)
@@ -166,6 +173,8 @@ def test_variables_are_listed_once_in_order_of_first_use():
     ('polyroots2(1, -3, 2)', {}, -1.0, 2.0 - LIMIT_SLACK / 2, 1.0),
     ('polyroots2(1, -3, 2)', {}, 1.0 + LIMIT_SLACK * 2, 2.0 - LIMIT_SLACK / 2,
      2.0 - LIMIT_SLACK / 2),                           # 2 within the slack, clamped
+    # roots 0 and 0.5: 0 lies exactly LIMIT_SLACK below the lower limit, still inside
+    ('polyroots2(1, -0.5, 0)', {}, LIMIT_SLACK, 1.0, LIMIT_SLACK),
 ])
 def test_limits_choose_a_value_or_clamp_it(text, values, lower, upper, expected):
     formula = parse_extended(text).with_limits(lower, upper)
@@ -242,3 +251,29 @@ def test_the_extra_functions_take_their_arguments():
                                                            4 - 3 * math.cos(math.pi / 3))),
                            ('int(x + 1)', 2.0), ('exp2(x * 2)', 2.0), ('log2(x)', -1.0)]:
         assert parse_extended(text).evaluate(values) == pytest.approx(expected), text
+
+
+@pytest.mark.parametrize('a, b, c', [(4.0, 5.0, 6.0), (2.0, 3.0, 4.0), (5.0, 3.0, 7.0),
+                                     (7.0, 3.0, 5.0), (1.0, 1.0, 1.0)])
+def test_sssa_is_the_angle_opposite_its_first_side(a, b, c):
+    """SSSA(a, b, c): of a triangle with sides a, b, c, the angle opposite a (the law of
+    cosines), acute and obtuse."""
+    expected = math.acos((b * b + c * c - a * a) / (2 * b * c))
+    assert parse_extended(f'SSSA({a}, {b}, {c})').evaluate({}) == pytest.approx(expected,
+                                                                               rel=1e-12)
+
+
+def test_an_expression_exactly_max_tree_operations_deep_is_read():
+    """MAX_TREE (200) operations deep is allowed; one more is refused in one line."""
+    formula = parse_extended('x' + '+1' * 200)
+    assert formula.evaluate({'x': 0.5}) == 200.5
+    with pytest.raises(FormulaError, match='deeper than 200 operations'):
+        parse_extended('x' + '+1' * 201)
+
+
+def test_polyroots_go_from_2_to_8():
+    """docs/formats.md: ``polyroots2``..``polyroots8``; polyroots9 is no function."""
+    assert parse_extended('polyroots8(1, 0, 0, 0, 0, 0, 0, 0, -1)').values({}) == \
+        pytest.approx([-1.0, 1.0])
+    with pytest.raises(FormulaError, match="unknown function 'polyroots9'"):
+        parse_extended('polyroots9(1, 0, 0, 0, 0, 0, 0, 0, 0, -1)')

@@ -204,6 +204,21 @@ def test_a_one_transparency_scales_the_alpha_and_is_clipped(tmp_path):
     assert alpha('0 0 0 1', 2.0) == pytest.approx(1.0)
 
 
+def test_an_opacity_above_one_leaves_a_half_transparent_diffuse_as_it_is(tmp_path):
+    # An opacity is a fraction of the light stopped: at most 1 whatever the file says, so a
+    # diffuse alpha of 0.5 times an opacity of 1.5 (transparent alpha 1 x transparency 1.5)
+    # stays 0.5, not 0.75.
+    def alpha(transparency):
+        return shaded(tmp_path, '<lambert><diffuse><color>1 1 1 0.5</color></diffuse>'
+                      '<transparent opaque="A_ONE"><color>0 0 0 1</color></transparent>'
+                      f'<transparency><float>{transparency}</float></transparency></lambert>'
+                      ).rgba[3]
+    assert alpha(1.5) == pytest.approx(0.5)
+    # transparency 0 with A_ONE (what many exporters write for opaque surfaces) reads as
+    # opaque: the diffuse alpha alone, neither invisible nor doubled
+    assert alpha(0.0) == pytest.approx(0.5)
+
+
 MORPH = '''<library_controllers><controller id="morph"><morph source="#g" method="NORMALIZED">
   <source id="t"><IDREF_array id="ta" count="1">g2</IDREF_array><technique_common>
     <accessor source="#ta" count="1" stride="1"><param name="MORPH_TARGET" type="IDREF"/>

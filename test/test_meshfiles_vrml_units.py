@@ -214,6 +214,11 @@ def test_elevation_grid_with_too_few_heights_or_too_many_points_is_refused(tmp_p
     with pytest.raises(ModelError, match=r'm\.wrl:2: ElevationGrid 3 x 2 needs 6 heights, '
                                          'found 5$'):
         load_mesh_file(path)
+    # no height field at all: VRML97's default height is [], none
+    path = write(tmp_path, 'Shape { geometry ElevationGrid { xDimension 3 zDimension 2 } }\n')
+    with pytest.raises(ModelError, match=r'm\.wrl:2: ElevationGrid 3 x 2 needs 6 heights, '
+                                         'found 0$'):
+        load_mesh_file(path)
     path = write(tmp_path, grid(3, 2, [0] * 6))
     monkeypatch.setattr(_common, 'MAX_VERTICES', 6)
     assert len(load(path)[0][0].mesh.vertices) == 6  # exactly the limit

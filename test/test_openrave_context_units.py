@@ -62,7 +62,12 @@ def test_home_and_absolute_names_are_kept_as_written(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize('name', ['', '  ', 'a\0b.xml'])
-def test_an_empty_name_or_one_with_nul_is_not_found(tmp_path, name):
+def test_an_empty_name_or_one_with_nul_is_not_found(tmp_path, name, monkeypatch):
+    # not even when OPENRAVE_DATA lists a file instead of a folder: an empty name joined to
+    # it would be that file
+    listed = tmp_path / 'listed.xml'
+    listed.write_text('<KinBody/>')
+    monkeypatch.setenv('OPENRAVE_DATA', str(listed))
     assert Context(str(tmp_path / 'top.xml')).find(name, str(tmp_path)) is None
 
 

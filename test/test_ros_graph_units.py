@@ -56,6 +56,11 @@ def test_inertial_and_force_sensors_publish_once_per_control_period():
      'PointCloud2', 100.0),
     ({'fx': 100.0, 'width': 64, 'height': 48, 'scan_rate': 10.0}, 'r/points', 'PointCloud2',
      10.0),
+    # one row of pitch, but -0.05 rad (pitch_range / 2 below the plane): a LaserScan's rays
+    # lie in its frame's xy-plane and a Range looks along its x axis, so a cloud either way
+    ({'yaw_range': 1.0, 'yaw_step': 0.1, 'pitch_range': 0.1, 'pitch_step': 0.2}, 'r/points',
+     'PointCloud2', 100.0),
+    ({'pitch_range': 0.1, 'pitch_step': 0.2}, 'r/points', 'PointCloud2', 100.0),
 ])
 def test_range_sensors_by_their_rays(params, topic, kind, rate):
     assert _topics(('r', K.RANGE, params)) == [('r', [(topic, kind, rate)], '')]

@@ -110,3 +110,56 @@ def test_an_ascii_file_of_empty_solids_is_ascii_whatever_its_length(tmp_path):
     assert path.stat().st_size > 84
     # read as text: no bogus triangle count
     assert refusal(path) == f'{path}: the file holds no surface geometry (no triangles)'
+
+
+def test_an_empty_binary_file_of_84_bytes_has_no_triangles(tmp_path):
+    path = write(tmp_path, 'empty.stl', _binary(b'x', []))  # the header and a count of 0
+    assert len(path.read_bytes()) == 84
+    with pytest.raises(ModelError, match=r'empty\.stl: the file holds no surface geometry '
+                                         r'\(no triangles\)$'):
+        load_mesh_file(path)
+
+
+@pytest.mark.parametrize('blank', [' ' * 507, ' ' * 508, '\n' * 5000 + '\t'])
+def test_an_ascii_file_is_ascii_after_any_blank_space(tmp_path, blank):
+    (part,) = load_mesh_file(write(tmp_path, 'blank.stl', blank + _ascii(2)))
+    assert len(part.mesh.faces) == 2
+
+
+def test_more_ascii_corners_than_a_mesh_may_have_is_one_line(tmp_path, monkeypatch):
+    from body_bridge.meshfiles import _common
+    monkeypatch.setattr(_common, 'MAX_VERTICES', 6)
+    (part,) = load_mesh_file(write(tmp_path, 'six.stl', _ascii(2)))  # 6 corners: the most
+    assert len(part.mesh.faces) == 2
+    monkeypatch.setattr(_common, 'MAX_VERTICES', 5)
+    path = write(tmp_path, 'many.stl', _ascii(2))  # 6 corners
+    with pytest.raises(ModelError, match=r'many\.stl:1[56]: ASCII STL: more than 5 vertices$'):
+        load_mesh_file(path)
+
+
+def test_a_binary_file_with_a_nul_byte_is_binary_whatever_its_header_says(tmp_path):
+    # "solid ... facet" in the header and a length its count does not explain: its NUL bytes
+    # still say binary (the count's own bytes hold three)
+    path = write(tmp_path, 'odd.stl', _binary(b'solid facet exporter', [TRIANGLE],
+                                              extra=b'\n\n'))
+    seen = []
+    (part,) = load_mesh_file(path, warn=seen.append)
+    assert len(part.mesh.faces) == 1 and len(seen) == 1
+
+
+def test_a_binary_file_has_no_named_parts(tmp_path):
+    path = write(tmp_path, 'one.stl', _binary(b'x', [TRIANGLE]))
+    assert refusal(path, node='wheel') == \
+        f"{path}: node 'wheel': a binary STL file has no named parts"
+
+
+def test_a_long_word_out_of_place_is_shown_by_its_first_40_characters(tmp_path):
+    word = 'w' * 39 + 'xyz'
+    path = write(tmp_path, 'long.stl', f'solid part\nfacet normal 0 0 1\n {word}\n')
+    assert refusal(path) == f"{path}:3: ASCII STL: expected 'outer', found {'w' * 39 + 'x'!r}"
+
+
+def test_a_file_cut_in_the_middle_of_a_vertex_ends_early_in_one_line(tmp_path):
+    path = write(tmp_path, 'cut.stl', 'solid part\nfacet normal 0 0 1\n outer loop\n'
+                                       '  vertex 0 0 0\n  vertex 1 0')
+    assert refusal(path) == f'{path}:5: ASCII STL: the file ends early'

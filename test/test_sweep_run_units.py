@@ -410,3 +410,21 @@ def test_the_checks_are_told_of_every_period(tmp_path, fake_world):
     assert result['checks']['falling']['z'] == pytest.approx(0.3 - 9.80665 * 0.1 ** 2 / 2,
                                                              abs=3e-3)
     assert not result['checks']['low']['passed'] or result['checks']['low']['z'] < 0.2
+
+
+def test_a_run_back_from_the_cluster_is_written_whole_its_verdict_last(tmp_path, monkeypatch):
+    from body_bridge.sweep import cluster, run
+    order = []
+    written = run.write_whole
+    monkeypatch.setattr(cluster, 'write_whole',
+                        lambda path, data: (order.append(os.path.basename(path)),
+                                            written(path, data)))
+    files = {RESULT: b'{"passed": true}', 'bag/bag_0.mcap': b'\x89MCAP0\r\n',
+             VALUES: b'crate.x: 0.4\n'}
+    cluster._write(str(tmp_path / 'run_0003'), files)
+    assert order[-1] == RESULT and sorted(order) == sorted(os.path.basename(f) for f in files)
+    for rel, data in files.items():
+        assert (tmp_path / 'run_0003' / rel).read_bytes() == data
+    assert not list(tmp_path.rglob('*.part'))
+    run.write_whole(str(tmp_path / 'text.yaml'), 'x: é\n')  # text is written as UTF-8
+    assert (tmp_path / 'text.yaml').read_bytes() == 'x: é\n'.encode()

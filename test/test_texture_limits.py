@@ -63,3 +63,23 @@ def test_a_model_keeps_its_drawable_textures_and_loses_the_others_once(tmp_path)
     assert [w.split(':')[0] for w in checked.warnings] == [bad]      # once for the file
     fine = Model('m', (Link('a', visuals=(painted,)),), (), root='a')
     assert check_textures(fine).link('a').visuals[0].material.texture == good
+
+
+def test_a_texture_file_over_64_mib_is_refused_unread(tmp_path):
+    path = tmp_path / 'huge.png'
+    with open(path, 'wb') as f:  # sparse: nothing is written
+        f.truncate(64 * 1024 * 1024 + 1)
+    with pytest.raises(ModelError) as refused:
+        read_texture(path)
+    assert str(refused.value) == (f'{path}: texture file is 67108865 bytes, more than the limit '
+                                  'of 67108864 bytes')
+
+
+def test_a_palette_image_with_a_transparent_index_keeps_its_transparency(tmp_path):
+    """A palette PNG (mode P) whose index 0 is transparent: RGBA, alpha 0 where index 0 is."""
+    image = Image.new('P', (2, 1))
+    image.putpalette([255, 0, 0, 0, 0, 255] + [0] * 762)
+    image.putdata([0, 1])
+    path = tmp_path / 'keyed.png'
+    image.save(path, format='PNG', transparency=0)
+    assert read_texture(path).tolist() == [[[255, 0, 0, 0], [0, 0, 255, 255]]]

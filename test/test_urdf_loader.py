@@ -228,3 +228,84 @@ def test_mimic_joints_with_and_without_multiplier_and_offset(tmp_path):
     assert (plain.joint, plain.multiplier, plain.offset) == ('lead', 1.0, 0.0)
     assert (scaled.joint, scaled.multiplier, scaled.offset) == ('lead', -2.0, 0.1)
     assert m.joint('lead').mimic is None
+
+
+PARTIAL = """<?xml version="1.0"?>
+<robot name="partial">
+  <link name="base">
+    <inertial><origin xyz="0 0 0.05"/><mass value="2"/>
+      <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.03"/></inertial>
+    <visual><origin rpy="0 0 0.5"/><geometry><box size="0.1 0.1 0.1"/></geometry></visual>
+    <collision><origin xyz="0.1 0.2 0.3"/><geometry><box size="0.1 0.1 0.1"/></geometry>
+    </collision>
+  </link>
+  {links}
+</robot>
+"""
+
+
+def _child(name, dynamics=''):
+    return (f'<link name="{name}"><inertial><mass value="1"/><inertia ixx="0.01" ixy="0" '
+            'ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>'
+            f'<joint name="{name}_joint" type="revolute"><parent link="base"/>'
+            f'<child link="{name}"/><axis xyz="0 0 1"/>'
+            f'<limit lower="-1" upper="1" effort="1" velocity="1"/>{dynamics}</joint>')
+
+
+def test_what_an_element_leaves_out_is_zero_or_urdf_s_default(tmp_path):
+    """An origin with only rpy is at the link's origin, one with only xyz is not turned (the
+    inertia stays as given); dynamics without damping or friction have none of it; an
+    inertial without <inertia> has no moments; a joint without <axis> turns about x."""
+    links = (_child('none') + _child('rubbing', '<dynamics friction="0.5"/>') +
+             _child('damped', '<dynamics damping="0.3"/>') +
+             '<link name="light"><inertial><mass value="0.5"/></inertial></link>'
+             '<joint name="light_joint" type="fixed"><parent link="base"/>'
+             '<child link="light"/></joint>' +
+             _child('bare').replace('<axis xyz="0 0 1"/>', ''))
+    m = load_model(write(tmp_path, PARTIAL.format(links=links)))
+    base = m.link('base')
+    np.testing.assert_array_equal(base.visuals[0].pose.pos, [0, 0, 0])
+    np.testing.assert_allclose(base.visuals[0].pose.rot,
+                               Pose.from_rpy((0, 0, 0.5)).rot, atol=1e-15)
+    np.testing.assert_array_equal(base.collisions[0].pose.rot, np.eye(3))
+    np.testing.assert_array_equal(base.collisions[0].pose.pos, [0.1, 0.2, 0.3])
+    np.testing.assert_array_equal(base.inertial.inertia, np.diag([0.01, 0.02, 0.03]))
+    assert (m.joint('none_joint').damping, m.joint('none_joint').friction) == (0.0, 0.0)
+    assert (m.joint('rubbing_joint').damping, m.joint('rubbing_joint').friction) == (0.0, 0.5)
+    assert (m.joint('damped_joint').damping, m.joint('damped_joint').friction) == (0.3, 0.0)
+    assert list(m.joint('bare_joint').axis) == [1.0, 0.0, 0.0]  # the URDF default axis
+    light = m.link('light').inertial  # no <inertia>: no moments of inertia
+    assert light.mass == 0.5 and light.inertia.shape == (3, 3) and not light.inertia.any()
+
+
+def test_a_mesh_without_scale_keeps_its_size(tmp_path):
+    mesh = _tetra(tmp_path / 'meshes')
+    text = _meshed('meshes/part.stl').replace(' scale="1 1 1"', '')
+    assert 'scale' not in text
+    source, vertices = _mesh_of(load_model(write(tmp_path, text)))
+    assert source == str(mesh)
+    assert vertices.max(axis=0).tolist() == [1.0, 1.0, 1.0]
+
+
+def test_a_mesh_keeps_its_own_colour_unless_the_urdf_gives_one(tmp_path):
+    folder = tmp_path / 'meshes'
+    folder.mkdir()
+    (folder / 'part.mtl').write_text('newmtl red\nKd 1 0 0\n')
+    (folder / 'part.obj').write_text('mtllib part.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n'
+                                     'usemtl red\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n')
+    own = load_model(write(tmp_path, _meshed('meshes/part.obj')))
+    assert own.link('base').visuals[0].material.rgba[:3] == (1.0, 0.0, 0.0)
+    given = _meshed('meshes/part.obj').replace(
+        '</geometry>', '</geometry><material name="g"><color rgba="0 1 0 1"/></material>')
+    assert load_model(write(tmp_path, given)).link('base').visuals[0].material.rgba == \
+        (0.0, 1.0, 0.0, 1.0)
+
+
+def test_a_urdf_file_over_64_mib_is_refused_before_it_is_read(tmp_path):
+    path = tmp_path / 'huge.urdf'
+    with open(path, 'wb') as f:  # sparse: nothing is written
+        f.truncate(64 * 1024 * 1024 + 1)
+    with pytest.raises(ModelError, match='is 67108865 bytes, more than the limit of 67108864 ') \
+            as err:
+        load_model(path)
+    assert '\n' not in str(err.value)

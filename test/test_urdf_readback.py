@@ -239,6 +239,22 @@ def test_every_joint_kind_and_case_reads_back(tmp_path):
     assert colours == [[1.0, 0.0, 0.0, 1.0], [0.1, 0.2, 0.3, 0.5]]
 
 
+def test_a_tensor_symmetric_only_to_rounding_is_written_as_its_symmetric_part():
+    # asymmetric by 2e-12 (well within the numbers check's 1e-9, which leaves it as it is):
+    # each off-diagonal of the URDF is the mean of its two cells, neither one alone
+    t = np.array([[0.02, 0.003, -0.004], [0.003, 0.05, 0.006], [-0.004, 0.006, 0.06]])
+    t[1, 0] += 2e-12
+    t[0, 2] -= 4e-12
+    t[2, 1] += 6e-12
+    model = Model('m', (Link('a', Pose(), Inertial(1.0, inertia=t)),), (), 'a')
+    got = up.URDF.from_xml_string(to_urdf(model)).links[0].inertial.inertia
+    sym = 0.5 * (t + t.T)
+    assert (got.ixx, got.iyy, got.izz) == (0.02, 0.05, 0.06)
+    assert (got.ixy, got.ixz, got.iyz) == (sym[0, 1], sym[0, 2], sym[1, 2])
+    assert (got.ixy, got.ixz, got.iyz) != (t[0, 1], t[0, 2], t[1, 2])
+    assert got.ixy != t[1, 0] and got.ixz != t[2, 0] and got.iyz != t[2, 1]
+
+
 def test_only_shapes_urdf_lacks_are_written_as_files_named_after_their_link(tmp_path):
     capsule = Shape(Capsule(0.1, 0.3))
     shapes = (Shape(Box((1, 1, 1))), capsule, Shape(Sphere(0.1)), Shape(Cylinder(0.1, 1)))

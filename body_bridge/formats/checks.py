@@ -174,7 +174,7 @@ class _Checker:
                       'symmetric part is used')
             tensor = repaired
         moments, axes = np.linalg.eigh(tensor)
-        scale = max(float(np.abs(moments).max()), 1e-300)
+        scale = float(np.abs(moments).max())  # 0 only when every moment is 0: none below
         if moments[0] < -INERTIA_TOL * scale:
             raise self.fail(src, f'link {name!r}: the inertia is not positive semi-definite '
                             f'(principal moments {_show(moments)} kg m^2); no rigid body has a '

@@ -205,9 +205,11 @@ def extrusion_mesh(cross_section, spine, scale=None, orientation=None,
         cross_section: (M, 2) points (x, z) of the cross-section [m].
         spine: (N, 3) spine points [m]; closed when the first equals the last.
         scale: (K, 2) cross-section scale per spine point; one entry applies to all,
-            missing entries are 0 (the cross-section collapses to a point).
+            missing entries are 0 (the cross-section collapses to a point); None or no
+            entries: 1.
         orientation: (K, 4) axis-angle [rad] rotation of the cross-section per spine point;
-            one entry applies to all, missing entries are no rotation.
+            one entry applies to all, missing entries (and None or no entries) are no
+            rotation.
         begin_cap, end_cap: close the ends (ignored for a closed spine).
 
     Returns:

@@ -136,8 +136,12 @@ def _cross2(o: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _convex(xy: np.ndarray) -> bool:
+    """Whether no corner turns back, beyond rounding: the bound is a fraction of the
+    polygon's own size squared (what a turn, a product of two edges, scales with), so that
+    neither its size nor its place makes a corner reflex or not."""
     turn = _cross2(np.roll(xy, 1, axis=0), xy, np.roll(xy, -1, axis=0))
-    return bool((turn >= -1e-12 * max(1.0, float(np.abs(xy).max()) ** 2)).all())
+    size = float(np.ptp(xy, axis=0).max())
+    return bool((turn >= -1e-12 * size ** 2).all())
 
 
 def _ear_clip(xy: np.ndarray) -> np.ndarray:

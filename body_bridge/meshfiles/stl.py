@@ -37,10 +37,19 @@ def load(path: str, data: bytes, node: str | None, warn: Warnings) -> list[_comm
     return parts.result()
 
 
+#: An ASCII file's first word, after any blank space.
+_SOLID = re.compile(rb'\s*solid', re.IGNORECASE)
+
+
 def _looks_ascii(data: bytes) -> bool:
-    head = data[:512].lstrip()
-    return head[:5].lower() == b'solid' and b'\x00' not in data[:512] and \
-        (b'facet' in data[:4096] or b'endsolid' in data[:4096])
+    """Whether the file starts (after blank space) with ``solid``, has no NUL byte in its
+    first 512 and a ``facet`` or ``endsolid`` in its first 4096 after that word."""
+    start = _SOLID.match(data)
+    if start is None:
+        return False
+    first = start.end() - 5
+    return b'\x00' not in data[:512] and \
+        (b'facet' in data[first:first + 4096] or b'endsolid' in data[first:first + 4096])
 
 
 def _binary(path: str, data: bytes, count: int, expected: int, node: str | None,

@@ -17,7 +17,7 @@ import sys
 import tempfile
 
 from .pool import Progress, run_folder
-from .run import RESULT
+from .run import RESULT, write_whole
 from .targets import Plan
 
 __all__ = ['run_cluster', 'remote_run']
@@ -60,9 +60,7 @@ def _write(folder: str, files: dict[str, bytes]) -> None:
     for rel in sorted(files, key=lambda r: r == RESULT):  # result.json last
         full = os.path.join(folder, rel)
         os.makedirs(os.path.dirname(full), exist_ok=True)
-        with open(full + '.part', 'wb') as f:
-            f.write(files[rel])
-        os.replace(full + '.part', full)
+        write_whole(full, files[rel])
 
 
 def run_cluster(plan: Plan, out_dir: str, todo: list[int], address: str, progress: Progress,

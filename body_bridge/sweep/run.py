@@ -35,11 +35,11 @@ NODES_PID = 'nodes.pid'
 NODES_START = 20.0
 
 
-def write_whole(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` so that a reader sees all of it or nothing."""
+def write_whole(path: str, text: str | bytes) -> None:
+    """Write ``text`` (or bytes) to ``path`` so that a reader sees all of it or nothing."""
     tmp = f'{path}.part'
-    with open(tmp, 'w', encoding='utf-8') as f:
-        f.write(text)
+    with open(tmp, 'wb') as f:
+        f.write(text.encode('utf-8') if isinstance(text, str) else text)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)

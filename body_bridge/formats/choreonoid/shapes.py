@@ -260,7 +260,8 @@ def place(geometry, local: np.ndarray, frame: Frame, name: str):
 
 
 def _unit(scale: np.ndarray) -> bool:
-    """Whether every factor is 1 (as ``np.allclose``; plain floats, called for every shape)."""
+    """Whether every factor is 1: within 1e-5 of it (``np.allclose``'s relative tolerance,
+    without its 1e-8 absolute one; plain floats, called for every shape)."""
     return all(abs(s - 1.0) <= 1.00001e-5 for s in scale.tolist())
 
 

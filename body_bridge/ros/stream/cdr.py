@@ -137,8 +137,8 @@ def zero_padding(data, msg_type) -> bytes:
     is if it is not plain CDR of this type."""
     try:
         gaps = padding_of(data, msg_type)
-    except LayoutError:
-        return data if isinstance(data, bytes) else bytes(data)
+    except LayoutError:  # not plain CDR of this type: no byte is known to be padding
+        gaps = []
     if not any(any(data[start:end]) for start, end in gaps):
         return data if isinstance(data, bytes) else bytes(data)
     out = bytearray(data)

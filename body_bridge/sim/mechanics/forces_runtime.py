@@ -285,9 +285,9 @@ class ForceSystem:
         """World position and velocity of a point fixed in a body."""
         d = self.data
         pos = d.xpos[body] + d.xmat[body].reshape(3, 3) @ local
-        vel = np.zeros(6)
+        vel = np.zeros(6)  # (angular, linear) at the body's centre of mass (mjOBJ_BODY)
         mujoco.mj_objectVelocity(self.mj, d, mujoco.mjtObj.mjOBJ_BODY, body, vel, 0)
-        return pos, vel[3:] + _cross(vel[:3], pos - d.xpos[body])
+        return pos, vel[3:] + _cross(vel[:3], pos - d.xipos[body])
 
     def _spin(self, body: int) -> np.ndarray:
         vel = np.zeros(6)
@@ -295,6 +295,9 @@ class ForceSystem:
         return vel[:3]
 
     def _spring(self, spring) -> None:
+        if spring.kind == SpringKind.JOINT:  # no links: its joint's two bodies
+            self._joint_spring(spring)
+            return
         b1, b2 = self._body(spring.link1), self._body(spring.link2)
         d = self.data
         if spring.kind == SpringKind.TRANSLATIONAL:
@@ -318,8 +321,6 @@ class ForceSystem:
             torque = spring_force(spring, angle, rate) * axis
             self._torque(b2, torque)
             self._torque(b1, -torque)
-        else:
-            self._joint_spring(spring)
 
     def _joint_spring(self, spring) -> None:
         j = self.mj.joint(self.sim.mj_name(spring.joint))
@@ -333,8 +334,11 @@ class ForceSystem:
         rot2 = d.xmat[b2].reshape(3, 3) @ bushing.pose2.rot
         o1, v1 = self._point(b1, bushing.pose1.pos)
         o2, v2 = self._point(b2, bushing.pose2.pos)
+        spin1 = self._spin(b1)
         disp = np.concatenate([rot1.T @ (o2 - o1), small_rotation(rot1.T @ rot2)])
-        rate = np.concatenate([rot1.T @ (v2 - v1), rot1.T @ (self._spin(b2) - self._spin(b1))])
+        # The rates as pose1's frame sees them: it turns with link1 (spin1).
+        rate = np.concatenate([rot1.T @ (v2 - v1 - _cross(spin1, o2 - o1)),
+                               rot1.T @ (self._spin(b2) - spin1)])
         local = -bushing.stiffness * disp - bushing.damping * rate
         force, torque = rot1 @ local[:3], rot1 @ local[3:]
         self._force(b2, force, o2)
