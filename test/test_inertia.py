@@ -87,6 +87,20 @@ def test_an_inertia_no_rigid_body_has_is_balanced():
     assert differing_links(model) == ['plate']  # the integrator cannot take it as given
 
 
+@pytest.mark.parametrize('largest', [0.02, 40.0])
+def test_an_inertia_just_beyond_rounding_of_the_bound_is_balanced_not_nudged(largest):
+    """A + B short of C by 5e-7 of C (beyond rounding, the 1e-9 of C the builder allows)
+    is no rigid body's: balanced as any other, whatever the inertia's scale; one short by
+    1e-10 of C (within what the builder allows for rounding) is taken as given."""
+    half = largest / 2
+    assert differing_links(plate_model(np.diag([half, half, largest * (1 + 5e-7)]))) == \
+        ['plate']
+    assert differing_links(plate_model(np.diag([half, half, largest * (1 + 1e-10)]))) == []
+    # just past the builder's bound of 1e-9 of C: no longer rounding
+    assert differing_links(plate_model(np.diag([half, half, largest * (1 + 1.5e-9)]))) == \
+        ['plate']
+
+
 @pytest.mark.corpus
 def test_the_quadcopters_propellers_keep_their_spin_inertia():
     # Each propeller is a flat plate (2e-6 + 1.5e-4 = 1.52e-4 kg m^2); balanced, its spin

@@ -83,6 +83,17 @@ def test_device_frames_avoid_link_names():
     assert model.device_frames() == {'b': 'a_b', 'cam': 'cam'}
 
 
+def test_device_frames_never_share_a_name():
+    """'b' is a link and 'a_b' a frame: the device 'b' on 'a' becomes 'a_b_frame'; the device
+    named 'a_b_frame' then finds its own name taken by it and becomes 'b_a_b_frame'."""
+    from body_bridge.model import Device, DeviceKind, Frame
+    links, joints = _two_links()
+    model = Model('m', links, joints, root='a', frames=(Frame('a_b', 'a'),),
+                  devices=(Device('b', DeviceKind.IMU, 'a'),
+                           Device('a_b_frame', DeviceKind.CAMERA, 'b')))
+    assert model.device_frames() == {'b': 'a_b_frame', 'a_b_frame': 'b_a_b_frame'}
+
+
 def test_total_mass():
     links = (Link('a', inertial=Inertial(2.0)), Link('b', Pose((0, 0, 1)), Inertial(0.5)))
     model = Model('m', links, (Joint('j', 'fixed', 'a', 'b'),), root='a')

@@ -107,6 +107,10 @@ def test_a_motor_keeps_its_joint_or_closure_and_parses_its_kinds():
     n = Motor(name='n', kind='linear', actuation='force', function=f, closure='loop')
     assert (n.name, n.kind, n.actuation, n.joint, n.closure) == \
         ('n', MotorKind.LINEAR, Actuation.FORCE, None, 'loop')
+    assert n.kind is MotorKind.LINEAR and n.actuation is Actuation.FORCE  # not plain strings
+    for kind, actuation in (('spin', 'speed'), ('rotation', 'torque')):
+        with pytest.raises(ValueError):
+            Motor('bad', kind, actuation, f, joint='hip')
     with pytest.raises(dataclasses.FrozenInstanceError):
         n.joint = 'x'
 
@@ -143,6 +147,7 @@ def test_a_body_velocity_defaults_to_rest():
 def test_records_with_arrays_are_frozen_and_compare_by_identity(make):
     a, b = make(), make()
     assert a == a and a != b and len({a, b}) == 2
+    assert not hasattr(a, '__dict__')  # slotted, as the value records
     field = dataclasses.fields(a)[0].name
     with pytest.raises(dataclasses.FrozenInstanceError):
         setattr(a, field, getattr(b, field))
@@ -151,6 +156,7 @@ def test_records_with_arrays_are_frozen_and_compare_by_identity(make):
 def test_a_repeat_and_a_motor_are_values():
     assert Repeat(0.0, 1.0, 0.5) == Repeat(0.0, 1.0, 0.5)
     assert len({Repeat(0.0, 1.0, 0.5), Repeat(0.0, 1.0, 0.5)}) == 1
+    assert not hasattr(Repeat(0.0, 1.0, 0.5), '__dict__')
     with pytest.raises(dataclasses.FrozenInstanceError):
         Repeat(0.0, 1.0, 0.5).width = 2.0
 
@@ -246,6 +252,8 @@ def test_links_inertials_devices_frames_and_manipulators_keep_their_fields():
     inertial = Inertial(2, com=(0, 0, 0.1), inertia=[1, 0, 0, 0, 2, 0, 0, 0, 3])
     assert inertial.mass == 2.0 and type(inertial.mass) is float
     assert inertial.inertia.shape == (3, 3) and not inertial.inertia.flags.writeable
+    assert inertial.com.tolist() == [0.0, 0.0, 0.1] and inertial.com.dtype == float
+    assert not inertial.com.flags.writeable  # given as a tuple, kept as a read-only array
     assert Inertial(1.0).com.tolist() == [0.0] * 3 and not Inertial(1.0).inertia.any()
     link = Link('arm', POSE_A, inertial, visuals=(shape,), collisions=(shape, shape),
                 source='a.body:1')

@@ -117,6 +117,7 @@ def test_what_every_reference_names_is_accepted():
     plain = _tree()
     assert (plain.timestep, plain.contact_pairs, plain.contact_ground, plain.self_collision,
             plain.ground_plane, plain.gravity) == (None, (), None, None, None, None)
+    assert (plain.warnings, plain.dropped) == ((), ())  # nothing ignored, nothing left out
     # the printed model names its parts once, not the lookup tables built from them
     assert ' _joints=' not in repr(plain) and ' _links=' not in repr(plain)
     for table in ('_links', '_joints', '_parent_joint'):  # built from the parts, never given

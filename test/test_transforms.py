@@ -117,3 +117,29 @@ def test_exact_axis_permutations_as_files_write_them_are_rotations(rot):
     assert is_rotation(rot)
     assert not is_rotation(-np.array(rot))
     assert not is_rotation(np.array(rot)[:, [1, 0, 2]])
+
+
+def test_a_rotation_is_orthonormal_to_1e_9_by_default():
+    """is_rotation's documented default tolerance: columns whose squared length is off by
+    0.5e-9 pass, by 1.5e-9 do not (a column scaled by 1 + e has e.e off by about 2 e)."""
+    rot = axis_angle_matrix((1, 2, 3), 0.7)
+    assert is_rotation(rot * (1 + 0.25e-9))
+    assert not is_rotation(rot * (1 + 0.75e-9))
+    assert is_rotation(rot * (1 + 0.75e-9), tol=2e-9)
+
+
+@pytest.mark.parametrize('axis', [(0, 0, 0), (math.inf, 0, 0), (math.nan, 1, 0)])
+def test_a_rotation_about_no_axis_is_refused(axis):
+    with pytest.raises(ValueError, match='rotation axis has zero length'):
+        axis_angle_matrix(axis, 0.5)
+
+
+@pytest.mark.parametrize('margin', [1.5e-12, 1e-10, 1e-6])
+def test_rpy_near_the_gimbal_lock_rebuilds_its_matrix(margin):
+    """Pitch within a hair of 90 degrees (sin p = 1 - margin, cos p down to 1.7e-6): roll and
+    yaw are still told apart, and the rpy rebuild the matrix to 1e-9."""
+    pitch = math.asin(1.0 - margin)
+    rot = Pose.from_rpy((0.3, pitch, 0.5)).rot
+    rpy = matrix_rpy(rot)
+    np.testing.assert_allclose(Pose.from_rpy(rpy).rot, rot, atol=1e-9)
+    assert rpy[0] == pytest.approx(0.3, abs=1e-4) and rpy[2] == pytest.approx(0.5, abs=1e-4)

@@ -143,6 +143,9 @@ class Simulation(Binding, Commanding):
         self._force_limits(np.arange(n), self._effort)
         self.data.ctrl[self._act] = 0.0
         self.mj.actuator_biasprm[self._act, 0] = 0.0
+        # The hooks read the placed state's kinematics (initial velocities are set through
+        # Jacobians and the mass matrix), which mj_resetData zeroed in World.reset.
+        mujoco.mj_forward(self.mj, self.data)
         for hook in self.reset_hooks:
             hook(self)
 
