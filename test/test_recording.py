@@ -64,6 +64,9 @@ def test_a_missing_type_is_one_clear_error():
         definition('nope_msgs/msg/X')
     with pytest.raises(DefinitionError, match=r'^std_msgs/msg/Nope: .*Nope.msg cannot be read'):
         definition('std_msgs/msg/Nope')
+    # a name Python cannot even look up (its parent package missing) says the same
+    with pytest.raises(DefinitionError, match=r'^no\.such/msg/X: package no\.such is not'):
+        definition('no.such/msg/X')
 
 
 def test_service_definitions_split_request_and_response():
@@ -489,3 +492,68 @@ def test_a_refused_write_without_an_owner_or_once_ros_shuts_down_is_raised(owner
         channel.publish(String(data='a'))
     if owner is not None:
         assert owner.warnings == []
+
+
+def test_a_written_chunk_is_on_disk_whole_while_the_bag_is_open(tmp_path):
+    # what a killed recorder leaves: every chunk written so far, with its message index,
+    # out of the process's buffers (the file ends at a record's end)
+    import io
+
+    from mcap.exceptions import EndOfFile
+    from mcap.stream_reader import StreamReader
+
+    from body_bridge.ros.stream import qos
+    from body_bridge.ros.stream.bag import BagWriter
+    bag = BagWriter(str(tmp_path / 'cut'), compress=False)
+    key = bag.add_topic('/a', 'std_msgs/msg/String', qos.JOINT_STATES)
+    path = tmp_path / 'cut' / 'cut_0.mcap'
+    text = b'\x00\x01\x00\x00' + (100_000).to_bytes(4, 'little') + b'x' * 99_999 + b'\x00'
+    for i in range(30):
+        bag.write(key, text, i)
+        kinds = []
+        with pytest.raises(EndOfFile):  # the end of the file, not a record cut short
+            for record in StreamReader(io.BytesIO(path.read_bytes())).records:
+                kinds.append(type(record).__name__)
+        if 'Message' in kinds:
+            break
+    assert kinds[-1] == 'MessageIndex' and kinds.count('Message') == i + 1 > 1
+    bag.close()
+
+
+def test_an_empty_bag_and_its_metadata_in_rosbag2s_order_inside_the_mcap_file_too(tmp_path):
+    import yaml
+    from mcap.reader import make_reader
+
+    from body_bridge.ros.stream import qos
+    from body_bridge.ros.stream.bag import BagWriter
+    bag = BagWriter(str(tmp_path / 'none') + '/', distro='jazzy')  # a trailing slash
+    bag.add_topic('/a', 'std_msgs/msg/String', qos.JOINT_STATES)
+    bag.close()
+    assert bag.directory == str(tmp_path / 'none')
+    text = (tmp_path / 'none' / 'metadata.yaml').read_text()
+    assert text.startswith('rosbag2_bagfile_information:\n  version: 9\n'
+                           '  storage_identifier: mcap\n  duration:\n    nanoseconds: 0\n'
+                           '  starting_time:\n    nanoseconds_since_epoch: 0\n'
+                           '  message_count: 0\n')
+    with open(tmp_path / 'none' / 'none_0.mcap', 'rb') as f:
+        reader = make_reader(f)
+        (record,) = list(reader.iter_metadata())
+        (channel,) = reader.get_summary().channels.values()
+    assert record.name == 'rosbag2'
+    assert record.metadata == {'serialized_metadata': text, 'ROS_DISTRO': 'jazzy'}
+    offered = channel.metadata['offered_qos_profiles']
+    assert [line.split(':')[0] for line in offered.splitlines()[:4]] == [
+        '- history', '  depth', '  reliability', '  durability']
+    assert yaml.safe_load(offered)[0]['depth'] == 10
+
+
+def test_a_bag_directory_that_cannot_be_made_or_a_type_not_installed_is_one_error(tmp_path):
+    from body_bridge.ros.stream import qos
+    from body_bridge.ros.stream.bag import BagError, BagWriter
+    (tmp_path / 'file').write_text('')
+    with pytest.raises(BagError, match=r'file/bag: cannot be created \(Not a directory\)$'):
+        BagWriter(str(tmp_path / 'file' / 'bag'))
+    bag = BagWriter(str(tmp_path / 'b'))
+    with pytest.raises(BagError, match=r'^/x: .*no_pkg/msg/Nothing'):
+        bag.add_topic('/x', 'no_pkg/msg/Nothing', qos.JOINT_STATES)
+    bag.close()
