@@ -425,6 +425,9 @@ def test_commands_from_yaml_and_csv(tmp_path):
     ('j.csv', 'time,a\n1,2,3\n', r'j.csv: line 2: 3 values for 2 columns'),
     ('k.csv', '', r'k.csv: empty'),
     ('l.yaml', 'trajectory: {joints: [a], points: 5}\n', r'l.yaml: trajectory.points must be a'),
+    ('m.yaml', 'cmd_vel:\n  - {time: 1}\n  - {time: : 2}\n', r'm.yaml:3: not YAML: expected'),
+    ('n.yaml', 'cmd_vel: [{time: 1}, {time: 3}, {time: 2}]\n',
+     r'n.yaml: cmd_vel: times must increase \(2 after 3\)'),
 ])
 def test_a_bad_commands_file_is_one_line(tmp_path, name, text, message):
     from body_bridge.errors import ModelError
@@ -557,3 +560,16 @@ def test_a_bag_directory_that_cannot_be_made_or_a_type_not_installed_is_one_erro
     with pytest.raises(BagError, match=r'^/x: .*no_pkg/msg/Nothing'):
         bag.add_topic('/x', 'no_pkg/msg/Nothing', qos.JOINT_STATES)
     bag.close()
+
+
+def test_a_commands_file_of_cmd_vel_alone_and_a_csv_with_a_blank_row(tmp_path):
+    from body_bridge.ros.control.command_file import read_commands
+    (tmp_path / 'drive.yaml').write_text('cmd_vel: [{time: 0, linear: 0.2}, {time: 1.5}]\n')
+    commands = read_commands(str(tmp_path / 'drive.yaml'))
+    assert commands.trajectory is None
+    assert [(t.time, t.linear, t.angular) for t in commands.twists] == [(0.0, 0.2, 0.0),
+                                                                       (1.5, 0.0, 0.0)]
+    (tmp_path / 'arm.csv').write_text('time,a\n0.5,1\n , \n1,2\n')  # a row of blank cells
+    trajectory = read_commands(str(tmp_path / 'arm.csv')).trajectory
+    assert list(trajectory.names) == ['a'] and list(trajectory.times) == [0.5, 1.0]
+    assert trajectory.positions.tolist() == [[1.0], [2.0]]
