@@ -36,9 +36,7 @@ from ...sim.control.grip import GripGoal
 from ...sim.names import CommandRejected, Mode
 from .action_servers import GoalServers, Refused
 
-__all__ = ['Gripper', 'find_grippers', 'GripperServers', 'GRIPPER_TYPE']
-
-GRIPPER_TYPE = 'position_controllers/GripperActionController'
+__all__ = ['Gripper', 'find_grippers', 'GripperServers']
 
 
 @dataclass(frozen=True)
