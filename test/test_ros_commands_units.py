@@ -217,6 +217,21 @@ def test_an_incompatible_publisher_is_named_with_its_policy(topics):
                              'subscription (999)')
 
 
+def test_each_subscription_reports_its_own_incompatible_publishers(topics):
+    # what rclpy calls when a publisher's QoS cannot match: the warning names the topic as
+    # resolved ('joint_commands' in /r), whichever subscription it is
+    from types import SimpleNamespace
+    from rclpy.qos import QoSPolicyKind
+    info = SimpleNamespace(last_policy_kind=QoSPolicyKind.DURABILITY.value)
+    for sub in topics.subscriptions:
+        (handler,) = [h for h in sub.event_handlers
+                      if h.event_type.name.endswith('REQUESTED_INCOMPATIBLE_QOS')]
+        handler.callback(info)
+    assert [w.split(':')[0] for w in topics.node.warnings] == [
+        '/r/joint_commands', '/r/arm/joint_trajectory', '/r/vel/commands']
+    assert all('(DURABILITY)' in w for w in topics.node.warnings)
+
+
 def test_gripper_controllers_take_their_joint_and_closing_direction():
     controllers, warnings = read_controllers({
         'hand.type': 'position_controllers/GripperActionController', 'hand.joint': 'b',
