@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+import types
 from types import SimpleNamespace
 
 import numpy as np
@@ -137,7 +138,9 @@ def test_states_and_their_transitions(api):
 
 def test_steps_while_paused_and_refused_ones(api):
     runner = api.control.runner
-    assert call(api.time._step, StepSimulation, steps=4).result.result == OK
+    assert call(api.time._step, StepSimulation, steps=1).result.result == OK
+    assert runner.world.time == pytest.approx(runner.period)
+    assert call(api.time._step, StepSimulation, steps=3).result.result == OK
     assert runner.world.time == pytest.approx(4 * runner.period)
     answer = call(api.time._step, StepSimulation, steps=0).result
     assert answer.result == Result.RESULT_OPERATION_FAILED
@@ -152,6 +155,33 @@ def test_quitting_pauses_and_shuts_down_after_answering(api, monkeypatch):
     assert set_state(api, St.STATE_QUITTING).result == OK
     assert api.control.runner.paused and not quit_called.is_set()  # the answer goes first
     assert quit_called.wait(5.0)
+
+
+def test_stepping_or_stopping_a_playing_world_and_a_world_unloaded(api, monkeypatch):
+    runner = api.control.runner
+    set_state(api, St.STATE_PLAYING)
+    answer = call(api.time._step, StepSimulation, steps=1).result
+    assert answer.error_message == 'the simulation is playing: pause it first ' \
+                                   '(set_simulation_state)'
+    assert set_state(api, St.STATE_STOPPED).result == OK  # from playing: paused, reset
+    assert runner.paused and runner.world.time == 0.0 and get_state(api) == St.STATE_STOPPED
+    monkeypatch.setattr(runner, 'world', None)  # as unload_world leaves it
+    assert get_state(api) == St.STATE_NO_WORLD
+    for target in (St.STATE_PLAYING, St.STATE_PAUSED, St.STATE_STOPPED):
+        answer = set_state(api, target)
+        assert answer.result == SetSimulationState.Response.INCORRECT_TRANSITION
+        assert answer.error_message == 'no world is loaded (load_world)'
+    answer = call(api.time._step, StepSimulation, steps=1).result
+    assert answer.error_message == 'no world is loaded (load_world)'
+    answer = call(api.time._reset, ResetSimulation).result
+    assert (answer.result, answer.error_message) == (Result.RESULT_OPERATION_FAILED,
+                                                     'no world is loaded (load_world)')
+    said = []
+    monkeypatch.setattr(api.time, '_quit', lambda: None)
+    monkeypatch.setattr(api.time.node, 'get_logger',
+                        lambda: types.SimpleNamespace(info=said.append))
+    assert set_state(api, St.STATE_QUITTING).result == OK  # quitting needs no world
+    assert said == ['set_simulation_state: quitting, as asked']
 
 
 def test_quit_shuts_the_context_of_the_world_s_node_down(ros):
