@@ -95,3 +95,18 @@ def test_gripper_joints_closing_signs_and_a_sensor_on_another_link(tmp_path):
     assert tuple(hand.closing_direction) == (-1.0,)
     [laser] = model.devices
     assert laser.link == 'finger'
+
+
+def test_a_manipulator_of_a_missing_base_is_one_warning_and_a_taken_name_gets_tool(tmp_path):
+    path, model = robot(tmp_path, FINGER + """<Manipulator name="m"><base>zz</base>
+            <effector>finger</effector></Manipulator>
+          <Manipulator name="finger"><base>base</base><effector>finger</effector>
+            <translation>0 0 0.1</translation></Manipulator>""")
+    [manip] = model.manipulators
+    assert [w for w in model.warnings if "manipulator '" in w] == [
+        f"{path}:3: manipulator 'm': base link 'zz' does not exist; it was ignored"]
+    # the tool frame may not take the link's name 'finger': it is 'finger_tool'
+    assert manip.name == 'finger' and manip.tool_frame == 'finger_tool'
+    [frame] = model.frames
+    assert (frame.name, frame.link) == ('finger_tool', 'finger')
+    np.testing.assert_allclose(frame.pose.pos, [0, 0, 0.1], atol=1e-12)
