@@ -103,6 +103,11 @@ def test_other_sensors_keep_their_parameters_as_numbers_or_text():
     ('BaseLaser2D', 'minangle'), ('BaseFlashLidar3D', 'width'),
     ('BaseCamera', 'power'), ('BaseCamera', 'focal_length'), ('BaseLaser2D', 'minrange'),
     ('BaseLaser2D', 'scantime'), ('BaseFlashLidar3D', 'max_range'),
+    *(('BaseLaser2D', tag) for tag in ('min_angle', 'maxangle', 'max_angle', 'resolution',
+                                       'maxrange', 'max_range', 'min_range', 'time_scan',
+                                       'time_increment', 'power')),
+    *(('BaseFlashLidar3D', tag) for tag in ('height', 'maxrange', 'minrange', 'min_range',
+                                            'scantime', 'time_scan', 'power')),
 ])
 def test_a_parameter_without_its_number_is_one_line(kind, tag):
     with pytest.raises(ModelError) as info:

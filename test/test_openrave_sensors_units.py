@@ -110,3 +110,11 @@ def test_a_manipulator_of_a_missing_base_is_one_warning_and_a_taken_name_gets_to
     [frame] = model.frames
     assert (frame.name, frame.link) == ('finger_tool', 'finger')
     np.testing.assert_allclose(frame.pose.pos, [0, 0, 0.1], atol=1e-12)
+
+
+def test_closing_directions_not_one_per_gripper_joint_are_warned(tmp_path):
+    path, model = robot(tmp_path, FINGER + """<Manipulator name="hand"><base>base</base>
+            <effector>finger</effector><gripperjoints>f</gripperjoints>
+            <closingdirection>1 -1</closingdirection></Manipulator>""")
+    assert [w for w in model.warnings if "manipulator '" in w] == [
+        f"{path}:3: manipulator 'hand': 2 closing directions for 1 gripper joints"]
