@@ -227,3 +227,9 @@ def test_parts_of_two_vertices_make_a_mesh_when_they_have_four(tmp_path):
     [collision] = model.link('a').collisions
     assert collision.geometry == Box((1.0, 1.0, 1.0)) and collision.material.name == 'red'
     assert not any('no triangles' in w or 'stands in' in w for w in model.warnings)
+
+
+def test_a_sphere_or_cylinder_without_its_sizes_is_one_line(tmp_path):
+    refused(tmp_path, '<Geom type="sphere"/>', 'a sphere geometry needs a positive <radius>', 3)
+    refused(tmp_path, '<Geom type="cylinder"><height>1</height></Geom>',
+            'a cylinder geometry needs a positive <radius> and <height>', 3)
