@@ -233,3 +233,16 @@ def test_a_sphere_or_cylinder_without_its_sizes_is_one_line(tmp_path):
     refused(tmp_path, '<Geom type="sphere"/>', 'a sphere geometry needs a positive <radius>', 3)
     refused(tmp_path, '<Geom type="cylinder"><height>1</height></Geom>',
             'a cylinder geometry needs a positive <radius> and <height>', 3)
+
+
+def test_a_rotationmat_rounded_to_three_digits_is_taken_one_stretched_by_a_thousandth_not(
+        tmp_path):
+    c = round(math.cos(math.radians(30)), 3)          # 0.866, 0.5: m m^T within 1e-3 of I
+    model, _ = load(tmp_path, f'<Geom type="box"><extents>1 1 1</extents>'
+                              f'<rotationmat>{c} -0.5 0 0.5 {c} 0 0 0 1</rotationmat></Geom>')
+    rot = model.link('a').collisions[0].pose.rot
+    np.testing.assert_allclose(rot @ [1, 0, 0], [math.cos(math.pi / 6), 0.5, 0], atol=1e-3)
+    # x stretched by 0.08 %: m m^T is 1.0016 along x, beyond rounding
+    refused(tmp_path, '<Geom type="box"><extents>1 1 1</extents>'
+                      '<rotationmat>1.0008 0 0 0 1 0 0 0 1</rotationmat></Geom>',
+            '<rotationmat> is not a rotation matrix', 3)

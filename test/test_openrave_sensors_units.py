@@ -118,3 +118,10 @@ def test_closing_directions_not_one_per_gripper_joint_are_warned(tmp_path):
             <closingdirection>1 -1</closingdirection></Manipulator>""")
     assert [w for w in model.warnings if "manipulator '" in w] == [
         f"{path}:3: manipulator 'hand': 2 closing directions for 1 gripper joints"]
+
+
+def test_a_manipulator_without_an_effector_is_one_warning(tmp_path):
+    path, model = robot(tmp_path, '<Manipulator name="m"><base>base</base></Manipulator>')
+    assert model.manipulators == ()
+    assert [w for w in model.warnings if "manipulator '" in w] == [
+        f"{path}:3: manipulator 'm': effector link None does not exist; it was ignored"]
