@@ -237,3 +237,18 @@ def test_a_hinge2_joint_takes_two_jointvalues_as_a_universal_one_does(tmp_path):
     initial = {j.name: j.initial for j in model.joints}
     assert (initial['u_axis1'], initial['u_axis2']) == (0.1, 0.2)
     assert not [w for w in model.warnings if '<jointvalues>' in w]
+
+
+def test_a_spherical_joint_takes_three_jointvalues(tmp_path):
+    # OpenRAVE: a spherical joint has three degrees of freedom, three values in <jointvalues>
+    path = write(tmp_path, ARM.format(
+        base=_body('base', static=True), l1=_body('l1', at='0 0 0.1'),
+        l2=_body('l2', at='0 0 0.2'), l3=_body('l3', at='0 0 0.3'),
+        finger=_body('finger', at='0 0 0.4'), j1=_hinge('j1', 'base', 'l1'),
+        j2=_hinge('j2', 'l1', 'l2', attrs=' enable="false"'), j3=_hinge('j3', 'l2', 'l3'),
+        extra='', after='<jointvalues>0.5 -0.25 0 0 0</jointvalues>'
+    ).replace('type="universal"', 'type="spherical"'))
+    model = load_model(path)
+    initial = {j.name: j.initial for j in model.joints}
+    assert (initial['j1'], initial['j3']) == (0.5, -0.25)
+    assert not [w for w in model.warnings if '<jointvalues>' in w]
