@@ -246,3 +246,38 @@ def test_a_rotationmat_rounded_to_three_digits_is_taken_one_stretched_by_a_thous
     refused(tmp_path, '<Geom type="box"><extents>1 1 1</extents>'
                       '<rotationmat>1.0008 0 0 0 1 0 0 0 1</rotationmat></Geom>',
             '<rotationmat> is not a rotation matrix', 3)
+
+
+def test_an_empty_render_a_stray_attribute_and_a_bad_triangle_count(tmp_path):
+    # an empty <render/> names no file: the box is drawn as itself, nothing refused
+    model, path = load(tmp_path, '<Geom type="box" colour="red"><extents>1 1 1</extents>'
+                                 '<render/></Geom>')
+    [visual] = model.link('a').visuals
+    assert visual.geometry == Box((2.0, 2.0, 2.0))
+    assert model.warnings == (f"{path}:3: <geom> attribute 'colour' is not known and was "
+                              'ignored',)
+    refused(tmp_path, '<Geom type="trimesh"><vertices>0 0 0 1 0 0 0 1 0 1</vertices></Geom>',
+            '<vertices> must hold 9 numbers per triangle, found 10', 3)
+
+
+def test_a_mesh_is_flat_by_its_thickness_against_its_length_not_its_width(tmp_path):
+    # a strip 10 m long, 1 cm wide and 5 um thick: 5 um is below 1e-6 of its length
+    # (flat: a thin box) though not below 1e-6 of its width
+    corners = [(x, y, z) for x in (0, 10) for y in (0, 0.01) for z in (0, 5e-6)]
+    faces = [(1, 2, 4, 3), (5, 6, 8, 7), (1, 2, 6, 5), (3, 4, 8, 7), (1, 3, 7, 5), (2, 4, 8, 6)]
+    (tmp_path / 'strip.obj').write_text(
+        ''.join(f'v {x} {y} {z}\n' for x, y, z in corners) +
+        ''.join('f ' + ' '.join(map(str, f)) + '\n' for f in faces))
+    model, path = load(tmp_path, '<Geom type="trimesh"><collision>strip.obj</collision></Geom>')
+    [collision] = model.link('a').collisions
+    assert collision.geometry == Box((10.0, 0.01, 0.0001))    # a flat part: 0.1 mm thick
+    assert model.warnings == (f"{path}:3: mesh part 'a_0_0' is flat; it collides as a "
+                              '10 x 0.01 x 0.0001 m box',)
+
+
+def test_a_stand_in_box_leaves_out_coordinates_that_are_not_finite(tmp_path):
+    (tmp_path / 'odd.obj').write_text('v 0 0 0\nv 2 0 0\nv 0 1 0.5\nv nan 0 0\nv 0 inf 0\n')
+    model, _ = load(tmp_path, '<Geom type="trimesh"><data>odd.obj</data></Geom>')
+    [collision] = model.link('a').collisions
+    assert collision.geometry == Box((2.0, 1.0, 0.5))
+    np.testing.assert_allclose(collision.pose.pos, [1.0, 0.5, 0.25])
