@@ -281,3 +281,25 @@ def test_a_stand_in_box_leaves_out_coordinates_that_are_not_finite(tmp_path):
     [collision] = model.link('a').collisions
     assert collision.geometry == Box((2.0, 1.0, 0.5))
     np.testing.assert_allclose(collision.pose.pos, [1.0, 0.5, 0.25])
+
+
+def test_a_stand_in_uses_whole_coordinates_and_nothing_at_all_is_a_warning(tmp_path):
+    # a stray seventh number is not a point: the box is over (0 0 0) and (2 1 0.5)
+    (tmp_path / 'seven.wrl').write_text('#VRML V2.0 utf8\nShape { geometry IndexedFaceSet { '
+                                        'coord Coordinate { point [ 0 0 0, 2 1 0.5, 9 ] }\n')
+    (tmp_path / 'empty.obj').write_text('# nothing\n')
+    model, path = load(tmp_path, '<Geom type="trimesh"><collision>seven.wrl</collision></Geom>'
+                                 '\n<Geom type="trimesh"><collision>empty.obj</collision></Geom>'
+                                 '\n<Geom type="cylinder"><radius>1</radius><height>1</height>'
+                                 '</Geom>')
+    box = model.link('a').collisions[0]
+    assert box.geometry == Box((2.0, 1.0, 0.5))
+    assert f'{path}:4: no geometry for empty.obj: nothing in it could be read, not even its ' \
+           'coordinates' in model.warnings
+
+
+@pytest.mark.parametrize('sizes', ['<radius>0</radius><height>1</height>',
+                                   '<radius>1</radius><height>0</height>'])
+def test_a_cylinder_of_zero_radius_or_height_is_refused(tmp_path, sizes):
+    refused(tmp_path, f'<Geom type="cylinder">{sizes}</Geom>',
+            'a cylinder geometry needs a positive <radius> and <height>', 3)
