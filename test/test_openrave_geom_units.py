@@ -303,3 +303,29 @@ def test_a_stand_in_uses_whole_coordinates_and_nothing_at_all_is_a_warning(tmp_p
 def test_a_cylinder_of_zero_radius_or_height_is_refused(tmp_path, sizes):
     refused(tmp_path, f'<Geom type="cylinder">{sizes}</Geom>',
             'a cylinder geometry needs a positive <radius> and <height>', 3)
+
+
+def test_scales_colours_and_extents_at_their_bounds(tmp_path):
+    (tmp_path / 'm.obj').write_text(OBJ_TETRA)
+    for scale in ('0', 'inf', '1 0 1'):
+        refused(tmp_path, f'<Geom type="trimesh"><render>m.obj {scale}</render></Geom>',
+                '<render>: the scale must be finite and not zero', 3)
+    refused(tmp_path, '<Geom type="box"><extents>0 0 0</extents></Geom>',
+            'a box geometry needs <extents>', 3)
+    # colour components are fractions: 1.5 is full, -1 none
+    model, _ = load(tmp_path, '<Geom type="sphere"><radius>0.1</radius>'
+                              '<diffusecolor>1.5 0.2 -1</diffusecolor></Geom>')
+    assert model.link('a').visuals[0].material.rgba == (1.0, 0.2, 0.0, 1.0)
+
+
+def test_a_flat_part_becomes_a_box_beside_a_solid_part_that_stays(tmp_path):
+    (tmp_path / 'parts.mtl').write_text(MTL)
+    (tmp_path / 'two.obj').write_text(
+        'mtllib parts.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n'
+        'v 3 0 0\nv 5 0 0\nv 5 1 0\nv 3 1 0\n'
+        'usemtl red\nf 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\nusemtl blue\nf 5 6 7 8\n')
+    model, _ = load(tmp_path, '<Geom type="trimesh"><collision>two.obj</collision></Geom>')
+    kinds = sorted(type(c.geometry).__name__ for c in model.link('a').collisions)
+    assert kinds == ['Box', 'Mesh']
+    [box] = [c.geometry for c in model.link('a').collisions if isinstance(c.geometry, Box)]
+    assert box == Box((2.0, 1.0, 0.0001))
