@@ -329,3 +329,22 @@ def test_a_flat_part_becomes_a_box_beside_a_solid_part_that_stays(tmp_path):
     assert kinds == ['Box', 'Mesh']
     [box] = [c.geometry for c in model.link('a').collisions if isinstance(c.geometry, Box)]
     assert box == Box((2.0, 1.0, 0.0001))
+
+
+def test_a_scale_takes_three_numbers_and_a_colour_three_components(tmp_path):
+    (tmp_path / 'm.obj').write_text(OBJ_TETRA)
+    model, _ = load(tmp_path, '<Geom type="trimesh"><render>m.obj 1 2 3 4</render>'
+                              '<diffusecolor>1 0 0 0.5</diffusecolor></Geom>')
+    [visual] = model.link('a').visuals
+    assert float(visual.geometry.vertices[:, 2].max()) == 3.0      # z scaled by 3
+    assert visual.material.rgba == (1.0, 0.0, 0.0, 1.0)            # alpha: <transparency>
+
+
+def test_vertices_belong_to_a_trimesh_only(tmp_path):
+    model, path = load(tmp_path, '<Geom type="box"><extents>1 1 1</extents>'
+                                 '<vertices>0 0 0 1 0 0 0 1 0</vertices></Geom>\n'
+                                 '<Geom type="trimesh"><vertices>0 0 0 1 0 0 0 1 0</vertices>'
+                                 '<tint>red</tint></Geom>')
+    assert model.warnings[:2] == (
+        f'{path}:3: <vertices> is not used by a box geometry and was ignored',
+        f'{path}:4: <tint> is not used by a trimesh geometry and was ignored')
