@@ -101,6 +101,13 @@ def test_other_sensors_keep_their_parameters_as_numbers_or_text():
 @pytest.mark.parametrize('kind, tag', [
     ('BaseCamera', 'width'), ('BaseCamera', 'height'), ('BaseCamera', 'framerate'),
     ('BaseLaser2D', 'minangle'), ('BaseFlashLidar3D', 'width'),
+    ('BaseCamera', 'power'), ('BaseCamera', 'focal_length'), ('BaseLaser2D', 'minrange'),
+    ('BaseLaser2D', 'scantime'), ('BaseFlashLidar3D', 'max_range'),
+    *(('BaseLaser2D', tag) for tag in ('min_angle', 'maxangle', 'max_angle', 'resolution',
+                                       'maxrange', 'max_range', 'min_range', 'time_scan',
+                                       'time_increment', 'power')),
+    *(('BaseFlashLidar3D', tag) for tag in ('height', 'maxrange', 'minrange', 'min_range',
+                                            'scantime', 'time_scan', 'power')),
 ])
 def test_a_parameter_without_its_number_is_one_line(kind, tag):
     with pytest.raises(ModelError) as info:
@@ -114,3 +121,19 @@ def test_a_sensor_without_a_type_is_ignored_with_a_warning():
     assert sensor_device(RawSensor('s', attached), 's', 'base', np.eye(4),
                          lambda e, m: warnings.append(f'{e.where()}: {m}')) is None
     assert warnings == ["r.robot.xml:1: sensor 's' has no <sensor type=...>; it was ignored"]
+
+
+def test_a_cameras_field_of_view_from_a_small_or_zero_focal_length():
+    # field_of_view spans the shorter side (docs/sensors.md): 2 atan(side / 2 / focal)
+    found, _ = device('BaseCamera', '<width>64</width><height>32</height>'
+                                    '<KK>0.5 0.5 32 16</KK>')
+    assert found.params['field_of_view'] == pytest.approx(2 * math.atan(16 / 0.5))
+    # a focal length of 0 projects nothing: the default 60 degrees, no division by zero
+    found, _ = device('BaseCamera', '<width>64</width><height>32</height><KK>0 0 32 16</KK>')
+    assert found.params['field_of_view'] == pytest.approx(math.radians(60))
+
+
+def test_a_lasers_colour_is_accepted_even_empty():
+    # <color> only paints the beams in OpenRAVE's viewer: read without a warning or an error
+    found, warnings = device('BaseLaser2D', '<color/><maxrange>4</maxrange>')
+    assert warnings == [] and found.params['max_distance'] == 4.0

@@ -227,3 +227,124 @@ def test_parts_of_two_vertices_make_a_mesh_when_they_have_four(tmp_path):
     [collision] = model.link('a').collisions
     assert collision.geometry == Box((1.0, 1.0, 1.0)) and collision.material.name == 'red'
     assert not any('no triangles' in w or 'stands in' in w for w in model.warnings)
+
+
+def test_a_sphere_or_cylinder_without_its_sizes_is_one_line(tmp_path):
+    refused(tmp_path, '<Geom type="sphere"/>', 'a sphere geometry needs a positive <radius>', 3)
+    refused(tmp_path, '<Geom type="cylinder"><height>1</height></Geom>',
+            'a cylinder geometry needs a positive <radius> and <height>', 3)
+
+
+def test_a_rotationmat_rounded_to_three_digits_is_taken_one_stretched_by_a_thousandth_not(
+        tmp_path):
+    c = round(math.cos(math.radians(30)), 3)          # 0.866, 0.5: m m^T within 1e-3 of I
+    model, _ = load(tmp_path, f'<Geom type="box"><extents>1 1 1</extents>'
+                              f'<rotationmat>{c} -0.5 0 0.5 {c} 0 0 0 1</rotationmat></Geom>')
+    rot = model.link('a').collisions[0].pose.rot
+    np.testing.assert_allclose(rot @ [1, 0, 0], [math.cos(math.pi / 6), 0.5, 0], atol=1e-3)
+    # x stretched by 0.08 %: m m^T is 1.0016 along x, beyond rounding
+    refused(tmp_path, '<Geom type="box"><extents>1 1 1</extents>'
+                      '<rotationmat>1.0008 0 0 0 1 0 0 0 1</rotationmat></Geom>',
+            '<rotationmat> is not a rotation matrix', 3)
+
+
+def test_an_empty_render_a_stray_attribute_and_a_bad_triangle_count(tmp_path):
+    # an empty <render/> names no file: the box is drawn as itself, nothing refused
+    model, path = load(tmp_path, '<Geom type="box" colour="red"><extents>1 1 1</extents>'
+                                 '<render/></Geom>')
+    [visual] = model.link('a').visuals
+    assert visual.geometry == Box((2.0, 2.0, 2.0))
+    assert model.warnings == (f"{path}:3: <geom> attribute 'colour' is not known and was "
+                              'ignored',)
+    refused(tmp_path, '<Geom type="trimesh"><vertices>0 0 0 1 0 0 0 1 0 1</vertices></Geom>',
+            '<vertices> must hold 9 numbers per triangle, found 10', 3)
+
+
+def test_a_mesh_is_flat_by_its_thickness_against_its_length_not_its_width(tmp_path):
+    # a strip 10 m long, 1 cm wide and 5 um thick: 5 um is below 1e-6 of its length
+    # (flat: a thin box) though not below 1e-6 of its width
+    corners = [(x, y, z) for x in (0, 10) for y in (0, 0.01) for z in (0, 5e-6)]
+    faces = [(1, 2, 4, 3), (5, 6, 8, 7), (1, 2, 6, 5), (3, 4, 8, 7), (1, 3, 7, 5), (2, 4, 8, 6)]
+    (tmp_path / 'strip.obj').write_text(
+        ''.join(f'v {x} {y} {z}\n' for x, y, z in corners) +
+        ''.join('f ' + ' '.join(map(str, f)) + '\n' for f in faces))
+    model, path = load(tmp_path, '<Geom type="trimesh"><collision>strip.obj</collision></Geom>')
+    [collision] = model.link('a').collisions
+    assert collision.geometry == Box((10.0, 0.01, 0.0001))    # a flat part: 0.1 mm thick
+    assert model.warnings == (f"{path}:3: mesh part 'a_0_0' is flat; it collides as a "
+                              '10 x 0.01 x 0.0001 m box',)
+
+
+def test_a_stand_in_box_leaves_out_coordinates_that_are_not_finite(tmp_path):
+    (tmp_path / 'odd.obj').write_text('v 0 0 0\nv 2 0 0\nv 0 1 0.5\nv nan 0 0\nv 0 inf 0\n')
+    model, _ = load(tmp_path, '<Geom type="trimesh"><data>odd.obj</data></Geom>')
+    [collision] = model.link('a').collisions
+    assert collision.geometry == Box((2.0, 1.0, 0.5))
+    np.testing.assert_allclose(collision.pose.pos, [1.0, 0.5, 0.25])
+
+
+def test_a_stand_in_uses_whole_coordinates_and_nothing_at_all_is_a_warning(tmp_path):
+    # a stray seventh number is not a point: the box is over (0 0 0) and (2 1 0.5)
+    (tmp_path / 'seven.wrl').write_text('#VRML V2.0 utf8\nShape { geometry IndexedFaceSet { '
+                                        'coord Coordinate { point [ 0 0 0, 2 1 0.5, 9 ] }\n')
+    (tmp_path / 'empty.obj').write_text('# nothing\n')
+    model, path = load(tmp_path, '<Geom type="trimesh"><collision>seven.wrl</collision></Geom>'
+                                 '\n<Geom type="trimesh"><collision>empty.obj</collision></Geom>'
+                                 '\n<Geom type="cylinder"><radius>1</radius><height>1</height>'
+                                 '</Geom>')
+    box = model.link('a').collisions[0]
+    assert box.geometry == Box((2.0, 1.0, 0.5))
+    assert f'{path}:4: no geometry for empty.obj: nothing in it could be read, not even its ' \
+           'coordinates' in model.warnings
+
+
+@pytest.mark.parametrize('sizes', ['<radius>0</radius><height>1</height>',
+                                   '<radius>1</radius><height>0</height>'])
+def test_a_cylinder_of_zero_radius_or_height_is_refused(tmp_path, sizes):
+    refused(tmp_path, f'<Geom type="cylinder">{sizes}</Geom>',
+            'a cylinder geometry needs a positive <radius> and <height>', 3)
+
+
+def test_scales_colours_and_extents_at_their_bounds(tmp_path):
+    (tmp_path / 'm.obj').write_text(OBJ_TETRA)
+    for scale in ('0', 'inf', '1 0 1'):
+        refused(tmp_path, f'<Geom type="trimesh"><render>m.obj {scale}</render></Geom>',
+                '<render>: the scale must be finite and not zero', 3)
+    refused(tmp_path, '<Geom type="box"><extents>0 0 0</extents></Geom>',
+            'a box geometry needs <extents>', 3)
+    # colour components are fractions: 1.5 is full, -1 none
+    model, _ = load(tmp_path, '<Geom type="sphere"><radius>0.1</radius>'
+                              '<diffusecolor>1.5 0.2 -1</diffusecolor></Geom>')
+    assert model.link('a').visuals[0].material.rgba == (1.0, 0.2, 0.0, 1.0)
+
+
+def test_a_flat_part_becomes_a_box_beside_a_solid_part_that_stays(tmp_path):
+    (tmp_path / 'parts.mtl').write_text(MTL)
+    (tmp_path / 'two.obj').write_text(
+        'mtllib parts.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n'
+        'v 3 0 0\nv 5 0 0\nv 5 1 0\nv 3 1 0\n'
+        'usemtl red\nf 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\nusemtl blue\nf 5 6 7 8\n')
+    model, _ = load(tmp_path, '<Geom type="trimesh"><collision>two.obj</collision></Geom>')
+    kinds = sorted(type(c.geometry).__name__ for c in model.link('a').collisions)
+    assert kinds == ['Box', 'Mesh']
+    [box] = [c.geometry for c in model.link('a').collisions if isinstance(c.geometry, Box)]
+    assert box == Box((2.0, 1.0, 0.0001))
+
+
+def test_a_scale_takes_three_numbers_and_a_colour_three_components(tmp_path):
+    (tmp_path / 'm.obj').write_text(OBJ_TETRA)
+    model, _ = load(tmp_path, '<Geom type="trimesh"><render>m.obj 1 2 3 4</render>'
+                              '<diffusecolor>1 0 0 0.5</diffusecolor></Geom>')
+    [visual] = model.link('a').visuals
+    assert float(visual.geometry.vertices[:, 2].max()) == 3.0      # z scaled by 3
+    assert visual.material.rgba == (1.0, 0.0, 0.0, 1.0)            # alpha: <transparency>
+
+
+def test_vertices_belong_to_a_trimesh_only(tmp_path):
+    model, path = load(tmp_path, '<Geom type="box"><extents>1 1 1</extents>'
+                                 '<vertices>0 0 0 1 0 0 0 1 0</vertices></Geom>\n'
+                                 '<Geom type="trimesh"><vertices>0 0 0 1 0 0 0 1 0</vertices>'
+                                 '<tint>red</tint></Geom>')
+    assert model.warnings[:2] == (
+        f'{path}:3: <vertices> is not used by a box geometry and was ignored',
+        f'{path}:4: <tint> is not used by a trimesh geometry and was ignored')

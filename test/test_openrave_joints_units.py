@@ -136,3 +136,35 @@ def test_the_old_mimic_attribute(tmp_path, mimic, multiplier, offset):
 ])
 def test_a_bad_old_mimic_attribute_is_one_line(tmp_path, mimic, message):
     refused(two_links(tmp_path, '', f'type="hinge" mimic="{mimic}"'), f'4: {message}')
+
+
+def test_a_spherical_joint_takes_three_limit_pairs_and_no_axis(tmp_path):
+    # the format: a spherical joint has 3 degrees of freedom (limits: 3 pairs); its axes
+    # are x, y, z, so <axis> and <axisN> are not its elements
+    path = two_links(tmp_path, '<limitsdeg>-10 10 -20 20 -30 30</limitsdeg>'
+                     '<axis>1 0 0</axis><axis1>1 0 0</axis1>', 'type="spherical"')
+    model = load_model(path)
+    assert model.joints[0].type == JointType.BALL
+    assert model.warnings == (
+        f'{path}:5: <axis> is not used by a spherical joint and was ignored',
+        f'{path}:5: <axis1> is not used by a spherical joint and was ignored',
+        f"{path}:4: limits of spherical joint 'j' are not enforced")
+
+
+def test_axis_elements_belong_to_their_joint_types(tmp_path):
+    # a hinge's axis is <axis>: an <axis1> is not read, and the axis stays OpenRAVE's (0 0 1)
+    path = two_links(tmp_path, '<axis1>1 0 0</axis1>', 'type="hinge"')
+    model = load_model(path)
+    np.testing.assert_array_equal(model.joints[0].axis, [0, 0, 1])
+    assert model.warnings == (f'{path}:5: <axis1> is not used by a hinge joint and was '
+                              'ignored',)
+    # a universal joint's other elements are not axes either
+    path = two_links(tmp_path, '<axis1>1 0 0</axis1><axis2>0 1 0</axis2><foo>1</foo>',
+                     'type="universal"')
+    warnings = load_model(path).warnings
+    assert f'{path}:5: <foo> is not used by a universal joint and was ignored' in warnings
+
+
+def test_a_zero_axis_is_one_line(tmp_path):
+    refused(two_links(tmp_path, '<axis>0 0 0</axis>', 'type="slider"'),
+            '5: <axis> is the zero vector')

@@ -104,3 +104,25 @@ def test_no_mass_is_openraves_default_and_bad_masses_are_one_line(tmp_path):
         mass_of('<mass><total>-1</total></mass>')
     with pytest.raises(ModelError, match='a mimicgeom <total> mass needs box, sphere or '):
         mass_of('<mass type="mimicgeom"><total>1</total></mass>')
+
+
+def test_zero_density_or_total_is_allowed_and_weighs_nothing():
+    # only a negative number is refused ("must not be negative"): 0 is a massless link
+    for xml in ('<mass type="sphere"><radius>0.5</radius><total>0</total></mass>',
+                '<mass type="box"><extents>1 2 3</extents><density>0</density></mass>'):
+        inertial, warnings = mass_of(xml)
+        assert inertial.mass == 0.0 and warnings == []
+        np.testing.assert_array_equal(inertial.inertia, np.zeros((3, 3)))
+
+
+def test_custom_without_inertia_keeps_the_default_spheres_and_a_box_its_unit_extents():
+    # custom: the total moves, the inertia stays that of 1 kg in a sphere of radius 1 m,
+    # 2/5 m r^2 = 0.4 kg m^2 (OpenRAVE's default mass, as a link without <mass> has)
+    inertial, _ = mass_of('<mass type="custom"><total>3</total></mass>')
+    assert inertial.mass == 3.0
+    np.testing.assert_allclose(inertial.inertia, 0.4 * np.eye(3), rtol=1e-12)
+    # a box without <extents>: half-extents of 1 m, a cube of side 2 m: 8 m^3 at density 2,
+    # 16 kg; each moment m (2^2 + 2^2) / 12 = 16 * 8 / 12
+    inertial, _ = mass_of('<mass type="box"><density>2</density></mass>')
+    assert inertial.mass == pytest.approx(16.0)
+    np.testing.assert_allclose(inertial.inertia, 16 * 8 / 12 * np.eye(3), rtol=1e-12)

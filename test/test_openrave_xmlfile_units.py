@@ -130,3 +130,22 @@ def test_parse_file_and_root_tag(tmp_path):
     assert root_tag(path) == ('robot', 3)
     with pytest.raises(ModelError, match='no such file'):
         parse_file(tmp_path / 'missing.xml')
+
+
+def test_a_file_beyond_64_mib_is_refused_before_it_is_read(tmp_path):
+    # MAX_BYTES is 64 MiB (the module's bound): one byte more is refused in one line
+    path = tmp_path / 'huge.robot.xml'
+    with open(path, 'wb') as f:
+        f.truncate(64 * 1024 * 1024 + 1)      # sparse: no 64 MiB written
+    with pytest.raises(ModelError) as info:
+        parse_file(path)
+    assert str(info.value) == (f'{path}: file is {64 * 1024 * 1024 + 1} bytes, more than the '
+                               f'limit of {64 * 1024 * 1024} bytes')
+
+
+def test_an_external_dtd_is_refused_not_ignored():
+    # no external reference may be followed, a DTD subset included (entities could hide there)
+    with pytest.raises(ModelError) as info:
+        parse_bytes(b'<!DOCTYPE Robot SYSTEM "robot.dtd">\n<Robot/>', 'r.xml')
+    assert str(info.value) == ("r.xml:1: refused: the file refers to the external resource "
+                               "'robot.dtd' (entities and external references are not allowed)")
