@@ -561,6 +561,7 @@ def test_finding_entities_by_name_category_tags_and_bounds(api):
         return Bounds(type=Bounds.TYPE_BOX, points=[Point(x=a[0], y=a[1], z=a[2]),
                                                     Point(x=b[0], y=b[1], z=b[2])])
     assert names(api, bounds=box((3.5, 1.0, 1.0), (2.5, -1.0, -1.0))) == ['box']
+    assert names(api, bounds=box((2.5, -1.0, -1.0), (3.5, 1.0, 1.0))) == ['box']  # either way
     assert names(api, bounds=box((3.5, 1.0, 1.0), (3.4, -1.0, -1.0))) == []
     sphere = Bounds(type=Bounds.TYPE_SPHERE, points=[Point(x=-3.0, y=0.0, z=2.0),
                                                      Point(x=1.8, y=0.0, z=0.0)])
@@ -610,6 +611,31 @@ def test_entity_states_in_frames(api):
     request.filters.filter = '['
     answer = entities._get_states(request, GetEntitiesStates.Response())
     assert answer.result.result == Result.RESULT_OPERATION_FAILED
+
+
+def test_a_state_s_stamp_past_a_second_its_turning_and_an_entity_gone_meanwhile(api,
+                                                                               monkeypatch):
+    import math as m
+
+    from body_bridge.sim.building.entities import entity_state
+    tilt = m.radians(30)  # a 0.2 x 0.4 x 0.2 m box set down on an edge (0.187 m below its
+    spawn(api, 'tipping', BOX, pose=(0.0, 3.0, 0.19),  # centre), tipping over
+          quat=(m.cos(tilt / 2), m.sin(tilt / 2), 0.0, 0.0))
+    call(api.time._step, StepSimulation, steps=5)
+    state = call(api.entities._get_state, GetEntityState, entity='tipping').state
+    own = entity_state(api.control.entities['tipping'].sim)
+    a = state.acceleration.angular
+    assert np.linalg.norm(own.angular_acc) > 1.0  # [rad/s^2]: it is turning over
+    np.testing.assert_allclose((a.x, a.y, a.z), own.angular_acc, atol=1e-9)
+    call(api.time._step, StepSimulation, steps=120)
+    state = call(api.entities._get_state, GetEntityState, entity='tipping').state
+    assert (state.header.stamp.sec, state.header.stamp.nanosec) == (1, 250_000_000)
+    monkeypatch.setattr(api.entities, '_state', lambda name: (_ for _ in ()).throw(
+        KeyError(f'no entity named {name!r}')))
+    request = GetEntitiesStates.Request()
+    answer = api.entities._get_states(request, GetEntitiesStates.Response())
+    assert answer.result.result == Result.RESULT_NOT_FOUND
+    assert answer.result.error_message.startswith('no entity named ')
 
 
 def test_frames_of_entities_and_their_links(api):
