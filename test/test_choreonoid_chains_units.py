@@ -134,3 +134,17 @@ def test_a_chain_turning_about_z_has_its_belt_along_x_and_across_z():
         assert end.geometry.length == pytest.approx(0.02)
         np.testing.assert_allclose(end.pose.pos, [x, 0, 0], atol=1e-12)
         np.testing.assert_allclose(end.pose.rot @ [0, 0, 1], z, atol=1e-12)
+
+
+def test_the_belt_s_long_side_is_square_to_an_oblique_axis():
+    """With an axis along no coordinate axis, the long side is the shoe's x less its part
+    along the axis, (I - a aT) x, made unit; the belt's second axis is the joint axis."""
+    turn = axis_angle_matrix((0, 0, 1), math.radians(30))
+    axis = np.array([0.0, 1.0, 1.0]) / math.sqrt(2)
+    belt = belt_of_chain(shoe(rot=turn), 3, np.array([0.1, 0, 0]), [], axis)
+    rot = belt.parts.collisions[0].pose.rot
+    along = (np.eye(3) - np.outer(axis, axis)) @ (turn @ [1, 0, 0])
+    np.testing.assert_allclose(rot[:, 0], along / np.linalg.norm(along), atol=1e-12)
+    np.testing.assert_allclose(rot[:, 1], axis, atol=1e-12)
+    np.testing.assert_allclose(rot.T @ rot, np.eye(3), atol=1e-12)
+    assert rot[:, 0] @ axis == pytest.approx(0, abs=1e-12)
