@@ -159,6 +159,8 @@ def test_link_materials_without_a_table_say_so_and_a_bad_table_too(tmp_path):
     # large moments: the tolerance is 1e-9 of the largest (2e-6 here), so 1e-7 short of
     # A + B = C is rounding, 1e-5 short is not
     ('[1000, 0, 0, 1000, 0, 2000.0000001]', False), ('[1000, 0, 0, 1000, 0, 2000.00001]', True),
+    # below 1 kg m^2 the tolerance is 1e-9 kg m^2 itself
+    ('[0.25, 0, 0, 0.25, 0, 0.5000000005]', False), ('[0.25, 0, 0, 0.25, 0, 0.5000000015]', True),
 ])
 def test_the_rigid_body_inertia_check_at_its_edges(tmp_path, inertia, warned):
     _, said = load(tmp_path, f'links:\n  - {{ name: a, mass: 1, inertia: {inertia} }}\n')
