@@ -308,3 +308,10 @@ def test_a_cylinder_in_a_non_uniform_scale_is_baked_along_its_own_axis(tmp_path)
     visual = scaled(tmp_path, '[1, 2, 3]', '{ type: Cylinder, radius: 1, height: 2 }')
     assert isinstance(visual.geometry, Mesh)
     assert extent(visual.geometry) == pytest.approx([2, 4, 6])
+
+
+def test_a_mesh_in_a_uniform_scale_is_scaled(tmp_path):
+    visual = scaled(tmp_path, '[2, 2, 2]', '{ type: TriangleMesh, vertices: [0, 0, 0, 1, 0, 0, '
+                    '0, 1, 0.5], triangles: [0, 1, 2] }')
+    assert isinstance(visual.geometry, Mesh)
+    assert extent(visual.geometry) == pytest.approx([2, 2, 1])
