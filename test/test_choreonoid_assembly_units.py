@@ -149,3 +149,37 @@ def test_link_materials_without_a_table_say_so_and_a_bad_table_too(tmp_path):
                     '{ type: Box, size: [1, 1, 1] } } } }\n')
     assert model.contact_pairs == () and model.contact_ground is None
     assert model.contacts == ()  # no link names a material: the integrator's values
+
+
+@pytest.mark.parametrize('inertia, warned', [
+    # a thin disc: A + B = C exactly; a rod: A = 0, B = C; both bodies exist
+    ('[0, 0, 0, 1, 0, 1]', False), ('[0.5, 0, 0, 0.5, 0, 1]', False),
+    # A + B = 1.1 < C = 1.5 although B + B >= C
+    ('[0.1, 0, 0, 1, 0, 1.5]', True),
+    # large moments: the tolerance is 1e-9 of the largest (2e-6 here), so 1e-7 short of
+    # A + B = C is rounding, 1e-5 short is not
+    ('[1000, 0, 0, 1000, 0, 2000.0000001]', False), ('[1000, 0, 0, 1000, 0, 2000.00001]', True),
+    # below 1 kg m^2 the tolerance is 1e-9 kg m^2 itself
+    ('[0.25, 0, 0, 0.25, 0, 0.5000000005]', False), ('[0.25, 0, 0, 0.25, 0, 0.5000000015]', True),
+])
+def test_the_rigid_body_inertia_check_at_its_edges(tmp_path, inertia, warned):
+    _, said = load(tmp_path, f'links:\n  - {{ name: a, mass: 1, inertia: {inertia} }}\n')
+    assert len([w for w in said if 'A + B >= C' in w]) == warned
+
+
+@pytest.mark.parametrize('gap, warned', [(0.5e-6, False), (1.5e-6, True)])
+def test_an_extra_joint_s_points_may_be_a_micrometre_apart(tmp_path, gap, warned):
+    """Points up to 1e-6 m apart at the reference pose are the same point (rounding of
+    written poses); farther apart is warned."""
+    _, said = load(tmp_path, f"""
+        links:
+          - {{ name: a }}
+          - {{ name: b, parent: a, joint_type: revolute, translation: [0, 0, 1] }}
+        extra_joints:
+          - {{ link1_name: a, link2_name: b, joint_type: ball, link1_local_pos: [0, 0, {1 + gap!r}] }}
+        """)
+    found = [w for w in said if 'apart at the reference pose' in w]
+    assert len(found) == warned
+    if warned:
+        assert found[0] == ("the points of extra joint 'extra_joint0_a_b' are 1.5e-06 m apart "
+                            'at the reference pose; the integrator holds them there')

@@ -115,3 +115,36 @@ def test_the_belt_lies_across_the_axis_when_the_shoe_is_turned_about_another():
     along = turn @ [1, 0, 0]
     along[1] = 0
     np.testing.assert_allclose(rot[:, 0], along / np.linalg.norm(along), atol=1e-12)
+
+
+def test_a_chain_turning_about_z_has_its_belt_along_x_and_across_z():
+    """A chain about z (a track lying flat): the belt runs along the shoes' x, is as wide as
+    their z and as high as their y; nothing of the shoes' y leaks into its long side."""
+    z = np.array([0.0, 0.0, 1.0])
+    belt = belt_of_chain(shoe(), 3, np.array([0.1, 0, 0]), [], z)
+    box, end1, end2 = belt.parts.collisions
+    # the shoes span x -0.05 to 0.25, z -0.01 to 0.01, y -0.1 to 0.1: radius 0.1, and the
+    # straight part is 0.3 - 2 * 0.1 long
+    assert box.geometry.size == pytest.approx((0.1, 0.02, 0.2))
+    np.testing.assert_allclose(box.pose.pos, [0.1, 0, 0], atol=1e-12)
+    np.testing.assert_allclose(box.pose.rot[:, 0], [1, 0, 0], atol=1e-12)
+    np.testing.assert_allclose(box.pose.rot[:, 1], z, atol=1e-12)
+    for end, x in ((end1, 0.05), (end2, 0.15)):
+        assert end.geometry.radius == pytest.approx(0.1)
+        assert end.geometry.length == pytest.approx(0.02)
+        np.testing.assert_allclose(end.pose.pos, [x, 0, 0], atol=1e-12)
+        np.testing.assert_allclose(end.pose.rot @ [0, 0, 1], z, atol=1e-12)
+
+
+def test_the_belt_s_long_side_is_square_to_an_oblique_axis():
+    """With an axis along no coordinate axis, the long side is the shoe's x less its part
+    along the axis, (I - a aT) x, made unit; the belt's second axis is the joint axis."""
+    turn = axis_angle_matrix((0, 0, 1), math.radians(30))
+    axis = np.array([0.0, 1.0, 1.0]) / math.sqrt(2)
+    belt = belt_of_chain(shoe(rot=turn), 3, np.array([0.1, 0, 0]), [], axis)
+    rot = belt.parts.collisions[0].pose.rot
+    along = (np.eye(3) - np.outer(axis, axis)) @ (turn @ [1, 0, 0])
+    np.testing.assert_allclose(rot[:, 0], along / np.linalg.norm(along), atol=1e-12)
+    np.testing.assert_allclose(rot[:, 1], axis, atol=1e-12)
+    np.testing.assert_allclose(rot.T @ rot, np.eye(3), atol=1e-12)
+    assert rot[:, 0] @ axis == pytest.approx(0, abs=1e-12)

@@ -212,3 +212,32 @@ def test_mesh_resources_are_named_after_link_and_file(tmp_path, uri, name):
     assert isinstance(both.geometry, Mesh) and both.geometry.name == name
     assert visual_only.geometry.name == name
     assert [s.geometry.name for s in model.link('a').collisions] == [name]
+
+
+def test_shapes_under_a_device_sit_in_the_device_s_frame(tmp_path):
+    model = choreonoid.load(body(tmp_path, """
+        - type: ForceSensor
+          name: FS
+          translation: [0, 0, 1]
+          elements: { Shape: { geometry: { type: Box, size: [0.1, 0.1, 0.1] } } }
+        """))
+    (visual,) = model.link('a').visuals
+    np.testing.assert_allclose(visual.pose.pos, [0, 0, 1])
+    assert len(model.link('a').collisions) == 1 and [d.name for d in model.devices] == ['FS']
+
+
+def test_a_shape_without_geometry_is_warned_and_one_without_type_refused(tmp_path):
+    model = choreonoid.load(body(tmp_path, '- { type: Shape }\n'))
+    assert model.link('a').visuals == () and model.link('a').collisions == ()
+    assert warnings(model) == ['Shape has no geometry; it was ignored']
+    err = refused(body(tmp_path, '- { type: Shape, geometry: { size: [1, 1, 1] } }\n', 'n.body'))
+    assert (err.line, err.message) == (7, 'geometry has no type')
+
+
+def test_a_yaml_resource_that_includes_itself_is_one_error(tmp_path):
+    (tmp_path / 'loop.yaml').write_text('{ type: Resource, uri: loop.yaml }\n')
+    with pytest.raises(ModelError) as caught:
+        choreonoid.load(body(tmp_path, '- { type: Resource, uri: loop.yaml }\n'))
+    err = caught.value  # at the resource file's own line, never a RecursionError
+    assert err.path == str(tmp_path / 'loop.yaml') and err.line == 1
+    assert err.message == f'elements are nested deeper than {elements.MAX_DEPTH} levels'

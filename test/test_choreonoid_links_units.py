@@ -240,3 +240,24 @@ def test_link_placement_and_material(tmp_path):
     np.testing.assert_allclose(model.link('j').pose.rot, [[0, -1, 0], [1, 0, 0], [0, 0, 1]],
                                atol=1e-15)
     np.testing.assert_allclose(model.link('k').pose.pos, (1, 2, 3))
+
+
+def test_a_velocity_range_in_degrees_is_radians_per_second(tmp_path):
+    model, _ = load(tmp_path, J + 'joint_velocity_range: [-90, 90] }\n'
+                    '- { name: p, parent: base, joint_type: prismatic, '
+                    'joint_velocity_range: [-0.5, 0.5] }', unit='degree')
+    assert model.joint('j').limits.velocity == pytest.approx(math.pi / 2)
+    assert model.joint('p').limits.velocity == 0.5  # metres per second: no angle unit
+
+
+def test_a_joint_without_rotor_or_gear_has_no_armature(tmp_path):
+    model, _ = load(tmp_path, J + 'joint_range: [-1, 1] }')
+    assert model.joint('j').armature == 0.0
+
+
+def test_a_link_of_zero_mass_has_no_mass_properties(tmp_path):
+    """``mass: 0`` (Choreonoid's massless link): no inertial, no division by the total."""
+    model, said = load(tmp_path, '- { name: j, parent: base, mass: 0, '
+                       'center_of_mass: [0, 0, 0.1] }')
+    assert model.link('j').inertial is None
+    assert said == []

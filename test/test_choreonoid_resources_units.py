@@ -134,3 +134,17 @@ def test_an_empty_or_anchorless_yaml_resource(tmp_path):
         yaml_resource(node(tmp_path, {'uri': 'none.yaml'}), Frame())
     assert caught.value.line == 4 and caught.value.message.startswith(
         "resource 'none.yaml' does not exist")
+
+
+def test_a_mesh_file_read_as_no_parts_is_an_error_at_the_referring_line(tmp_path, monkeypatch):
+    """Every reader here refuses a file without triangles itself; should one give no parts,
+    the Resource still gets one error at its line, never an invisible, massless link shape."""
+    import body_bridge.formats.choreonoid.resources as resources
+    (tmp_path / 'tri.obj').write_text(TRIANGLE)
+    monkeypatch.setattr(resources, 'load_mesh_file', lambda path, fragment, warn: [])
+    for data, tail in (({'uri': 'tri.obj'}, 'has no mesh'),
+                       ({'uri': 'tri.obj', 'node': 'WHEEL'}, "has no mesh named 'WHEEL'")):
+        with pytest.raises(ModelError) as caught:
+            mesh_parts(node(tmp_path, data, line=7), Frame())
+        assert caught.value.line == 7 and caught.value.path == str(tmp_path / 'm.body')
+        assert caught.value.message == f"resource {tmp_path / 'tri.obj'} {tail}"

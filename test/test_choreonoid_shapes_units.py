@@ -293,3 +293,25 @@ def test_a_scale_just_past_rounding_is_applied(tmp_path):
                     f'{{ type: TriangleMesh, {TRI}, triangles: [0, 1, 3] }}')
     assert visual.geometry.name == 'a_trianglemesh_triangles'  # unscaled, as given
     assert extent(visual.geometry)[2] == 1.0
+
+
+def test_elevation_grid_spacing_defaults_to_one_metre(tmp_path):
+    """VRML97's and Choreonoid's default spacing is 1: three rows along z span 2 m."""
+    mesh = geometry(tmp_path, '{ type: ElevationGrid, x_dimension: 3, z_dimension: 3, '
+                    'x_spacing: 0.5, height: [0, 0, 0, 0, 0, 0, 0, 0, 1] }')
+    assert extent(mesh) == pytest.approx([1, 1, 2])
+
+
+def test_a_cylinder_in_a_non_uniform_scale_is_baked_along_its_own_axis(tmp_path):
+    """Choreonoid's cylinder lies along y: radius 1, height 2 under scale [1, 2, 3] spans
+    x 2 m, y 2 x 2 = 4 m and z 2 x 3 = 6 m."""
+    visual = scaled(tmp_path, '[1, 2, 3]', '{ type: Cylinder, radius: 1, height: 2 }')
+    assert isinstance(visual.geometry, Mesh)
+    assert extent(visual.geometry) == pytest.approx([2, 4, 6])
+
+
+def test_a_mesh_in_a_uniform_scale_is_scaled(tmp_path):
+    visual = scaled(tmp_path, '[2, 2, 2]', '{ type: TriangleMesh, vertices: [0, 0, 0, 1, 0, 0, '
+                    '0, 1, 0.5], triangles: [0, 1, 2] }')
+    assert isinstance(visual.geometry, Mesh)
+    assert extent(visual.geometry) == pytest.approx([2, 2, 1])
