@@ -30,8 +30,7 @@ from ...model import Box, Capsule, Cone, Cylinder, Material, Mesh, Pose, Sphere,
 from .nodes import Frame, Node
 from .resources import mesh_parts, resolve_uri
 
-__all__ = ['read_geometry', 'read_appearance', 'place', 'MIN_BOX_EDGE', 'Y_UP',
-           'PRIMITIVE_KEYS']
+__all__ = ['read_geometry', 'read_appearance', 'place', 'MIN_BOX_EDGE', 'Y_UP']
 
 #: Choreonoid builds round shapes along +Y; the model builds them along +Z.
 Y_UP = axis_angle_matrix((1, 0, 0), -math.pi / 2)
@@ -45,15 +44,6 @@ _RENDER_KEYS = frozenset({'type', 'division_number', 'extra_division_number',
                           'normal_indices', 'tex_coord', 'tex_coords', 'tex_coord_index',
                           'tex_coord_indices', 'convex', 'ccw_normals',
                           'remove_redundant_vertices'})
-
-PRIMITIVE_KEYS = {
-    'Box': frozenset({'size'}),
-    'Sphere': frozenset({'radius'}),
-    'Cylinder': frozenset({'radius', 'height', 'top', 'bottom', 'side'}),
-    'Capsule': frozenset({'radius', 'height'}),
-    'Cone': frozenset({'radius', 'height', 'bottom', 'side'}),
-}
-
 
 def _positive(gnode: Node, *names: str) -> list[float]:
     values = []
