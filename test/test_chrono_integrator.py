@@ -9,14 +9,16 @@ import pytest
 
 from body_bridge.errors import ModelError
 from body_bridge.formats import load_model
-from body_bridge.model import (Actuation, Box, Function, Inertial, Joint, Link, LoopClosure,
-                               Model, Motor, Pose, Shape, Spring)
+from body_bridge.model import (Actuation, Function, Inertial, Joint, Link, LoopClosure, Model,
+                               Motor, Pose, Spring)
 from body_bridge.sim.building.build import BuildOptions, build_spec
 from body_bridge.sim.mechanics.forces import plan_springs, restitution_damping
 from body_bridge.formats.chrono.tree import exact_closure_pose
 from body_bridge.sim.mechanics.closures import pose_for_frame
 from body_bridge.sim.mechanics.forces_laws import map_force, rsda_angle, small_rotation, stop_force
 from body_bridge.sim.simulation import SimOptions, Simulation
+
+from linkages import four_bar_parts
 
 DATA = Path(__file__).parent / 'data' / 'chrono'
 BOX = Path(__file__).parent / 'data' / 'choreonoid' / 'box.body'
@@ -95,15 +97,7 @@ def test_force_law_helpers():
 
 
 def test_a_motor_on_a_loop_closure_drives_the_closure_joint():
-    def bar(name, pose, com):
-        return Link(name, pose, Inertial(1.0, com, np.eye(3) * 0.01),
-                    visuals=(Shape(Box((0.02, 0.02, 0.02)), Pose(com)),))
-    links = (Link('ground'), bar('crank', Pose((0, 0, 0)), (0, 0, 0.15)),
-             bar('coupler', Pose((0, 0, 0.3)), (0.25, 0, 0)),
-             bar('rocker', Pose((0.5, 0, 0)), (0, 0, 0.15)))
-    joints = (Joint('a', 'continuous', 'ground', 'crank', (0, 1, 0)),
-              Joint('b', 'continuous', 'crank', 'coupler', (0, 1, 0)),
-              Joint('d', 'continuous', 'ground', 'rocker', (0, 1, 0)))
+    links, joints = four_bar_parts()
     closure = LoopClosure('loop', 'hinge', 'coupler', 'rocker', Pose((0.5, 0, 0)),
                           Pose((0, 0, 0.3)), axis=(0, 1, 0))
     drive = Motor('loop_motor', 'rotation', 'position', Function('sine', (0.3, 0.5, 0, 0)),

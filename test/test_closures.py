@@ -5,22 +5,16 @@ import mujoco
 import numpy as np
 import pytest
 
-from body_bridge.model import Box, Inertial, Joint, Link, LoopClosure, Model, Pose, Shape
+from body_bridge.model import LoopClosure, Model, Pose
 from body_bridge.sim.building.build import BuildOptions, build_spec
 from body_bridge.sim.mechanics.closures import CLOSURE_TYPES
+
+from linkages import four_bar_parts
 
 
 def four_bar(closure_type: str) -> Model:
     """A parallelogram: crank at the origin, rocker at x = 0.5, bars 0.3 m, coupler 0.5 m."""
-    def bar(name, pose, com):
-        return Link(name, pose, Inertial(1.0, com, np.eye(3) * 0.01),
-                    visuals=(Shape(Box((0.02, 0.02, 0.02)), Pose(com)),))
-    links = (Link('ground'), bar('crank', Pose((0, 0, 0)), (0, 0, 0.15)),
-             bar('coupler', Pose((0, 0, 0.3)), (0.25, 0, 0)),
-             bar('rocker', Pose((0.5, 0, 0)), (0, 0, 0.15)))
-    joints = (Joint('a', 'revolute', 'ground', 'crank', (0, 1, 0)),
-              Joint('b', 'revolute', 'crank', 'coupler', (0, 1, 0)),
-              Joint('d', 'revolute', 'ground', 'rocker', (0, 1, 0)))
+    links, joints = four_bar_parts('revolute')
     closure = LoopClosure('loop', closure_type, 'coupler', 'rocker', Pose((0.5, 0, 0)),
                           Pose((0, 0, 0.3)), axis=(0, 1, 0))
     return Model('four_bar', links, joints, 'ground', closures=(closure,))

@@ -224,16 +224,20 @@ def test_a_kinbody_whose_first_link_is_static_is_fixed(tmp_path):
     assert (body.name, body.root, body.root_joint) == ('table', 'top', JointType.FIXED)
 
 
-def test_a_hinge2_joint_takes_two_jointvalues_as_a_universal_one_does(tmp_path):
-    # OpenRAVE: hinge2 has two degrees of freedom, each its own value in <jointvalues>
-    path = write(tmp_path, ARM.format(
+def _arm_with(tmp_path, kind: str, values: str):
+    """The arm with its universal joint made ``kind``, started at ``<jointvalues>``."""
+    return load_model(write(tmp_path, ARM.format(
         base=_body('base', static=True), l1=_body('l1', at='0 0 0.1'),
         l2=_body('l2', at='0 0 0.2'), l3=_body('l3', at='0 0 0.3'),
         finger=_body('finger', at='0 0 0.4'), j1=_hinge('j1', 'base', 'l1'),
         j2=_hinge('j2', 'l1', 'l2', attrs=' enable="false"'), j3=_hinge('j3', 'l2', 'l3'),
-        extra='', after='<jointvalues>0.5 -0.25 0.1 0.2</jointvalues>'
-    ).replace('type="universal"', 'type="hinge2"'))
-    model = load_model(path)
+        extra='', after=f'<jointvalues>{values}</jointvalues>'
+    ).replace('type="universal"', f'type="{kind}"')))
+
+
+def test_a_hinge2_joint_takes_two_jointvalues_as_a_universal_one_does(tmp_path):
+    # OpenRAVE: hinge2 has two degrees of freedom, each its own value in <jointvalues>
+    model = _arm_with(tmp_path, 'hinge2', '0.5 -0.25 0.1 0.2')
     initial = {j.name: j.initial for j in model.joints}
     assert (initial['u_axis1'], initial['u_axis2']) == (0.1, 0.2)
     assert not [w for w in model.warnings if '<jointvalues>' in w]
@@ -241,14 +245,7 @@ def test_a_hinge2_joint_takes_two_jointvalues_as_a_universal_one_does(tmp_path):
 
 def test_a_spherical_joint_takes_three_jointvalues(tmp_path):
     # OpenRAVE: a spherical joint has three degrees of freedom, three values in <jointvalues>
-    path = write(tmp_path, ARM.format(
-        base=_body('base', static=True), l1=_body('l1', at='0 0 0.1'),
-        l2=_body('l2', at='0 0 0.2'), l3=_body('l3', at='0 0 0.3'),
-        finger=_body('finger', at='0 0 0.4'), j1=_hinge('j1', 'base', 'l1'),
-        j2=_hinge('j2', 'l1', 'l2', attrs=' enable="false"'), j3=_hinge('j3', 'l2', 'l3'),
-        extra='', after='<jointvalues>0.5 -0.25 0 0 0</jointvalues>'
-    ).replace('type="universal"', 'type="spherical"'))
-    model = load_model(path)
+    model = _arm_with(tmp_path, 'spherical', '0.5 -0.25 0 0 0')
     initial = {j.name: j.initial for j in model.joints}
     assert (initial['j1'], initial['j3']) == (0.5, -0.25)
     assert not [w for w in model.warnings if '<jointvalues>' in w]

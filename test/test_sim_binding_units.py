@@ -3,7 +3,6 @@ kinematic mode's forces and mimic velocities, and a model's mimic hook made agai
 twice, when the world changes around it."""
 
 import math
-import textwrap
 
 import numpy as np
 import pytest
@@ -15,6 +14,7 @@ from body_bridge.sim.building.build import BuildOptions
 from body_bridge.sim.simulation import Mode, SimOptions, Simulation
 
 from conftest import REPO, SAMPLE_ARM
+from openrave_robots import mimic_robot
 
 NO_FLOOR = BuildOptions(ground_plane=False)
 
@@ -72,32 +72,15 @@ def test_a_kinematic_model_s_servos_exert_no_force():
     assert q['elbow_pitch'] == pytest.approx(0.7) and q['shoulder_yaw'] == pytest.approx(-0.5)
 
 
-ROBOT = """
-    <Robot name="powers"><KinBody>
-      <Body name="base" type="static"><Geom type="box"><extents>0.05 0.05 0.05</extents></Geom>
-      </Body>
-      {links}
-      <Joint name="a" type="hinge"><Body>base</Body><Body>l1</Body><axis>0 0 1</axis>
-        <limitsdeg>-90 90</limitsdeg></Joint>
-      <Joint name="half" type="hinge" enable="false" mimic_pos="0.5*a + 0.1"
+#: l2's joint, following ``a``.
+SECOND = """<Joint name="half" type="hinge" enable="false" mimic_pos="0.5*a + 0.1"
         mimic_vel="|a 0.5"><Body>base</Body><Body>l2</Body><axis>0 0 1</axis>
-        <limitsdeg>-360 360</limitsdeg></Joint>
-      <Joint name="quintic" type="hinge" enable="false" mimic_pos="0.05*a^5 + a + 0.2"
-        mimic_vel="|a 0.25*a^4 + 1"><Body>base</Body><Body>l3</Body><axis>0 0 1</axis>
-        <limitsdeg>-360 360</limitsdeg></Joint>
-    </KinBody></Robot>"""
+        <limitsdeg>-360 360</limitsdeg></Joint>"""
 
 
 @pytest.fixture
 def powers(tmp_path):
-    links = '\n'.join(
-        f'<Body name="l{i}"><Translation>{0.3 * i} 0 0</Translation>'
-        f'<Geom type="box"><extents>0.1 0.02 0.02</extents><translation>0.1 0 0</translation>'
-        f'</Geom><Mass type="box"><extents>0.1 0.02 0.02</extents><total>0.5</total></Mass>'
-        f'</Body>' for i in range(1, 4))
-    path = tmp_path / 'powers.robot.xml'
-    path.write_text(textwrap.dedent(ROBOT.format(links=links)))
-    return load_model(path)
+    return mimic_robot(tmp_path, SECOND)
 
 
 def test_kinematic_mimic_joints_move_at_their_formula_s_rate(powers):

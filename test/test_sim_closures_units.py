@@ -13,11 +13,13 @@ import numpy as np
 import pytest
 
 from body_bridge.errors import ModelError
-from body_bridge.model import Box, Inertial, Joint, Link, LoopClosure, Model, Pose, Shape
+from body_bridge.model import Inertial, Joint, Link, LoopClosure, Model, Pose
 from body_bridge.sim.building.build import BuildOptions, build_spec
 from body_bridge.sim.mechanics.closures import (add_closure, closure_gaps, driven_joint,
                                                 pose_for_frame, weigh_closure_drives)
 from body_bridge.sim.simulation import SimOptions, Simulation
+
+from linkages import four_bar_parts
 
 LENGTH = 0.35  # [m] the rod of the types that have one
 X, Y, Z = 0, 1, 2  # columns of the closure frame
@@ -174,15 +176,7 @@ def _four_bar(*closures) -> Model:
     """A parallelogram in the x-z plane: crank at the origin, rocker at x = 0.5 (both 0.3 m,
     1 kg at 0.15 m, 0.01 kg m^2 about the centre), a 0.5 m coupler (1 kg) on top; hinges
     about y."""
-    def bar(name, pose, com):
-        return Link(name, pose, Inertial(1.0, com, np.eye(3) * 0.01),
-                    visuals=(Shape(Box((0.02, 0.02, 0.02)), Pose(com)),))
-    links = (Link('ground'), bar('crank', Pose((0, 0, 0)), (0, 0, 0.15)),
-             bar('coupler', Pose((0, 0, 0.3)), (0.25, 0, 0)),
-             bar('rocker', Pose((0.5, 0, 0)), (0, 0, 0.15)))
-    joints = (Joint('a', 'continuous', 'ground', 'crank', (0, 1, 0)),
-              Joint('b', 'continuous', 'crank', 'coupler', (0, 1, 0)),
-              Joint('d', 'continuous', 'ground', 'rocker', (0, 1, 0)))
+    links, joints = four_bar_parts()
     return Model('four_bar', links, joints, 'ground', closures=closures, ground_plane=False)
 
 

@@ -2,42 +2,25 @@
 how stiff they are, and that they hold from the first instant."""
 
 import math
-import textwrap
 
 import mujoco
 import pytest
 
-from body_bridge.formats import load_model
 from body_bridge.sim.building.build import BuildOptions, build_spec
 from body_bridge.sim.mechanics.mimic import TENDON_PREFIX
 from body_bridge.sim.simulation import Mode, SimOptions, Simulation
 
-ROBOT = """
-    <Robot name="powers"><KinBody>
-      <Body name="base" type="static"><Geom type="box"><extents>0.05 0.05 0.05</extents></Geom>
-      </Body>
-      {links}
-      <Joint name="a" type="hinge"><Body>base</Body><Body>l1</Body><axis>0 0 1</axis>
-        <limitsdeg>-90 90</limitsdeg></Joint>
-      <Joint name="quartic" type="hinge" enable="false" mimic_pos="0.1*a^4 - a"
+from openrave_robots import mimic_robot
+
+#: l2's joint, following ``a``.
+SECOND = """<Joint name="quartic" type="hinge" enable="false" mimic_pos="0.1*a^4 - a"
         mimic_vel="|a 0.4*a^3 - 1"><Body>base</Body><Body>l2</Body><axis>0 0 1</axis>
-        <limitsdeg>-360 360</limitsdeg></Joint>
-      <Joint name="quintic" type="hinge" enable="false" mimic_pos="0.05*a^5 + a + 0.2"
-        mimic_vel="|a 0.25*a^4 + 1"><Body>base</Body><Body>l3</Body><axis>0 0 1</axis>
-        <limitsdeg>-360 360</limitsdeg></Joint>
-    </KinBody></Robot>"""
+        <limitsdeg>-360 360</limitsdeg></Joint>"""
 
 
 @pytest.fixture
 def powers(tmp_path):
-    links = '\n'.join(
-        f'<Body name="l{i}"><Translation>{0.3 * i} 0 0</Translation>'
-        f'<Geom type="box"><extents>0.1 0.02 0.02</extents><translation>0.1 0 0</translation>'
-        f'</Geom><Mass type="box"><extents>0.1 0.02 0.02</extents><total>0.5</total></Mass>'
-        f'</Body>' for i in range(1, 4))
-    path = tmp_path / 'powers.robot.xml'
-    path.write_text(textwrap.dedent(ROBOT.format(links=links)))
-    return load_model(path)
+    return mimic_robot(tmp_path, SECOND)
 
 
 def test_up_to_the_fourth_degree_a_joint_coupling_beyond_a_tendon(powers):
