@@ -8,7 +8,7 @@ from pathlib import Path
 
 from body_bridge.formats import load_model
 
-__all__ = ['QUINTIC', 'mimic_robot']
+__all__ = ['QUINTIC', 'mimic_robot', 'quintic_error']
 
 _ROBOT = """
     <Robot name="powers"><KinBody>
@@ -38,3 +38,16 @@ def mimic_robot(folder: Path, second: str, third: str = QUINTIC):
     path = Path(folder) / 'powers.robot.xml'
     path.write_text(textwrap.dedent(_ROBOT.format(links=links, second=second, third=third)))
     return load_model(path)
+
+
+def quintic_error(sim, target: float = 1.2, periods: int = 150) -> tuple[float, float]:
+    """Command ``a`` to ``target`` [rad] and step ``periods``: (``a`` at the end, the largest
+    distance of ``quintic`` from 0.05 a^5 + a + 0.2 on the way) [rad]."""
+    from body_bridge.sim.simulation import Mode
+    sim.command(Mode.POSITION, ['a'], [target])
+    worst = 0.0
+    for _ in range(periods):
+        sim.step_period()
+        q = dict(zip(sim.joint_names, sim.joint_positions()))
+        worst = max(worst, abs(q['quintic'] - (0.05 * q['a'] ** 5 + q['a'] + 0.2)))
+    return q['a'], worst

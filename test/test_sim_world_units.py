@@ -16,6 +16,7 @@ from body_bridge.sim.building.world import World
 from body_bridge.sim.simulation import Mode, SimOptions, Simulation
 
 from conftest import REPO
+from openrave_robots import quintic_error
 
 OWN = REPO / 'test' / 'data' / 'choreonoid'
 
@@ -128,13 +129,8 @@ def test_a_nonlinear_mimic_holds_in_a_world_with_tracks(powers):
     sim.world.add(tank_model, tank_options, 'tank/')
     Simulation(tank_model, tank_options, world=sim.world)
     assert sim.world.contact_hooks
-    sim.command(Mode.POSITION, ['a'], [1.2])
-    worst = 0.0
-    for _ in range(150):
-        sim.step_period()
-        q = dict(zip(sim.joint_names, sim.joint_positions()))
-        worst = max(worst, abs(q['quintic'] - (0.05 * q['a'] ** 5 + q['a'] + 0.2)))
-    assert q['a'] > 0.8 and worst < 2e-3 and not math.isnan(worst)
+    a, worst = quintic_error(sim)
+    assert a > 0.8 and worst < 2e-3 and not math.isnan(worst)
 
 
 def test_a_world_mujoco_cannot_compile_is_one_line_naming_the_first_model(monkeypatch):
