@@ -13,7 +13,7 @@ from body_bridge.formats import load_model
 from body_bridge.model import Inertial, Joint, Limits, Link, Model, Pose
 from body_bridge.sim.building.build import BuildOptions
 from body_bridge.sim.building.world import World
-from body_bridge.sim.simulation import Mode, SimOptions, Simulation
+from body_bridge.sim.simulation import SimOptions, Simulation
 
 from conftest import REPO
 from openrave_robots import quintic_error
