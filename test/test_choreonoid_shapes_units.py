@@ -107,6 +107,23 @@ def test_extrusion_of_three_spine_points_scaled_and_oriented(tmp_path):
     assert err.message.startswith('Extrusion: ') and err.line == 8
 
 
+def test_an_extrusion_of_two_cross_section_points_is_a_ribbon(tmp_path):
+    """Two points (four numbers) are the least cross-section: the segment from x = -1 to 1
+    swept 2 m up the spine is a flat 2 m x 2 m ribbon, two triangles of 4 m^2 in all; one
+    point (two numbers) is refused on its line."""
+    mesh = geometry(tmp_path, '{ type: Extrusion, cross_section: [-1, 0, 1, 0], '
+                    'spine: [0, 0, 0, 0, 2, 0] }')
+    assert extent(mesh) == [2, 2, 0]
+    corners = mesh.vertices[mesh.faces]
+    areas = np.linalg.norm(np.cross(corners[:, 1] - corners[:, 0],
+                                    corners[:, 2] - corners[:, 0]), axis=1) / 2
+    assert len(mesh.faces) == 2 and areas.sum() == pytest.approx(4.0)
+    err = refused(tmp_path, 'geometry: { type: Extrusion, cross_section: [1, 0], '
+                  'spine: [0, 0, 0, 0, 2, 0] }')
+    assert err.message == 'cross_section must have at least 4 numbers, found 2'
+    assert err.line == 8
+
+
 def test_elevation_grid_bounds(tmp_path):
     mesh = geometry(tmp_path, '{ type: ElevationGrid, x_dimension: 2, z_dimension: 3, '
                     'z_spacing: 0.5, height: [0, 0, 1, 1, 2, 2] }')

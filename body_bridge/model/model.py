@@ -221,7 +221,8 @@ class Model:
 
 
 def _check_dynamics(model: Model, links: Mapping, joints: Mapping) -> None:
-    """Springs, motors, loads and the rest name links and joints that exist."""
+    """Loop closures, springs, motors, loads and the rest name links and joints that exist;
+    a loop closure joins two different links."""
     def check(item, kind: str, link_names=(), joint_names=()) -> None:
         src = getattr(item, 'source', None) or model.source
         for name in link_names:
@@ -233,6 +234,12 @@ def _check_dynamics(model: Model, links: Mapping, joints: Mapping) -> None:
                 raise ModelError(src, None, f'{kind} {getattr(item, "name", "")!r} refers to '
                                  f'unknown joint {name!r}')
     closures = {c.name for c in model.closures}
+    for closure in model.closures:
+        check(closure, 'loop closure', (closure.link1, closure.link2))
+        if closure.link1 == closure.link2:
+            raise ModelError(closure.source or model.source, None,
+                             f'loop closure {closure.name!r} joins link {closure.link1!r} to '
+                             'itself')
     for spring in model.springs:
         if spring.kind == SpringKind.JOINT:
             check(spring, 'spring', joint_names=(spring.joint,))

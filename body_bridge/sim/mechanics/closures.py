@@ -178,9 +178,13 @@ def _virtual_body(parent, anchor: Pose, closure: LoopClosure, index: int, kind: 
 
 
 def closure_gaps(mj: mujoco.MjModel, data: mujoco.MjData) -> dict[str, float]:
-    """How far each closure's tie is open [m]: the position part of its equality residual.
+    """How far each active equality constraint is open, by its MuJoCo name: the norm of the
+    first three rows of its residual (a closure's tie: the gap [m] between its points).
 
-    ``data`` must hold a forward pass (``mj_forward`` or a step) of the current state.
+    Every active equality is listed, not only the closures' ties: a mimic joint's coupling and
+    a motor's drive appear under their own names, each with its one-row residual (a joint
+    equality's in rad or m). ``data`` must hold a forward pass (``mj_forward`` or a step) of
+    the current state.
     """
     gaps = {}
     rows = np.flatnonzero(data.efc_type[:data.nefc] == mujoco.mjtConstraint.mjCNSTR_EQUALITY)
