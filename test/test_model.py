@@ -73,6 +73,13 @@ def test_model_rejects_broken_trees(change, message):
 def test_model_rejects_unconnected_link():
     with pytest.raises(ModelError, match="'b' is not connected"):
         Model('m', (Link('a'), Link('b')), (), root='a')
+    # the line named is the link's own where it has one, the model's file otherwise
+    with pytest.raises(ModelError) as caught:
+        Model('m', (Link('a'), Link('b', source='m.body:7')), (), root='a', source='m.body')
+    assert str(caught.value) == "m.body:7: link 'b' is not connected to the root link 'a'"
+    with pytest.raises(ModelError) as caught:
+        Model('m', (Link('a'), Link('b')), (), root='a', source='m.body')
+    assert str(caught.value) == "m.body: link 'b' is not connected to the root link 'a'"
 
 
 def test_device_frames_avoid_link_names():
