@@ -390,3 +390,20 @@ def test_a_stand_in_needs_two_points_and_a_file_over_50_MB_is_not_scanned(tmp_pa
         out.write(start)
         out.truncate(50_000_001)
     assert rough_points(str(tmp_path / 'big.obj')) is None
+
+
+def test_a_transparency_beyond_1_a_height_on_a_box_and_a_short_ambient_colour(tmp_path):
+    # transparency is a fraction: 1.5 is fully clear (alpha 0), not a negative alpha
+    model, path = load(tmp_path, '<Geom type="sphere"><radius>0.1</radius>'
+                                 '<transparency>1.5</transparency></Geom>\n'
+                                 '<Geom type="box"><extents>1 1 1</extents><height>2</height>'
+                                 '</Geom>')
+    sphere, box = model.link('a').visuals
+    assert sphere.material.rgba == (0.7, 0.7, 0.7, 0.0)
+    assert box.geometry == Box((2.0, 2.0, 2.0))
+    assert model.warnings == (f'{path}:4: <height> is not used by a box geometry and was '
+                              'ignored',)
+    # an ambient colour is not kept, but one of two components is refused like any colour
+    refused(tmp_path, '<Geom type="box"><extents>1 1 1</extents>'
+                      '<ambientcolor>1 0</ambientcolor></Geom>',
+            '<ambientcolor> must hold at least 3 numbers', 3)
