@@ -249,3 +249,17 @@ def test_a_spherical_joint_takes_three_jointvalues(tmp_path):
     initial = {j.name: j.initial for j in model.joints}
     assert (initial['j1'], initial['j3']) == (0.5, -0.25)
     assert not [w for w in model.warnings if '<jointvalues>' in w]
+
+
+def test_two_joints_of_one_name_are_refused_at_the_second(tmp_path):
+    path = write(tmp_path, f"""
+        <KinBody name="k">
+          {_body('a', static=True)}
+          {_body('b')}
+          {_body('c')}
+          {_hinge('j', 'a', 'b')}
+          {_hinge('j', 'b', 'c')}
+        </KinBody>""", 'k.kinbody.xml')
+    with pytest.raises(ModelError) as err:
+        load_model(path)
+    assert str(err.value) == f"{path}:6: duplicate joint name 'j'"
