@@ -139,7 +139,8 @@ def test_a_bad_mimic_derivative_is_one_line(tmp_path, vel, message):
 FRAME_OF_Z = np.column_stack([(0, -1, 0), (1, 0, 0), (0, 0, 1)])
 
 
-@pytest.mark.parametrize('axis2, warned', [('0 0 1', False), ('1 0 1', True)])
+@pytest.mark.parametrize('axis2, warned', [('0 0 1', False), ('1 0 1', True),
+                                            ('1.5e-6 0 1', True)])   # beyond 1e-6
 def test_a_loop_closed_by_a_universal_joint_turns_about_its_two_axes(tmp_path, axis2, warned):
     path = write(tmp_path, 'loop.kinbody.xml', f"""
         <KinBody name="loop">
@@ -212,3 +213,17 @@ def test_a_link_no_joint_reaches_is_fixed_to_the_root_and_universal_axes_keep_or
                                                                         'v_link', 'hand')
     np.testing.assert_allclose(first.axis, [-1, 0, 0], atol=1e-12)
     np.testing.assert_allclose(second.axis, [0, -1, 0], atol=1e-12)
+
+
+def test_a_rod_and_rounding_are_physical_and_a_speed_formula_needs_a_position_one(tmp_path):
+    # a thin rod's zero moment (0 + 1 = 1) is physical: kept as it is
+    text = ROBOT.replace('<inertia>1 0 0 0 0 0 0 0 2</inertia>', '<inertia>0 0 0 0 1 0 0 0 1'
+                         '</inertia>')
+    model = load_model(write(tmp_path, 'rod.robot.xml', text))
+    np.testing.assert_array_equal(model.link('arm').inertial.inertia, np.diag([0, 1, 1]))
+    assert not any("link 'arm'" in w and 'not physical' in w for w in model.warnings)
+    # mimic_vel without mimic_pos: no position to follow
+    path = write(tmp_path, 'vel.robot.xml', ROBOT.replace('mimic_pos="2*lift" ', ''))
+    with pytest.raises(ModelError) as info:
+        load_model(path)
+    assert str(info.value) == f"{path}:16: joint 'f': a mimic joint needs mimic_pos"
