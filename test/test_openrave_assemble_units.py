@@ -1,7 +1,8 @@
 """Each OpenRAVE body's tree (body_bridge.formats.openrave.assemble) on small files written
 here: free wheels and circular joints, passive mimic joints, a static link that moves, link
 frames moved onto their joint's axis with the mass where it was, inertias that are not
-physical, a loop closed by a spherical joint, bad mimic derivative formulas."""
+physical, a loop closed by a spherical or a universal joint, bad mimic derivative formulas,
+mass properties that overflow, a link no joint reaches, a universal joint's two axes."""
 
 from __future__ import annotations
 
@@ -114,6 +115,7 @@ def test_a_loop_closed_by_a_spherical_joint_is_a_ball_at_its_anchor(tmp_path):
     np.testing.assert_allclose(closure.pose1.pos, [0.5, 0, 1], atol=1e-12)
     np.testing.assert_allclose(closure.pose1.rot, np.eye(3), atol=1e-12)
     np.testing.assert_allclose(closure.pose2.pos, [-0.5, 0, 1], atol=1e-12)
+    np.testing.assert_array_equal(closure.axis, [0, 0, 1])     # a ball has no axis: unit z
 
 
 @pytest.mark.parametrize('vel, message', [
@@ -130,3 +132,98 @@ def test_a_bad_mimic_derivative_is_one_line(tmp_path, vel, message):
     assert found.startswith(f"{path}:16: joint 'f': mimic formula: ") and '\n' not in found
     if message:
         assert message in found
+
+
+# closures.py turns a universal closure about x, then y, of the frame whose z is the closure
+# axis; for the axis +z that frame's x is (0 -1 0) (x = X cross z) and its y is (1 0 0)
+FRAME_OF_Z = np.column_stack([(0, -1, 0), (1, 0, 0), (0, 0, 1)])
+
+
+@pytest.mark.parametrize('axis2, warned', [('0 0 1', False), ('1 0 1', True),
+                                            ('1.5e-6 0 1', True)])   # beyond 1e-6
+def test_a_loop_closed_by_a_universal_joint_turns_about_its_two_axes(tmp_path, axis2, warned):
+    path = write(tmp_path, 'loop.kinbody.xml', f"""
+        <KinBody name="loop">
+          <Body name="base" type="static">{SPHERE}</Body>
+          <Body name="a"><translation>0 0 1</translation>{SPHERE}</Body>
+          <Body name="b"><translation>1 0 1</translation>{SPHERE}</Body>
+          <Joint name="ja" type="hinge"><body>base</body><body>a</body><axis>0 1 0</axis>
+            <anchor>0 0 1</anchor></Joint>
+          <Joint name="jb" type="hinge"><body>base</body><body>b</body><axis>0 1 0</axis>
+            <anchor>1 0 1</anchor></Joint>
+          <Joint name="close" type="universal"><body>b</body><body>a</body>
+            <anchor>0.5 0 1</anchor><axis1>1 0 0</axis1><axis2>{axis2}</axis2></Joint>
+        </KinBody>""")
+    model = load_model(path)
+    [closure] = model.closures
+    assert (closure.type, closure.link1, closure.link2) == ('universal', 'b', 'a')
+    # the anchor halfway between b (1 0 1) and a (0 0 1)
+    np.testing.assert_allclose(closure.pose1.pos, [-0.5, 0, 0], atol=1e-12)
+    np.testing.assert_allclose(closure.pose2.pos, [0.5, 0, 0], atol=1e-12)
+    assert np.linalg.norm(closure.axis) == 1.0
+    frame = closure.pose1.rot @ FRAME_OF_Z
+    np.testing.assert_allclose(frame[:, 0], [1, 0, 0], atol=1e-12)   # first about axis1
+    # then about axis2; (1 0 1) is made perpendicular to axis1: (0 0 1)
+    np.testing.assert_allclose(frame[:, 1], [0, 0, 1], atol=1e-12)
+    warning = f"{path}:9: joint 'close' closes a loop with axes that are not perpendicular; " \
+        'they are made perpendicular'
+    assert (warning in model.warnings) == warned
+
+
+def test_mass_properties_that_overflow_are_one_line(tmp_path):
+    # a box 2e103 m a side at density 1: 8e309 kg, beyond the largest float
+    path = write(tmp_path, 'huge.kinbody.xml', f"""
+        <KinBody name="huge">
+          <Body name="a">{SPHERE}
+            <mass type="box"><extents>1e103 1e103 1e103</extents><density>1</density></mass>
+          </Body>
+        </KinBody>""")
+    with pytest.raises(ModelError) as info:
+        load_model(path)
+    assert str(info.value) == f"{path}:2: link 'a': its mass properties overflow (numbers " \
+        'too large)'
+
+
+def test_a_link_no_joint_reaches_is_fixed_to_the_root_and_universal_axes_keep_order(tmp_path):
+    path = write(tmp_path, 'k.kinbody.xml', f"""
+        <KinBody name="k">
+          <Body name="base" type="static">{SPHERE}</Body>
+          <Body name="arm"><translation>0 0 1</translation>{SPHERE}</Body>
+          <Body name="lamp"><translation>0 2 0</translation>{SPHERE}</Body>
+          <Body name="hand"><translation>0 0 2</translation>{SPHERE}</Body>
+          <Joint name="u" type="universal"><body>base</body><body>arm</body>
+            <anchor>0 0 1</anchor><axis1>1 0 0</axis1><axis2>0 1 0</axis2></Joint>
+          <Joint name="v" type="universal"><body>hand</body><body>arm</body>
+            <anchor>0 0 2</anchor><axis1>1 0 0</axis1><axis2>0 1 0</axis2></Joint>
+        </KinBody>""")
+    model = load_model(path)
+    lamp = model.joint('lamp_attached')       # not in the file: meta says so
+    assert (lamp.type, lamp.parent, lamp.child) == (JointType.FIXED, 'base', 'lamp')
+    assert lamp.meta['implicit'] is True and lamp.meta['body'] == 'k'
+    np.testing.assert_allclose(model.link('lamp').pose.pos, [0, 2, 0])
+    # the universal joint: axis1 next to its first body (base), axis2 next to the second
+    first, second = model.joint('u_axis1'), model.joint('u_axis2')
+    assert (first.parent, first.child, second.parent, second.child) == ('base', 'u_link',
+                                                                        'u_link', 'arm')
+    np.testing.assert_allclose(first.axis, [1, 0, 0], atol=1e-12)
+    np.testing.assert_allclose(second.axis, [0, 1, 0], atol=1e-12)
+    # v's first body is the child: axis1 stays next to it, both axes turn the other way
+    first, second = model.joint('v_axis1'), model.joint('v_axis2')
+    assert (second.parent, second.child, first.parent, first.child) == ('arm', 'v_link',
+                                                                        'v_link', 'hand')
+    np.testing.assert_allclose(first.axis, [-1, 0, 0], atol=1e-12)
+    np.testing.assert_allclose(second.axis, [0, -1, 0], atol=1e-12)
+
+
+def test_a_rod_and_rounding_are_physical_and_a_speed_formula_needs_a_position_one(tmp_path):
+    # a thin rod's zero moment (0 + 1 = 1) is physical: kept as it is
+    text = ROBOT.replace('<inertia>1 0 0 0 0 0 0 0 2</inertia>', '<inertia>0 0 0 0 1 0 0 0 1'
+                         '</inertia>')
+    model = load_model(write(tmp_path, 'rod.robot.xml', text))
+    np.testing.assert_array_equal(model.link('arm').inertial.inertia, np.diag([0, 1, 1]))
+    assert not any("link 'arm'" in w and 'not physical' in w for w in model.warnings)
+    # mimic_vel without mimic_pos: no position to follow
+    path = write(tmp_path, 'vel.robot.xml', ROBOT.replace('mimic_pos="2*lift" ', ''))
+    with pytest.raises(ModelError) as info:
+        load_model(path)
+    assert str(info.value) == f"{path}:16: joint 'f': a mimic joint needs mimic_pos"

@@ -249,3 +249,42 @@ def test_a_spherical_joint_takes_three_jointvalues(tmp_path):
     initial = {j.name: j.initial for j in model.joints}
     assert (initial['j1'], initial['j3']) == (0.5, -0.25)
     assert not [w for w in model.warnings if '<jointvalues>' in w]
+
+
+def test_two_joints_of_one_name_are_refused_at_the_second(tmp_path):
+    path = write(tmp_path, f"""
+        <KinBody name="k">
+          {_body('a', static=True)}
+          {_body('b')}
+          {_body('c')}
+          {_hinge('j', 'a', 'b')}
+          {_hinge('j', 'b', 'c')}
+        </KinBody>""", 'k.kinbody.xml')
+    with pytest.raises(ModelError) as err:
+        load_model(path)
+    assert str(err.value) == f"{path}:6: duplicate joint name 'j'"
+
+
+def test_a_sensor_on_a_link_away_from_the_origin_keeps_its_place_on_it(tmp_path):
+    # l3 is 0.3 m up: the sensor 5 cm above l3's origin is 5 cm above it in l3's frame
+    after = ('<AttachedSensor name="f"><link>l3</link><translation>0 0 0.05</translation>'
+             '<sensor type="BaseForce6D"/></AttachedSensor>')
+    (device,) = arm(tmp_path, after=after).devices
+    assert device.link == 'l3'
+    np.testing.assert_allclose(device.pose.pos, (0, 0, 0.05), atol=1e-12)
+
+
+def test_jointvalues_start_the_active_joints_only_and_a_free_wheel_is_passive(tmp_path):
+    # <jointvalues> holds one value per active joint: 'drive' only; the passive circular
+    # hinge 'drive_idle1' (a wheel nothing drives) starts at 0 and turns freely
+    path = write(tmp_path, f"""
+        <Robot name="cart"><KinBody>
+          {_body('base', static=True)}{_body('hub', at='0 0 0.1')}{_body('idler', at='0 0 0.2')}
+          {_hinge('drive', 'base', 'hub')}
+          {_hinge('drive_idle1', 'hub', 'idler', attrs=' enable="false" circular="true"')}
+        </KinBody><jointvalues>0.5</jointvalues></Robot>""")
+    model = load_model(path)
+    starts = {j.name: j.initial for j in model.joints}
+    assert starts == {'drive': 0.5, 'drive_idle1': 0.0}
+    assert model.passive_joints == ('drive_idle1',)
+    assert model.joint('drive_idle1').type == JointType.CONTINUOUS

@@ -12,6 +12,7 @@ import pytest
 
 from body_bridge.errors import ModelError
 from body_bridge.formats import load_model
+from body_bridge.formats.openrave.geom import rough_points
 from body_bridge.formats.openrave.raw import TransformTags, inverse, scaled
 from body_bridge.formats.openrave.xmlfile import parse_bytes
 from body_bridge.model import Box, Mesh
@@ -348,3 +349,61 @@ def test_vertices_belong_to_a_trimesh_only(tmp_path):
     assert model.warnings[:2] == (
         f'{path}:3: <vertices> is not used by a box geometry and was ignored',
         f'{path}:4: <tint> is not used by a trimesh geometry and was ignored')
+
+
+def box_obj(size) -> str:
+    """A closed box mesh from the origin to ``size`` (six quads), as OBJ text."""
+    corners = [(x, y, z) for x in (0, size[0]) for y in (0, size[1]) for z in (0, size[2])]
+    faces = [(1, 2, 4, 3), (5, 6, 8, 7), (1, 2, 6, 5), (3, 4, 8, 7), (1, 3, 7, 5), (2, 4, 8, 6)]
+    return ''.join(f'v {x!r} {y!r} {z!r}\n' for x, y, z in corners) + \
+        ''.join('f ' + ' '.join(map(str, f)) + '\n' for f in faces)
+
+
+def test_a_mesh_exactly_a_millionth_of_its_length_thick_is_flat(tmp_path):
+    # 2 m long and 2 um thick: the bound itself (2 um = 1e-6 x 2 m, exact in binary); twice
+    # as thick it is a solid mesh
+    (tmp_path / 'edge.obj').write_text(box_obj((2.0, 1.0, 2e-6)))
+    (tmp_path / 'twice.obj').write_text(box_obj((2.0, 1.0, 4e-6)))
+    model, path = load(tmp_path, '<Geom type="trimesh"><collision>edge.obj</collision></Geom>\n'
+                                 '<Geom type="trimesh"><collision>twice.obj</collision></Geom>')
+    edge, twice = (c.geometry for c in model.link('a').collisions)
+    assert edge == Box((2.0, 1.0, 0.0001))
+    assert isinstance(twice, Mesh) and len(twice.vertices) == 8
+    assert model.warnings == (f"{path}:3: mesh part 'a_0_0' is flat; it collides as a "
+                              '2 x 1 x 0.0001 m box',)
+
+
+def test_a_stand_in_needs_two_points_and_a_file_over_50_MB_is_not_scanned(tmp_path):
+    # one finite point (the other is not a number) spans no box
+    (tmp_path / 'lone.obj').write_text('v 1 2 3\nv nan 0 0\nf 1 2 3\n')
+    model, path = load(tmp_path, '<Geom type="trimesh"><collision>lone.obj</collision></Geom>')
+    assert model.link('a').collisions == ()
+    assert f'{path}:3: no geometry for lone.obj: nothing in it could be read, not even its ' \
+           'coordinates' in model.warnings
+    # two points in the first bytes of a file of 50 MB and one byte (sparse: nothing written
+    # after them): not scanned; the same two points in a small file are
+    start = b'v 0 0 0\nv 1 2 3\n'
+    (tmp_path / 'small.obj').write_bytes(start)
+    np.testing.assert_array_equal(rough_points(str(tmp_path / 'small.obj')),
+                                  [[0, 0, 0], [1, 2, 3]])
+    with open(tmp_path / 'big.obj', 'wb') as out:
+        out.write(start)
+        out.truncate(50_000_001)
+    assert rough_points(str(tmp_path / 'big.obj')) is None
+
+
+def test_a_transparency_beyond_1_a_height_on_a_box_and_a_short_ambient_colour(tmp_path):
+    # transparency is a fraction: 1.5 is fully clear (alpha 0), not a negative alpha
+    model, path = load(tmp_path, '<Geom type="sphere"><radius>0.1</radius>'
+                                 '<transparency>1.5</transparency></Geom>\n'
+                                 '<Geom type="box"><extents>1 1 1</extents><height>2</height>'
+                                 '</Geom>')
+    sphere, box = model.link('a').visuals
+    assert sphere.material.rgba == (0.7, 0.7, 0.7, 0.0)
+    assert box.geometry == Box((2.0, 2.0, 2.0))
+    assert model.warnings == (f'{path}:4: <height> is not used by a box geometry and was '
+                              'ignored',)
+    # an ambient colour is not kept, but one of two components is refused like any colour
+    refused(tmp_path, '<Geom type="box"><extents>1 1 1</extents>'
+                      '<ambientcolor>1 0</ambientcolor></Geom>',
+            '<ambientcolor> must hold at least 3 numbers', 3)

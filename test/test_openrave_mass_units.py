@@ -61,6 +61,8 @@ def test_sphere_and_box_masses_from_density_or_total():
     m = 4.0 / 3.0 * math.pi * 0.125 * 3
     assert inertial.mass == pytest.approx(m)
     np.testing.assert_allclose(inertial.inertia, 0.4 * m * 0.25 * np.eye(3))
+    # half extents 0.5 1 2: sides 1, 2, 4; the solid box's moments m (b^2 + c^2) / 12 over the
+    # full sides (OpenRAVE's own GetBoxMass puts the half extents there: a quarter of these)
     inertial, _ = mass_of('<mass type="box"><extents>0.5 1 2</extents><total>6</total></mass>')
     assert inertial.mass == 6.0
     np.testing.assert_allclose(inertial.inertia, 2.0 * np.diag([5.0, 4.25, 1.25]))

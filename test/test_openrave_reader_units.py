@@ -1,9 +1,11 @@
 """OpenRAVE XML reading semantics (body_bridge.formats.openrave.reader) on small files written
 here: names of unnamed bodies, a prefix that renames mimic formulas, a KinBody's colour and
-transparency over all its geometries, a Body element that adds to a link already read."""
+transparency over all its geometries, a Body element that adds to a link already read, a
+KinBody's ambient colour warned about, a mesh file that is a FIFO named, not opened."""
 
 from __future__ import annotations
 
+import os
 import textwrap
 
 import pytest
@@ -103,3 +105,23 @@ def test_a_body_read_again_adds_geometry_and_keeps_its_mass(tmp_path):
     assert len(a.collisions) == 2
     assert a.inertial.mass == 3.0
     assert a.inertial.inertia[0, 0] == pytest.approx(0.4 * 3 * 0.1 ** 2)
+
+
+def test_a_kinbody_ambient_colour_is_warned_and_a_fifo_mesh_is_not_opened(tmp_path):
+    if not hasattr(os, 'mkfifo'):
+        pytest.skip('no FIFOs here')
+    os.mkfifo(tmp_path / 'pipe.obj')
+    path = write(tmp_path, 'k.kinbody.xml', f"""
+        <KinBody name="k">
+          <ambientcolor>0.1 0.1 0.1</ambientcolor>
+          <Body name="a">{SPHERE}
+            <Geom type="box"><extents>1 1 1</extents><render>pipe.obj</render></Geom>
+          </Body>
+        </KinBody>""")
+    model = load_model(path)
+    # the FIFO is named, not read (a read could wait for a writer): one line, the box drawn
+    assert model.warnings == (
+        f'{path}:2: <ambientcolor> is not kept (the model has no ambient colour)',
+        f"{path}:4: mesh file 'pipe.obj' ({tmp_path / 'pipe.obj'}) is a FIFO (named pipe), not "
+        'a regular file; the geometry has no shape from it')
+    assert [type(v.geometry).__name__ for v in model.link('a').visuals] == ['Sphere', 'Box']

@@ -265,10 +265,6 @@ class BodyAssembler:
             self.parts.joints.append(Joint(name, JointType.FIXED, pname, cname, source=src,
                                            meta=freeze(self._meta(joint))))
             return
-        missing = [i + 1 for i, a in enumerate(joint.axes) if a is None]
-        if missing:
-            raise joint.element.error(f'joint {joint.name!r} has no axis' +
-                                      (f'{missing[0]}' if joint.dof > 1 else ''))
         if joint.type == 'spherical':
             if joint.limits_given:
                 self.warn(joint.element, f'limits of spherical joint {joint.name!r} are not '

@@ -58,13 +58,8 @@ def load_xml(path: str | os.PathLike) -> Model:
     """A plain ``.xml`` file: loaded when it is an OpenRAVE document, refused otherwise.
 
     Raises:
-        ModelError: the file is not OpenRAVE XML (its root element is named).
+        ModelError: the file is not OpenRAVE XML (the reader names its root element).
     """
-    path = os.fspath(path)
-    root = parse_file(path)
-    if root.tag not in ROOT_TAGS:
-        raise ModelError(path, root.line, f'not an OpenRAVE file: the root element is '
-                         f'<{root.tag}>, not <Environment>, <Robot> or <KinBody>')
     return load(path)
 
 

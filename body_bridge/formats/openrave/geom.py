@@ -205,16 +205,15 @@ def _material(geom: RawGeom, file_material: Material | None) -> Material | None:
 
 def _merge_small(parts):
     """Parts with triangles; those with fewer than 4 vertices (a mesh needs 4) join the
-    largest part (their own colour is then that part's)."""
+    largest part (their own colour is then that part's). When every part is that small they
+    join the first, or are left out if all of them hold fewer than 4 vertices together."""
     parts = [(m, mat) for m, mat in parts if len(m.faces)]
-    small = [p for p in parts if len(p[0].vertices) < 4]
-    if not small or len(small) == len(parts) and sum(len(m.vertices) for m, _ in small) < 4:
-        return [] if small and len(small) == len(parts) else parts
     big = [p for p in parts if len(p[0].vertices) >= 4]
+    small = [p for p in parts if len(p[0].vertices) < 4]
     if not big:
+        if sum(len(m.vertices) for m, _ in small) < 4:
+            return []
         big = [small.pop(0)]
-        while small and len(big[0][0].vertices) < 4:
-            big = [(_join(big[0][0], small.pop(0)[0]), big[0][1])]
     largest = max(range(len(big)), key=lambda i: len(big[i][0].faces))
     mesh, material = big[largest]
     for other, _ in small:
@@ -247,7 +246,7 @@ def _stand_in(geom, file_and_scale, name: str, warn):
     """A box over the coordinates a mesh file lists, when the file cannot be read."""
     path, scale = file_and_scale
     points = rough_points(path)
-    if points is None or len(points) < 2:
+    if points is None:
         warn(geom.element, f'no geometry for {os.path.basename(path)}: nothing in it could be '
                            'read, not even its coordinates')
         return None
@@ -259,13 +258,14 @@ def _stand_in(geom, file_and_scale, name: str, warn):
     return [(Box(tuple(float(s) for s in size)), Pose(0.5 * (lo + hi)), _material(geom, None))]
 
 
-#: Largest mesh file whose coordinates are scanned for a stand-in box [bytes].
+#: Largest mesh file whose coordinates are scanned for a stand-in box [bytes] (50 MB).
 _ROUGH_LIMIT = 50_000_000
 
 
 def rough_points(path: str) -> np.ndarray | None:
     """Coordinates listed in a text mesh file (VRML/Inventor ``point [...]``, OBJ ``v``,
-    ASCII STL ``vertex``), for a bounding-box stand-in. None if there are none."""
+    ASCII STL ``vertex``), for a bounding-box stand-in. None if there are fewer than two
+    (one point spans no box) or the file is over ``_ROUGH_LIMIT``."""
     import re
     try:
         text = read_regular(path, _ROUGH_LIMIT, 'mesh file').decode('latin-1')
@@ -280,11 +280,9 @@ def rough_points(path: str) -> np.ndarray | None:
             numbers.extend(float(x) for x in line)
         except ValueError:
             continue
-    if len(numbers) < 6:
-        return None
-    pts = np.array(numbers[:len(numbers) // 3 * 3]).reshape(-1, 3)
+    pts = np.array(numbers[:len(numbers) // 3 * 3], dtype=float).reshape(-1, 3)
     pts = pts[np.all(np.isfinite(pts), axis=1)]
-    return pts if len(pts) else None
+    return pts if len(pts) >= 2 else None
 
 
 def _mesh_shapes(geom, which, cache, warn, name):
@@ -299,7 +297,9 @@ def _mesh_shapes(geom, which, cache, warn, name):
 
 def _solid(items, geom: RawGeom, warn):
     """Collision items whose flat meshes (all vertices in a plane, no convex hull for a
-    collision engine) are replaced by thin boxes over them; the same list if none is flat."""
+    collision engine) are replaced by thin boxes over them; the same list if none is flat.
+    A part is flat when its thickness is at most a millionth of its length (its principal
+    box's smallest and largest sides)."""
     out, changed = [], False
     for geometry, pose, material in items:
         if isinstance(geometry, Mesh) and len(geometry.vertices):
