@@ -207,6 +207,18 @@ def test_info_as_a_tree_or_json(capsys):
     assert status == 0 and out.startswith('box: ')
     status, out, _ = run(capsys, 'info', BOX, '--json')
     assert status == 0 and json.loads(out)['name'] == 'box'
+    assert out == json.dumps(json.loads(out), indent=2) + '\n'  # two spaces a level
+
+
+def test_sweep_hands_on_its_file_folder_jobs_cluster_and_retries(monkeypatch, capsys):
+    import body_bridge.sweep.command as command
+    got = []
+    monkeypatch.setattr(command, 'sweep_command', lambda *a: got.append(a) or 0)
+    status, _, _ = run(capsys, 'sweep', 'runs.sweep.yaml', '-o', 'out', '--jobs', 3,
+                       '--cluster', 'tcp://10.0.0.1:8786', '--retries', 0)
+    assert status == 0 and got == [('runs.sweep.yaml', 'out', 3, 'tcp://10.0.0.1:8786', 0)]
+    run(capsys, 'sweep', 'runs.sweep.yaml', '-o', 'out')
+    assert got[-1] == ('runs.sweep.yaml', 'out', None, None, 2)
 
 
 # --- sim and record hand on to the launcher --------------------------------------------------------

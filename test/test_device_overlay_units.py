@@ -44,6 +44,15 @@ def test_joint_states_noise(tmp_path, model):
     assert dict(overlay.joint_noise) == {'position': 0.001, 'velocity': 0.0}
 
 
+@pytest.mark.parametrize('text, line', [('42\n', 1), ('- devices\n- seed\n', 1),
+                                        ('# a list, not a mapping\n\n- cam\n', 3)])
+def test_a_file_that_is_no_mapping_is_one_line(tmp_path, model, text, line):
+    path = write(tmp_path, text)
+    with pytest.raises(ModelError) as err:
+        load_overlay(path, model)
+    assert str(err.value) == f'{path}:{line}: a device overlay is a mapping with "devices"'
+
+
 @pytest.mark.parametrize('text', ['joint_states: 3\n', 'joint_states: { noise: 1 }\n',
                                   'joint_states: { noise: {}, rate: 2 }\n',
                                   'joint_states: [ 1 ]\n'])

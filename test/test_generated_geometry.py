@@ -124,7 +124,8 @@ def _axis_angle(axis, angle):
     return Pose.from_axis_angle(axis, angle).rot
 
 
-@pytest.mark.parametrize('direction', [(1.0, 2.0, 2.0), (0.0, 0.0, -3.0), (-2.0, 0.5, 0.1)])
+@pytest.mark.parametrize('direction', [(1.0, 2.0, 2.0), (0.0, 0.0, -3.0), (-2.0, 0.5, 0.1),
+                                       (1.0, -2.0, 0.5)])
 def test_a_straight_spine_carries_the_cross_section_turned_by_its_orientation(direction):
     """VRML97: along a straight spine the cross-section plane is turned the least way from +Y
     onto the spine; then each orientation (axis, angle) turns the cross-section in that plane's

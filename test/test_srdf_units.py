@@ -258,6 +258,8 @@ def test_the_srdf_file(tmp_path):
     path, moveit, bridge = write_srdf(srdf, tmp_path / 'r.srdf')
     text = path.read_text()
     assert text.startswith('<?xml version="1.0"?>\n<robot name="hand">')
+    # one element a line, indented two spaces a level (a file a person reads and diffs)
+    assert '\n  <group name="arm">\n    <chain ' in text and text.endswith('</robot>\n')
     robot = ET.fromstring(text)
     assert '<!-- written by body_bridge from ; never-colliding pairs from 0 configurations, ' \
         'seed 0 -->' in text

@@ -173,7 +173,7 @@ def _spine_frames(spine: np.ndarray, closed: bool) -> list[np.ndarray]:
         y = ys[i]
         ny = float(np.linalg.norm(y))
         if ny <= 1e-12:
-            raise ValueError('the spine has two equal consecutive points')
+            raise ValueError('the spine has two equal consecutive points or turns straight back')
         y = y / ny
         if not defined:
             # Collinear spine: the plane turns +Y onto the spine direction.
@@ -208,15 +208,16 @@ def extrusion_mesh(cross_section, spine, scale=None, orientation=None,
             missing entries are 0 (the cross-section collapses to a point); None or no
             entries: 1.
         orientation: (K, 4) axis-angle [rad] rotation of the cross-section per spine point;
-            one entry applies to all, missing entries (and None or no entries) are no
-            rotation.
+            one entry applies to all, missing entries (and None or no entries, and an axis
+            of length 0) are no rotation.
         begin_cap, end_cap: close the ends (ignored for a closed spine).
 
     Returns:
         A mesh; when it is closed its faces wind outwards (positive volume).
 
     Raises:
-        ValueError: fewer than 2 cross-section or spine points, or a degenerate spine.
+        ValueError: fewer than 2 cross-section or spine points, or a spine whose first two or
+            last two points are equal or that turns straight back (a point's neighbours equal).
     """
     cs = np.asarray(cross_section, dtype=float).reshape(-1, 2)
     sp = np.asarray(spine, dtype=float).reshape(-1, 3)
@@ -228,8 +229,6 @@ def extrusion_mesh(cross_section, spine, scale=None, orientation=None,
     cs_closed = len(cs) > 2 and np.allclose(cs[0], cs[-1])
     if cs_closed:
         cs = cs[:-1]
-    if len(cs) < 2 or len(sp) < 2:
-        raise ValueError('an extrusion needs at least 2 distinct cross-section and spine points')
     scales = _per_spine(scale, len(sp), 2, fill=(0.0, 0.0), default=(1.0, 1.0))
     orients = _per_spine(orientation, len(sp), 4, fill=(0.0, 0.0, 1.0, 0.0),
                          default=(0.0, 0.0, 1.0, 0.0))
