@@ -213,3 +213,103 @@ def test_an_includes_own_joint_values_win_over_the_scenes(tmp_path, order):
     (tmp_path / 's.robot.xml').write_text(f'<Robot name="s">{include}</Robot>')
     assert joint(load_model(tmp_path / 's.robot.xml'), 'j1').initial == \
         pytest.approx(math.radians(30))
+
+
+def test_a_revolute_axis_without_limits_is_circular_unless_the_file_says_not(tmp_path):
+    # without any limits OpenRAVE makes a revolute axis circular (-pi..pi); axis_info's
+    # circular parameter false keeps it a hinge turning -pi..pi
+    unlimited = ((SYSTEM_LIMITS, ''), (OWN_LIMITS, ''))
+    j1 = joint(load_model(variant(tmp_path, *unlimited)), 'j1')
+    assert j1.type == JointType.CONTINUOUS
+    j1 = joint(load_model(variant(tmp_path, *unlimited, (
+        '<newparam sid="hi"><float>90</float></newparam>',
+        '<newparam sid="circular"><bool>false</bool></newparam>'))), 'j1')
+    assert j1.type == JointType.REVOLUTE
+    assert (j1.limits.lower, j1.limits.upper) == pytest.approx((-math.pi, math.pi))
+
+
+STATIC_BASE = ('<rigid_body sid="rb2">',
+               '<rigid_body sid="rb0"><technique_common><dynamic>false</dynamic><mass>3</mass>'
+               '</technique_common></rigid_body><rigid_body sid="rb2">')
+
+
+def test_a_rigid_body_that_is_not_dynamic_makes_its_link_static(tmp_path):
+    # a body of parts whose first link is static is fixed to the world
+    text = without_hand(DAE.replace(INTERFACE, '', 1))
+    for old, new in (STATIC_BASE, ('<instance_rigid_body body="rb2" target="#n2"/>',
+                                   '<instance_rigid_body body="rb2" target="#n2"/>'
+                                   '<instance_rigid_body body="rb0" target="#n0"/>')):
+        text = text.replace(old, new, 1)
+    path = tmp_path / 'static.dae'
+    path.write_text(text)
+    model = load_model(path)
+    assert model.root_joint == JointType.FIXED
+    assert {link.name: link for link in model.links}['base'].inertial.mass == 3.0
+    # a static link of a robot whose first link moves is said to move with it
+    model = load_model(variant(tmp_path, ('<dynamic>true</dynamic>', '<dynamic>false</dynamic>')))
+    assert any("link 'link2' is static but its body moves" in w for w in model.warnings)
+
+
+def test_an_interface_of_another_type_makes_no_robot(tmp_path):
+    text = without_hand(DAE.replace('<interface type="robot">', '<interface type="kinbody">', 1))
+    path = tmp_path / 'kinbody.dae'
+    path.write_text(text)
+    assert load_model(path).root_joint == JointType.FREE
+
+
+def test_a_document_without_articulated_systems_is_one_line(tmp_path):
+    start = DAE.index(' <library_articulated_systems>')
+    end = DAE.index(' <library_physics_models>')
+    path = tmp_path / 'empty.dae'
+    path.write_text(DAE[:start] + DAE[end:])
+    with pytest.raises(ModelError) as info:
+        load_model(path)
+    assert str(info.value) == (f'{path}: the COLLADA file holds no articulated system (no robot '
+                               'or body)')
+
+
+def test_an_include_leaves_the_other_bodies_unread(tmp_path):
+    # the second body instantiates no kinematics model: read, it would be refused
+    variant(tmp_path, (TWO[0], TWO[1].replace('url="#motion"', 'url="#bare"')),
+            (' </library_articulated_systems>',
+             '  <articulated_system id="bare"><kinematics/></articulated_system>\n'
+             ' </library_articulated_systems>'), name='arm.dae')
+    (tmp_path / 'r.robot.xml').write_text('<Robot name="r"><Robot file="arm.dae"/></Robot>')
+    model = load_model(tmp_path / 'r.robot.xml')
+    assert sorted(link.name for link in model.links) == ['base', 'link1', 'link2']
+    assert any('the file holds 2 bodies; only the first is included' in w
+               for w in model.warnings)
+
+
+def test_the_visual_scene_above_the_bound_node_places_the_body(tmp_path):
+    # the outer node raises everything 1 m: the base there, its shape at its own origin, the
+    # mass frame (in n0's frame) 0.1 m along link2's x
+    model = load_model(variant(tmp_path, ('<node id="visual1" sid="visual1">',
+                                          '<node id="visual1" sid="visual1"><translate>0 0 1'
+                                          '</translate>')))
+    links = {link.name: link for link in model.links}
+    [visual] = links['base'].visuals
+    np.testing.assert_allclose(visual.pose.pos, (0, 0, 0), atol=1e-12)
+    np.testing.assert_allclose(links['link1'].pose.pos - links['base'].pose.pos, (0, 0, 0.5),
+                               atol=1e-12)
+    com, link2 = com_world(model, 'link2')
+    np.testing.assert_allclose(link2.pose.rot.T @ (com - link2.pose.pos), (0.1, 0, 0),
+                               atol=1e-12)
+
+
+def test_joints_read_before_an_include_start_at_zero(tmp_path):
+    # the scene's values cover the COLLADA body's joints; a joint the Robot had before (the
+    # first of the active joints) starts at 0
+    variant(tmp_path, name='arm.dae')
+    (tmp_path / 'r.robot.xml').write_text('''<Robot name="r">
+  <KinBody><Body name="a"/><Body name="b"/>
+    <Joint name="hinge" type="hinge"><body>a</body><body>b</body><limitsdeg>-90 90</limitsdeg>
+    </Joint></KinBody>
+  <Robot file="arm.dae"/>
+  <KinBody><Joint name="weld" type="hinge" enable="false"><body>b</body><body>base</body>
+    <limitsdeg>0 0</limitsdeg></Joint></KinBody></Robot>''')
+    model = load_model(tmp_path / 'r.robot.xml')
+    assert [(j.name, j.parent) for j in model.joints] == [
+        ('hinge', 'a'), ('weld', 'b'), ('j1', 'base'), ('j2', 'link1')]
+    assert joint(model, 'hinge').initial == 0.0
+    assert joint(model, 'j1').initial == pytest.approx(math.radians(30))
