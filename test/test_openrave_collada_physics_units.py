@@ -96,6 +96,21 @@ def test_the_mass_frame_turns_the_inertia_and_negative_masses_are_refused(tmp_pa
     assert model.link('link2').inertial.mass == 0.0
 
 
+def test_an_instance_node_cycle_leaves_each_node_where_it_first_is(tmp_path):
+    # link2's node instantiates the root node again: each node keeps the frame of its first
+    # visit, so the body stands as without the cycle (link1 0.5 m up, turned 90 deg about z)
+    model = variant(tmp_path, ('<rotate sid="j2_axis">0 0 1 0</rotate>',
+                               '<rotate sid="j2_axis">0 0 1 0</rotate><instance_node url="#n0"/>'))
+    np.testing.assert_allclose(model.link('base').pose.pos, (0, 0, 0), atol=1e-12)
+    for name in ('link1', 'link2'):
+        pose = model.link(name).pose
+        np.testing.assert_allclose(pose.pos, (0, 0, 0.5), atol=1e-12)
+        np.testing.assert_allclose(pose.rot, [[0, -1, 0], [1, 0, 0], [0, 0, 1]], atol=1e-12)
+    [visual] = model.link('link1').visuals
+    np.testing.assert_allclose(visual.pose.pos, (0, 0, 0), atol=1e-12)
+    assert model.link('link2').visuals == ()
+
+
 def _write(folder, text):
     path = folder / 'plain.dae'
     path.write_text(text)
