@@ -86,6 +86,8 @@ OWN_LIMITS = '<limits><min>-10</min><max>10</max></limits>'
                                                    '<float>0</float></newparam>')), False),
     (((SYSTEM_LIMITS, ''), (OWN_LIMITS, '<limits><min>0</min><max>0</max></limits>')), False),
     (((SYSTEM_LIMITS, ''),), True),                             # its own -10..10 deg
+    (((OWN_LIMITS, ''), ('<float>-45</float>', '<float>0</float>'),
+      ('<float>90</float></newparam>', '<float>0</float></newparam>')), False),
 ])
 def test_a_passive_joint_with_limits_given_as_zero_is_held_silently(tmp_path, replacements,
                                                                      warned):
@@ -313,3 +315,27 @@ def test_joints_read_before_an_include_start_at_zero(tmp_path):
         ('hinge', 'a'), ('weld', 'b'), ('j1', 'base'), ('j2', 'link1')]
     assert joint(model, 'hinge').initial == 0.0
     assert joint(model, 'j1').initial == pytest.approx(math.radians(30))
+
+
+def test_a_prismatic_axis_without_limits_moves_a_thousand_kilometres(tmp_path):
+    # colladareader.cpp: -1e6..1e6 m for a prismatic axis without limits
+    model = load_model(variant(tmp_path, ('<revolute sid="axis0"><axis>0 0 1</axis></revolute>',
+                                          '<prismatic sid="axis0"><axis>0 0 1</axis></prismatic>'),
+                               ('<rotate sid="j2_axis">0 0 1 0</rotate>',
+                                '<translate sid="j2_axis">0 0 0</translate>'),
+                               ('<active><param>act</param></active>', '')))
+    j2 = joint(model, 'j2')
+    assert j2.type == JointType.PRISMATIC
+    assert (j2.limits.lower, j2.limits.upper) == (-1e6, 1e6)
+
+
+def test_an_include_at_the_zero_position_leaves_the_robots_joint_values_alone(tmp_path):
+    # no scene value: the COLLADA body sets no <jointvalues>, so the Robot's joint read after
+    # it is not short of a value
+    variant(tmp_path, ('<value><param>s_j1_value</param></value>', ''), name='arm.dae')
+    (tmp_path / 'r.robot.xml').write_text('''<Robot name="r"><Robot file="arm.dae"/>
+  <KinBody><Body name="tool"/><Joint name="wrist" type="hinge"><body>link2</body>
+    <body>tool</body><limitsdeg>-90 90</limitsdeg></Joint></KinBody></Robot>''')
+    model = load_model(tmp_path / 'r.robot.xml')
+    assert (joint(model, 'j1').initial, joint(model, 'wrist').initial) == (0.0, 0.0)
+    assert not any('jointvalues' in w for w in model.warnings)
