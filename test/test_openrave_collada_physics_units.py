@@ -111,6 +111,32 @@ def test_an_instance_node_cycle_leaves_each_node_where_it_first_is(tmp_path):
     assert model.link('link2').visuals == ()
 
 
+def test_a_colour_of_three_numbers_without_transparency_is_opaque(tmp_path):
+    effects = EFFECTS.format(shading='phong', opacity='1').replace(
+        '<color>2 0.5 -1 1</color>', '<color>0.2 0.4 0.6</color>').replace(
+        '<transparency><float>1</float></transparency>', '')
+    model = variant(tmp_path, (' <library_geometries>', effects),
+                    ('<instance_geometry url="#box"/>', BOUND))
+    [visual] = model.link('base').visuals
+    assert visual.material.rgba == pytest.approx((0.2, 0.4, 0.6, 1.0))
+
+
+def test_a_rigid_body_without_a_mass_frame_or_a_mass(tmp_path):
+    # without <mass_frame> the mass sits at the parent node's origin (n0: the world's), link2
+    # being 0.5 m up: its centre 0.5 m below link2's origin, the moments along n0's axes
+    model = variant(tmp_path, ('<mass_frame><translate>0 0.1 0.5</translate><rotate>0 0 1 90'
+                               '</rotate></mass_frame>', ''))
+    link2 = model.link('link2')
+    np.testing.assert_allclose(link2.pose.apply(link2.inertial.com), (0, 0, 0), atol=1e-12)
+    world = link2.pose.rot @ link2.inertial.inertia @ link2.pose.rot.T
+    np.testing.assert_allclose(world, np.diag([0.01, 0.02, 0.03]), atol=1e-12)
+    # without <mass> the link keeps OpenRAVE's default, and <dynamic> still holds
+    model = variant(tmp_path, ('<mass>2</mass>', ''),
+                    ('<dynamic>true</dynamic>', '<dynamic>false</dynamic>'))
+    assert model.link('link2').inertial.mass == pytest.approx(1e-10)
+    assert any("link 'link2' is static but its body moves" in w for w in model.warnings)
+
+
 def _write(folder, text):
     path = folder / 'plain.dae'
     path.write_text(text)
