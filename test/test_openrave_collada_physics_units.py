@@ -28,6 +28,9 @@ def variant(tmp_path, *replacements):
 
 @pytest.mark.parametrize('primitive, faces', [
     (f'<tristrips count="1">{VERTEX}<p>0 1 2 3</p></tristrips>', [[0, 1, 2], [2, 1, 3]]),
+    # every second triangle of a strip turned round to keep the winding
+    (f'<tristrips count="1">{VERTEX}<p>0 1 2 3 0 1</p></tristrips>',
+     [[0, 1, 2], [2, 1, 3], [2, 3, 0], [0, 3, 1]]),
     (f'<trifans count="1">{VERTEX}<p>0 1 2 3</p></trifans>', [[0, 1, 2], [0, 2, 3]]),
     (f'<polylist count="2">{VERTEX}<vcount>3 4</vcount><p>2 1 0 0 1 2 3</p></polylist>',
      [[2, 1, 0], [0, 1, 2], [0, 2, 3]]),
