@@ -123,3 +123,42 @@ def test_sid_scopes_prefer_plain_children_then_the_nearest_instanced():
     kinematics = doc.up(doc.sidref('as/inst'))
     assert doc.sidref('inst', kinematics) is doc.sidref('as/inst')   # the nearest scope
     assert doc.sidref('zzz', kinematics) is None and doc.sidref('zzz/x', kinematics) is None
+
+
+def test_an_archive_of_ten_thousand_members_is_read_and_one_more_refused(tmp_path):
+    members = {'robot.dae': DAE, **{f'{i}.txt': b'' for i in range(9_999)}}
+    path = zae(tmp_path / 'full.zae', members, zipfile.ZIP_STORED)
+    assert collada_doc.read_document(path).meter == 1.0
+    path = zae(tmp_path / 'over.zae', {**members, 'last.txt': b''}, zipfile.ZIP_STORED)
+    with pytest.raises(ModelError) as info:
+        collada_doc.read_document(path)
+    assert str(info.value) == f'{path}: the archive lists 10001 members (at most 10000 are read)'
+
+
+@pytest.mark.parametrize('size, read', [(65_535, 'named'), (65_536, 'top')])
+def test_a_manifest_under_64_kib_names_the_document(tmp_path, size, read):
+    # the manifest names the document inside a folder; a larger manifest is not read, and the
+    # archive's one .dae at its top is
+    head, tail = b'<dae_root>./inner/named.dae</dae_root><!--', b'-->'
+    manifest = head + b' ' * (size - len(head) - len(tail)) + tail
+    assert len(manifest) == size
+    named = DAE.replace(b'meter="1"', b'meter="0.5"')
+    path = zae(tmp_path / 'm.zae', {'manifest.xml': manifest, 'inner/named.dae': named,
+                                    'top.dae': DAE})
+    assert collada_doc.read_document(path).meter == (0.5 if read == 'named' else 1.0)
+
+
+@pytest.mark.parametrize('xml, params, value', [
+    ('<speed>30</speed>', None, 30.0),
+    ('<speed> </speed>', None, None),                       # nothing written
+    ('<speed><float>2</float></speed>', None, 2.0),
+    ('<speed><bool>TRUE</bool></speed>', None, 1.0),
+    ('<speed><param>p</param></speed>', {'p': '<newparam><int>7</int></newparam>'}, 7.0),
+    ('<speed><param>p</param></speed>', None, None),        # a parameter without a scope
+    ('<speed><param>q</param></speed>', {'p': '<newparam><int>7</int></newparam>'}, None),
+    ('<speed><other/></speed>', None, None),                # children, none a value
+])
+def test_a_value_is_a_typed_child_a_parameter_or_the_elements_own_text(xml, params, value):
+    doc = document(xml)
+    scope = {k: parse_bytes(v.encode(), 'p.dae') for k, v in (params or {}).items()}
+    assert doc.number(doc.root.children[1], scope if params else None) == value
