@@ -162,3 +162,26 @@ def test_a_value_is_a_typed_child_a_parameter_or_the_elements_own_text(xml, para
     doc = document(xml)
     scope = {k: parse_bytes(v.encode(), 'p.dae') for k, v in (params or {}).items()}
     assert doc.number(doc.root.children[1], scope if params else None) == value
+
+
+def test_a_transform_leaves_out_what_it_is_told_to_skip():
+    # the visual scene's joint rotations are left out: the scene at the joints' zero
+    doc = document('<node id="n"><translate>100 0 0</translate><rotate sid="j">0 0 1 90</rotate>'
+                   '<instance_geometry url="#g"/><scale>2 2 2</scale></node>')
+    node = doc.ids['n']
+    turn = node.children[1]
+    np.testing.assert_allclose(doc.transform(node, {id(turn)}), np.diag([2, 2, 2, 1]) +
+                               np.array([[0, 0, 0, 1], [0] * 4, [0] * 4, [0] * 4]), atol=1e-12)
+    np.testing.assert_allclose(doc.transform(node)[:3, :3] @ [1, 0, 0], [0, 2, 0], atol=1e-12)
+
+
+@pytest.mark.parametrize('links, found', [(3, True), (199, True), (200, False)])
+def test_a_sid_is_looked_for_at_most_399_levels_through_instances(links, found):
+    # c1 instantiates c2, ... up to c<links>, whose child holds sid x: 2 levels per link of
+    # the chain (the instance, its node) and 2 for the holder: 2 * links levels below c1
+    nodes = ''.join(f'<node id="c{i}"><instance_node url="#c{i + 1}"/></node>'
+                    for i in range(1, links))
+    nodes += f'<node id="c{links}"><extra><item sid="x"/></extra></node>'
+    doc = document(f'<library_nodes>{nodes}</library_nodes>')
+    item = doc.sidref('c1/x')
+    assert (item is not None and item.tag == 'item') == found
