@@ -350,6 +350,20 @@ def test_link_collision_and_visible_states(tmp_path):
     assert links['base'].visuals == () and len(links['base'].collisions) == 1
 
 
+def test_collision_data_naming_nothing_or_unknown_is_warned_about(tmp_path):
+    text = DAE.replace('<ignore_link_pair link0="kmodel1/link0" link1="kmodel1/link2"/>',
+                       '<ignore_link_pair link0="kmodel1/link0" link1="kmodel1/link9"/>'
+                       '<bind_instance_geometry type="box" link="kmodel1/link1"/>')
+    path = tmp_path / 'collision.dae'
+    path.write_text(text)
+    model = load_model(path)
+    assert ('base', 'link2') not in model.adjacent
+    assert sum('ignore_link_pair names a link that does not exist; ignored' in w
+               for w in model.warnings) == 1
+    assert sum('<bind_instance_geometry> in a collision extra is not supported and was ignored'
+               in w for w in model.warnings) == 1
+
+
 def test_an_instance_node_cycle_does_not_hang(tmp_path):
     text = DAE.replace('<rotate sid="j2_axis">0 0 1 0</rotate>',
                        '<rotate sid="j2_axis">0 0 1 0</rotate><instance_node url="#n0"/>')

@@ -123,3 +123,65 @@ def test_sid_scopes_prefer_plain_children_then_the_nearest_instanced():
     kinematics = doc.up(doc.sidref('as/inst'))
     assert doc.sidref('inst', kinematics) is doc.sidref('as/inst')   # the nearest scope
     assert doc.sidref('zzz', kinematics) is None and doc.sidref('zzz/x', kinematics) is None
+
+
+def test_an_archive_of_ten_thousand_members_is_read_and_one_more_refused(tmp_path):
+    members = {'robot.dae': DAE, **{f'{i}.txt': b'' for i in range(9_999)}}
+    path = zae(tmp_path / 'full.zae', members, zipfile.ZIP_STORED)
+    assert collada_doc.read_document(path).meter == 1.0
+    path = zae(tmp_path / 'over.zae', {**members, 'last.txt': b''}, zipfile.ZIP_STORED)
+    with pytest.raises(ModelError) as info:
+        collada_doc.read_document(path)
+    assert str(info.value) == f'{path}: the archive lists 10001 members (at most 10000 are read)'
+
+
+@pytest.mark.parametrize('size, read', [(65_535, 'named'), (65_536, 'top')])
+def test_a_manifest_under_64_kib_names_the_document(tmp_path, size, read):
+    # the manifest names the document inside a folder; a larger manifest is not read, and the
+    # archive's one .dae at its top is
+    head, tail = b'<dae_root>./inner/named.dae</dae_root><!--', b'-->'
+    manifest = head + b' ' * (size - len(head) - len(tail)) + tail
+    assert len(manifest) == size
+    named = DAE.replace(b'meter="1"', b'meter="0.5"')
+    path = zae(tmp_path / 'm.zae', {'manifest.xml': manifest, 'inner/named.dae': named,
+                                    'top.dae': DAE})
+    assert collada_doc.read_document(path).meter == (0.5 if read == 'named' else 1.0)
+
+
+@pytest.mark.parametrize('xml, params, value', [
+    ('<speed>30</speed>', None, 30.0),
+    ('<speed> </speed>', None, None),                       # nothing written
+    ('<speed><float>2</float></speed>', None, 2.0),
+    ('<speed><bool>TRUE</bool></speed>', None, 1.0),
+    ('<speed><param>p</param></speed>', {'p': '<newparam><int>7</int></newparam>'}, 7.0),
+    ('<speed><param>p</param></speed>', None, None),        # a parameter without a scope
+    ('<speed><param>q</param></speed>', {'p': '<newparam><int>7</int></newparam>'}, None),
+    ('<speed><other/></speed>', None, None),                # children, none a value
+])
+def test_a_value_is_a_typed_child_a_parameter_or_the_elements_own_text(xml, params, value):
+    doc = document(xml)
+    scope = {k: parse_bytes(v.encode(), 'p.dae') for k, v in (params or {}).items()}
+    assert doc.number(doc.root.children[1], scope if params else None) == value
+
+
+def test_a_transform_leaves_out_what_it_is_told_to_skip():
+    # the visual scene's joint rotations are left out: the scene at the joints' zero
+    doc = document('<node id="n"><translate>100 0 0</translate><rotate sid="j">0 0 1 90</rotate>'
+                   '<instance_geometry url="#g"/><scale>2 2 2</scale></node>')
+    node = doc.ids['n']
+    turn = node.children[1]
+    np.testing.assert_allclose(doc.transform(node, {id(turn)}), np.diag([2, 2, 2, 1]) +
+                               np.array([[0, 0, 0, 1], [0] * 4, [0] * 4, [0] * 4]), atol=1e-12)
+    np.testing.assert_allclose(doc.transform(node)[:3, :3] @ [1, 0, 0], [0, 2, 0], atol=1e-12)
+
+
+@pytest.mark.parametrize('links, found', [(3, True), (199, True), (200, False)])
+def test_a_sid_is_looked_for_at_most_399_levels_through_instances(links, found):
+    # c1 instantiates c2, ... up to c<links>, whose child holds sid x: 2 levels per link of
+    # the chain (the instance, its node) and 2 for the holder: 2 * links levels below c1
+    nodes = ''.join(f'<node id="c{i}"><instance_node url="#c{i + 1}"/></node>'
+                    for i in range(1, links))
+    nodes += f'<node id="c{links}"><extra><item sid="x"/></extra></node>'
+    doc = document(f'<library_nodes>{nodes}</library_nodes>')
+    item = doc.sidref('c1/x')
+    assert (item is not None and item.tag == 'item') == found

@@ -28,6 +28,9 @@ def variant(tmp_path, *replacements):
 
 @pytest.mark.parametrize('primitive, faces', [
     (f'<tristrips count="1">{VERTEX}<p>0 1 2 3</p></tristrips>', [[0, 1, 2], [2, 1, 3]]),
+    # every second triangle of a strip turned round to keep the winding
+    (f'<tristrips count="1">{VERTEX}<p>0 1 2 3 0 1</p></tristrips>',
+     [[0, 1, 2], [2, 1, 3], [2, 3, 0], [0, 3, 1]]),
     (f'<trifans count="1">{VERTEX}<p>0 1 2 3</p></trifans>', [[0, 1, 2], [0, 2, 3]]),
     (f'<polylist count="2">{VERTEX}<vcount>3 4</vcount><p>2 1 0 0 1 2 3</p></polylist>',
      [[2, 1, 0], [0, 1, 2], [0, 2, 3]]),
@@ -94,6 +97,47 @@ def test_the_mass_frame_turns_the_inertia_and_negative_masses_are_refused(tmp_pa
     model = variant(tmp_path, ('<mass>2</mass>', '<mass>0</mass>'),
                     ('<inertia>0.01 0.02 0.03</inertia>', '<inertia>0 0 0</inertia>'))
     assert model.link('link2').inertial.mass == 0.0
+
+
+def test_an_instance_node_cycle_leaves_each_node_where_it_first_is(tmp_path):
+    # link2's node instantiates the root node again: each node keeps the frame of its first
+    # visit, so the body stands as without the cycle (link1 0.5 m up, turned 90 deg about z)
+    model = variant(tmp_path, ('<rotate sid="j2_axis">0 0 1 0</rotate>',
+                               '<rotate sid="j2_axis">0 0 1 0</rotate><instance_node url="#n0"/>'))
+    np.testing.assert_allclose(model.link('base').pose.pos, (0, 0, 0), atol=1e-12)
+    for name in ('link1', 'link2'):
+        pose = model.link(name).pose
+        np.testing.assert_allclose(pose.pos, (0, 0, 0.5), atol=1e-12)
+        np.testing.assert_allclose(pose.rot, [[0, -1, 0], [1, 0, 0], [0, 0, 1]], atol=1e-12)
+    [visual] = model.link('link1').visuals
+    np.testing.assert_allclose(visual.pose.pos, (0, 0, 0), atol=1e-12)
+    assert model.link('link2').visuals == ()
+
+
+def test_a_colour_of_three_numbers_without_transparency_is_opaque(tmp_path):
+    effects = EFFECTS.format(shading='phong', opacity='1').replace(
+        '<color>2 0.5 -1 1</color>', '<color>0.2 0.4 0.6</color>').replace(
+        '<transparency><float>1</float></transparency>', '')
+    model = variant(tmp_path, (' <library_geometries>', effects),
+                    ('<instance_geometry url="#box"/>', BOUND))
+    [visual] = model.link('base').visuals
+    assert visual.material.rgba == pytest.approx((0.2, 0.4, 0.6, 1.0))
+
+
+def test_a_rigid_body_without_a_mass_frame_or_a_mass(tmp_path):
+    # without <mass_frame> the mass sits at the parent node's origin (n0: the world's), link2
+    # being 0.5 m up: its centre 0.5 m below link2's origin, the moments along n0's axes
+    model = variant(tmp_path, ('<mass_frame><translate>0 0.1 0.5</translate><rotate>0 0 1 90'
+                               '</rotate></mass_frame>', ''))
+    link2 = model.link('link2')
+    np.testing.assert_allclose(link2.pose.apply(link2.inertial.com), (0, 0, 0), atol=1e-12)
+    world = link2.pose.rot @ link2.inertial.inertia @ link2.pose.rot.T
+    np.testing.assert_allclose(world, np.diag([0.01, 0.02, 0.03]), atol=1e-12)
+    # without <mass> the link keeps OpenRAVE's default, and <dynamic> still holds
+    model = variant(tmp_path, ('<mass>2</mass>', ''),
+                    ('<dynamic>true</dynamic>', '<dynamic>false</dynamic>'))
+    assert model.link('link2').inertial.mass == pytest.approx(1e-10)
+    assert any("link 'link2' is static but its body moves" in w for w in model.warnings)
 
 
 def _write(folder, text):

@@ -270,3 +270,35 @@ def test_without_a_kinematics_scene_the_outermost_systems_are_the_bodies(tmp_pat
     model = load_model(path)
     assert model.root == 'base'                   # one body: the motion system, not also kin
     assert {j.name for j in model.joints} == {'j1', 'j2'}
+
+
+def test_axis_information_with_one_bound_leaves_the_axis_own_limits(tmp_path):
+    model = variant(tmp_path, ('<max><param>hi</param></max>', ''))
+    j1 = {j.name: j for j in model.joints}['j1']
+    assert (j1.limits.lower, j1.limits.upper) == pytest.approx((-math.pi / 18, math.pi / 18))
+
+
+S_J1 = '<newparam sid="s_j1"><SIDREF>motion/m_j1</SIDREF></newparam>'
+
+
+def hops(count: int, last: str = 'motion/m_j1') -> str:
+    """s_j1 naming h1, h1 naming h2, ..., h<count> naming ``last``."""
+    chain = [f'<newparam sid="h{i}"><SIDREF>kscene/sys/h{i + 1}</SIDREF></newparam>'
+             for i in range(1, count)]
+    chain.append(f'<newparam sid="h{count}"><SIDREF>{last}</SIDREF></newparam>')
+    return '<newparam sid="s_j1"><SIDREF>kscene/sys/h1</SIDREF></newparam>' + ''.join(chain)
+
+
+@pytest.mark.parametrize('count, bound', [(1, True), (29, True), (30, False)])
+def test_a_parameter_chain_is_followed_32_references(tmp_path, count, bound):
+    # s_j1 -> h1 ... h<count> -> motion/m_j1 -> kin/kin_j1 -> the axis: count + 3 references;
+    # an axis the scene does not reach gets no value (starts at 0)
+    model = variant(tmp_path, (S_J1, hops(count)))
+    j1 = {j.name: j for j in model.joints}['j1']
+    assert j1.initial == pytest.approx(math.radians(30) if bound else 0.0)
+
+
+def test_a_cycle_of_parameters_binds_nothing(tmp_path):
+    model = variant(tmp_path, (S_J1, hops(2, 'kscene/sys/h1')))
+    j1 = {j.name: j for j in model.joints}['j1']
+    assert j1.initial == 0.0 and j1.limits.upper == pytest.approx(math.pi / 2)

@@ -101,12 +101,12 @@ class _Reader:
         if not roots:
             raise self.kmodel.error('the kinematics model has no <link>')
         for index, link in enumerate(roots):
-            self._link(link, start, self.bind.root_node if index == 0 else None, 0)
+            self._link(link, start, self.bind.root_node if index == 0 else None)
 
-    def _link(self, element: Element, parent: np.ndarray, node: Element | None,
-              depth: int) -> RawLink:
-        if depth > 500:
-            raise element.error('links are nested deeper than 500 levels')
+    def _link(self, element: Element, parent: np.ndarray, node: Element | None) -> RawLink:
+        """A link and, through its ``attachment_full`` children, the links below it (at most
+        50 levels: each is two elements deeper, and the XML parser refuses documents nested
+        deeper than ``xmlfile.MAX_DEPTH``, 100)."""
         name = element.attrs.get('name') or element.attrs.get('sid') or \
             f'link{len(self.body.links)}'
         world = parent @ self.doc.transform(element)
@@ -120,14 +120,14 @@ class _Reader:
         if node is not None:
             self.node_of[id(raw)] = node
         for attachment in self.doc.children(element, 'attachment_full'):
-            self._attachment(attachment, raw, world, depth)
+            self._attachment(attachment, raw, world)
         return raw
 
-    def _attachment(self, attachment: Element, parent: RawLink, world: np.ndarray,
-                    depth: int) -> None:
+    def _attachment(self, attachment: Element, parent: RawLink, world: np.ndarray) -> None:
         joint = self.doc.sidref(attachment.attrs.get('joint', ''), attachment)
+        instance = None   # an <instance_joint>: its scoped id names the library's joint
         if joint is not None and joint.tag == 'instance_joint':
-            joint = self.doc.url(joint)
+            instance, joint = joint, self.doc.url(joint)
         child = self.doc.child(attachment, 'link')
         if joint is None or joint.tag != 'joint' or child is None:
             raise attachment.error(f'attachment_full joint={attachment.attrs.get("joint")!r} '
@@ -141,7 +141,7 @@ class _Reader:
         tatt = self.doc.transform(attachment)
         data = [self.bind.axes.get(id(a), AxisData()) for a in axes]
         node = next((self.doc.up(d.visual) for d in data if d.visual is not None), None)
-        child_link = self._link(child, world @ tatt, node, depth + 1)
+        child_link = self._link(child, world @ tatt, node)
         name = joint.attrs.get('name') or f'dummy{len(self.body.joints)}'
         directions = []
         for axis in axes:
@@ -155,6 +155,8 @@ class _Reader:
         self._limits(raw, axes, data)
         self.body.joints.append(raw)
         self._refs(joint, self.joints, name)
+        if instance is not None:
+            self._refs(instance, self.joints, name)
         self.raw_joints[name] = raw
 
     def _limits(self, raw: RawJoint, axes: list[Element], data: list[AxisData]) -> None:

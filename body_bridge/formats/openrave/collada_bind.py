@@ -76,7 +76,8 @@ def _params(doc: Document, element: Element) -> dict[str, Element]:
 
 
 def _follow(doc: Document, element: Element | None, depth: int = 0) -> Element | None:
-    """A newparam's SIDREF chain followed to the element it finally names."""
+    """A newparam's SIDREF chain followed to the element it finally names; after 32
+    references (a cycle, or a chain no writer makes) the newparam reached, which is no axis."""
     while element is not None and element.tag == 'newparam' and depth < 32:
         ref = doc.child(element, 'sidref')
         if ref is None:

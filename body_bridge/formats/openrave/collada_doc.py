@@ -198,7 +198,8 @@ class Document:
 
     def _depth_below(self, element: Element, start: Element) -> int | None:
         """How many levels ``element`` is below ``start``, going up through parents and, at an
-        instantiated element, through the ``instance_*`` elements naming it; or None."""
+        instantiated element, through the ``instance_*`` elements naming it; or None, also
+        beyond 399 levels (a bound on hostile chains of instances)."""
         frontier, seen, depth = [element], set(), 0
         while frontier and depth < 400:
             step = []

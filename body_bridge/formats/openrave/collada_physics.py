@@ -26,15 +26,23 @@ from .collada_doc import Document
 from .raw import RawGeom, inverse
 from .xmlfile import Element
 
-__all__ = ['VisualScene', 'read_meshes', 'rigid_bodies', 'link_inertial', 'MAX_TRIANGLES']
+__all__ = ['VisualScene', 'read_meshes', 'rigid_bodies', 'link_inertial', 'MAX_TRIANGLES',
+           'MAX_NODE_DEPTH']
 
 #: Most triangles read from one document (the PR2 has about 150 000).
 MAX_TRIANGLES = 5_000_000
+#: Deepest visual scene node read, the scene's top nodes at level 0.
+MAX_NODE_DEPTH = 200
 _PRIMITIVES = ('triangles', 'polylist', 'polygons', 'trifans', 'tristrips')
 
 
 class VisualScene:
-    """World transforms of the visual scene's nodes, joint motions left out."""
+    """World transforms of the visual scene's nodes, joint motions left out.
+
+    A node reached again (an ``instance_node`` cycle, or a node instantiated twice) keeps the
+    frame of its first visit; nodes nested deeper than ``MAX_NODE_DEPTH`` levels (through
+    ``instance_node`` chains: the XML itself nests at most 100) are refused with one line.
+    """
 
     def __init__(self, doc: Document, scene: Element | None, skip: set[int]):
         self.doc = doc
@@ -46,8 +54,11 @@ class VisualScene:
                 self._walk(node, np.eye(4), 0)
 
     def _walk(self, node: Element, parent: np.ndarray, depth: int) -> None:
-        if id(node) in self.world or depth > 200:
+        if id(node) in self.world:
             return
+        if depth > MAX_NODE_DEPTH:
+            raise node.error(f'visual scene nodes are nested deeper than {MAX_NODE_DEPTH} '
+                             'levels')
         world = parent @ self.doc.transform(node, self.skip)
         self.world[id(node)] = world
         kids = []
