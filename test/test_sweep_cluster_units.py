@@ -288,6 +288,29 @@ def test_sweep_cluster_runs_every_run_there_and_writes_the_table(command, capsys
     assert capsys.readouterr().out.startswith('4 of 4 runs passed; table: ')
 
 
+def test_unless_told_a_run_is_retried_twice_and_the_progress_goes_to_stderr(command, tmp_path,
+                                                                            capsys):
+    from body_bridge.sweep.command import sweep_command
+    _, calls = command
+    sweep_command(str(tmp_path / 'a.sweep.yaml'), str(tmp_path / 'out'), None, 'x')
+    assert calls['retries'] == 2  # as docs/sweeps.md says
+    assert '[########################] 4/4 runs, 0 failed' in capsys.readouterr().err
+
+
+def test_on_a_terminal_the_progress_line_is_ended_before_the_summary(command, tmp_path):
+    from body_bridge.sweep.command import sweep_command
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+    stream = Terminal()
+    assert sweep_command(str(tmp_path / 'a.sweep.yaml'), str(tmp_path / 'out'), None, 'x',
+                         stream=stream) == 0
+    text = stream.getvalue()
+    assert text.startswith('\r[######') and text.endswith('4/4 runs, 0 failed, about 0 s left   \n')
+    assert text.count('\n') == 1
+
+
 @pytest.mark.parametrize('error, line', [
     (ConnectionRefusedError('refused'),
      '--cluster tcp://10.0.0.1:8786: no Dask scheduler answers (refused)\n'),
@@ -316,6 +339,9 @@ def test_sweep_leaves_ctrl_c_to_interrupt_its_runs(command):
 
 def test_the_jobs_default_to_the_cpus_count_where_affinity_is_not_known(monkeypatch):
     from body_bridge.sweep.command import default_jobs
+    # the cores of this process (pid 0), not another's
+    monkeypatch.setattr(os, 'sched_getaffinity', lambda pid: {0, 1, 2} if pid == 0 else {0})
+    assert default_jobs() == 3
     monkeypatch.delattr(os, 'sched_getaffinity', raising=False)
     monkeypatch.setattr(os, 'cpu_count', lambda: 6)
     assert default_jobs() == 6

@@ -229,8 +229,6 @@ def _coerce(name: str, value, ptype: int):
         return value
     if ptype == _S and isinstance(value, str):
         return value
-    if ptype == _I and isinstance(value, int) and not isinstance(value, bool):
-        return value
     if name in _LISTS and isinstance(value, (list, tuple)) and \
             all(isinstance(x, str) for x in value):
         return ', '.join(value)
