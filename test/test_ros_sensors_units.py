@@ -61,6 +61,14 @@ SCENE = """
           pitch_step: 5
           scan_rate: 5
           max_distance: 30
+        - type: RangeSensor
+          name: side
+          translation: [ 0, 0, 0.5 ]
+          rotation: [ [ 0, 0, 1, -90 ], [ 1, 0, 0, 90 ] ]
+          yaw_range: 0.6
+          yaw_step: 6
+          scan_rate: 10
+          max_distance: 30
         - type: Camera
           name: cam
           translation: [ 0, 0, 0.5 ]
@@ -207,9 +215,9 @@ def test_every_device_gets_its_topics_frame_and_parameters(scene):
     node, publishers = node_of(scene)
     assert {name: out.topic for name, out in publishers.outputs.items()} == {
         'tilt x': 'tilt_x', 'tilt_x': 'tilt_x_', 'ft': 'ft', 'beam': 'beam', 'lidar': 'lidar',
-        '3d scanner': '_3d_scanner', 'cam': 'cam', 'pc': 'pc'}
+        '3d scanner': '_3d_scanner', 'side': 'side', 'cam': 'cam', 'pc': 'pc'}
     assert set(node.pubs) == {
-        'tilt_x', 'tilt_x_', 'ft', 'beam', 'lidar/scan', '_3d_scanner/points',
+        'tilt_x', 'tilt_x_', 'ft', 'beam', 'lidar/scan', '_3d_scanner/points', 'side/scan',
         'cam/image_raw', 'cam/camera_info', 'cam/depth/image', 'cam/depth/camera_info',
         'cam/image_raw/compressed', 'cam/depth/image/compressedDepth',
         'pc/image_raw', 'pc/camera_info', 'pc/points', 'pc/image_raw/compressed'}
@@ -373,6 +381,18 @@ def test_a_scan_sees_the_wall_two_metres_ahead(scene):
     angles = msg.angle_min + msg.angle_increment * np.arange(91)
     assert np.allclose(ranges, 2.0 / np.cos(angles), atol=2e-3)  # a plane at x = 2
     assert msg.header.frame_id == 'robot/lidar' and msg.header.stamp.nanosec == 100_000_000
+
+
+def test_a_scan_of_one_beam_off_the_axis_has_no_increment(scene):
+    node, _ = node_of(scene)
+    pub = node.pubs['side/scan']
+    pub.subscribers = 1
+    step(node, 0.01)
+    msg = pub.sent[-1]
+    # a range of 0.6 degrees and a step of 6: one beam, at -0.3 degrees (centred on 0)
+    assert msg.angle_min == msg.angle_max == pytest.approx(math.radians(-0.3))
+    assert msg.angle_increment == 0.0 and len(msg.ranges) == 1
+    assert msg.ranges[0] == pytest.approx(2.0 / math.cos(math.radians(0.3)), abs=2e-3)
 
 
 def test_a_three_d_scanner_puts_its_points_on_the_wall(scene):
