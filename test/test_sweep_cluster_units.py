@@ -245,6 +245,18 @@ def test_a_sweep_that_does_not_resolve_on_the_worker_exits_2(tmp_path, one_run, 
     assert one_run == {}
 
 
+def test_the_workers_process_exits_2_on_a_sweep_it_cannot_resolve(tmp_path):
+    text_file = tmp_path / 'sweep.yaml'
+    text_file.write_text(TEXT.format(duration=1).replace('runs: 4', 'runs: 0'))
+    done = subprocess.run([sys.executable, '-m', 'body_bridge.sweep.remote', str(text_file),
+                           '/far/a.sweep.yaml', '0', str(tmp_path / 'run')],
+                          capture_output=True, text=True, timeout=120,
+                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert done.returncode == 2
+    assert done.stderr == \
+        '/far/a.sweep.yaml:3: runs: 0 is not a whole number of runs, 1 to 100000\n'
+
+
 # --- sweep --cluster ------------------------------------------------------------------------
 
 
