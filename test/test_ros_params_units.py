@@ -10,7 +10,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-pytest.importorskip('rcl_interfaces', reason='the descriptors are ROS messages')
+from conftest import ROS_MISSING  # noqa: E402
+
+pytestmark = pytest.mark.ros  # the descriptors are ROS messages
+pytest.importorskip('rcl_interfaces', reason=ROS_MISSING)
 
 from body_bridge.errors import ParameterError  # noqa: E402
 from body_bridge.model import Joint, JointType, Limits, Link, Model  # noqa: E402

@@ -17,7 +17,10 @@ import pytest
 from body_bridge.model import Pose
 from body_bridge.sim.building.worldfile import WorldFile, WorldModel
 
-pytest.importorskip('rclpy', reason='a run makes bridge nodes')
+from conftest import ROS_MISSING  # noqa: E402
+
+pytestmark = pytest.mark.ros  # a run makes bridge nodes
+pytest.importorskip('rclpy', reason=ROS_MISSING)
 pytest.importorskip('rosbags', reason='the bag is read back with rosbags')
 
 

@@ -14,7 +14,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-pytest.importorskip('sensor_msgs', reason='the publishers build ROS messages')
+from conftest import ROS_MISSING  # noqa: E402
+
+pytestmark = pytest.mark.ros  # the publishers build ROS messages
+pytest.importorskip('sensor_msgs', reason=ROS_MISSING)
 
 from test_sensors_sim import body_file, start  # noqa: E402
 

@@ -26,8 +26,8 @@ from ...errors import ParameterError
 from ...model import Model, Pose
 
 __all__ = ['PARAMETERS', 'SETTABLE', 'READ_ONLY', 'GROUPS', 'GROUP_READ_ONLY', 'JOINT_TOPICS',
-           'RELIABILITIES', 'declare_parameters', 'check_joint_topics', 'group', 'read_gains', 'read_initial_positions', 'initial_pose',
-           'unused_parameters']
+           'RELIABILITIES', 'declare_parameters', 'check_joint_topics', 'group', 'read_gains',
+           'read_initial_positions', 'initial_pose', 'unused_parameters']
 
 _D, _B, _S = ParameterType.PARAMETER_DOUBLE, ParameterType.PARAMETER_BOOL, \
     ParameterType.PARAMETER_STRING
