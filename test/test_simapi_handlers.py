@@ -812,6 +812,7 @@ def test_the_world_node_and_spawned_ones_ignore_the_process_s_remappings(tmp_pat
         executor.add_node(node)
         world = serve_world(node.runner, executor, '/lab')
         try:
+            assert world.node.context is context  # the world's, not rclpy's default one
             assert world.node.get_name() == 'sim'
             assert spawn(world, 'box', BOX, pose=(1.0, 0.0, 0.3)).result.result == OK
             assert world.control.entities['box'].node.get_name() == 'body_bridge'

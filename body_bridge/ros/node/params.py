@@ -26,8 +26,8 @@ from ...errors import ParameterError
 from ...model import Model, Pose
 
 __all__ = ['PARAMETERS', 'SETTABLE', 'READ_ONLY', 'GROUPS', 'GROUP_READ_ONLY', 'JOINT_TOPICS',
-           'RELIABILITIES', 'declare_parameters', 'check_joint_topics', 'group', 'read_gains', 'read_initial_positions', 'initial_pose',
-           'unused_parameters']
+           'RELIABILITIES', 'declare_parameters', 'check_joint_topics', 'group', 'read_gains',
+           'read_initial_positions', 'initial_pose', 'unused_parameters']
 
 _D, _B, _S = ParameterType.PARAMETER_DOUBLE, ParameterType.PARAMETER_BOOL, \
     ParameterType.PARAMETER_STRING
@@ -228,8 +228,6 @@ def _coerce(name: str, value, ptype: int):
             raise ParameterError(name, f'{value!r} is not one of {", ".join(_SWITCHES[name])}')
         return value
     if ptype == _S and isinstance(value, str):
-        return value
-    if ptype == _I and isinstance(value, int) and not isinstance(value, bool):
         return value
     if name in _LISTS and isinstance(value, (list, tuple)) and \
             all(isinstance(x, str) for x in value):

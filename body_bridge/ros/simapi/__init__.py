@@ -126,4 +126,6 @@ def serve_world(runner, executor, namespace: str, world=None,
         logger = nodes[0].get_logger() if nodes else rclpy.logging.get_logger('body_bridge')
         logger.warning('simulation_interfaces is not installed: the simulator API is not served')
         return None
-    return WorldApi(runner, executor, namespace, world=world, started=started)
+    nodes = getattr(runner, 'nodes', None)  # the API's node in the context of the world's
+    return WorldApi(runner, executor, namespace, nodes[0].context if nodes else None,
+                    world=world, started=started)
