@@ -277,3 +277,61 @@ def test_a_youngs_modulus_must_be_positive(tmp_path):
                 '            properties: {Youngs_modulus: 0, Poisson_ratio: 0.3}\n' + SPHERE)
     assert error(path) == \
         "body 'g' contact material 'steel' properties: \"Youngs_modulus\" must be positive, found 0"
+
+
+def test_a_fixed_body_with_a_mass_and_no_inertia_has_zero_moments(tmp_path):
+    # the spec requires inertia of moving bodies only: a fixed body's mass stands alone
+    inertial = load_model(body(tmp_path, extra='      mass: 5\n')).link('g').inertial
+    assert inertial.mass == 5.0
+    np.testing.assert_array_equal(inertial.inertia, np.zeros((3, 3)))
+
+
+@pytest.mark.parametrize('version, key, warned', [
+    ('9.0', 'Coefficients', False), ('10.0', 'coefficients', False),
+    ('9.0', 'coefficients', True), ('10.0', 'Coefficients', True)])
+def test_smc_coefficients_are_warned_only_in_the_other_versions_spelling(
+        tmp_path, version, key, warned):
+    text = HEAD.replace('10.0', version) + (
+        '    - name: g\n      location: [0, 0, 0]\n      fixed: true\n      contact:\n'
+        '        materials:\n          - name: steel\n'
+        f'            {key}: {{normal_stiffness: 1e5, normal_damping: 10, '
+        'tangential_stiffness: 2e4, tangential_damping: 1}\n' + SPHERE)
+    said = [w for w in warnings(write(tmp_path, text)) if 'spelling' in w]
+    other = {'9.0': '10', '10.0': '9'}[version]
+    assert said == ([f"body 'g' contact material 'steel': \"{key}\" is the spelling of Chrono "
+                     f'{other}.x; read anyway'] if warned else [])
+
+
+@pytest.mark.parametrize('shape, missing', [
+    ('{location: [0, 0, 0], radius: 0.1}', 'type'),
+    ('{type: BOX, location: [0, 0, 0], orientation: [0, 0, 0]}', 'dimensions'),
+    ('{type: BOX, dimensions: [1, 1, 1], orientation: [0, 0, 0]}', 'location'),
+    ('{type: BOX, location: [0, 0, 0], dimensions: [1, 1, 1]}', 'orientation'),
+    ('{type: SPHERE, radius: 0.1}', 'location'),
+    ('{type: CYLINDER, axis: [0, 0, 1], radius: 0.1, length: 1}', 'location'),
+    ('{type: CYLINDER, location: [0, 0, 0], radius: 0.1, length: 1}', 'axis'),
+    ('{type: MESH, scale: 2}', 'filename')])
+def test_a_visual_shape_without_a_key_the_spec_requires_is_refused(tmp_path, shape, missing):
+    kind = shape.split('type: ')[1].split(',')[0] if 'type' in shape else ''
+    what = "body 'g' visualization shape" + (f' {kind}' if kind else '')
+    path = body(tmp_path, visual=f'          - {shape}\n')
+    assert error(path) == f'{what}: "{missing}" is missing'
+
+
+def test_a_mesh_without_a_location_sits_at_the_body_origin(tmp_path):
+    # the spec: location and orientation default to [0, 0, 0] and identity for MESH only
+    path = body(tmp_path, extra='      orientation: [0, 0, 0]\n',
+                visual='          - {type: MESH, filename: tetra.obj, scale: 2}\n'
+                '          - {type: MESH, filename: tetra.obj, location: [0, 1, 0]}\n')
+    first, second = load_model(path).link('g').visuals
+    np.testing.assert_array_equal(first.pose.pos, [0, 0, 0])
+    np.testing.assert_array_equal(first.pose.rot, np.eye(3))
+    assert np.max(first.geometry.vertices) == 2.0
+    np.testing.assert_array_equal(second.pose.pos, [0, 1, 0])
+
+
+def test_a_mesh_file_that_is_a_folder_is_refused_in_one_line(tmp_path):
+    (tmp_path / 'parts.obj').mkdir()
+    path = body(tmp_path, visual='          - {type: MESH, filename: parts.obj}\n')
+    assert error(path) == (f"body 'g' visualization shape MESH: mesh file 'parts.obj' "
+                           f"({tmp_path / 'parts.obj'}) is a directory, not a regular file")
