@@ -454,3 +454,17 @@ def test_a_negative_contact_radius_is_refused(tmp_path):
                 ' filename: tetra.obj, contact_radius: -0.1}\n')
     assert error(path) == ("body 'g' collision shape: \"contact_radius\" must be at least 0, "
                            'found -0.1')
+
+
+def test_unequal_principal_moments_breaking_a_plus_b_ge_c_are_warned(tmp_path):
+    # 1 + 2 < 3.5, though 2 + 2 would not be
+    assert warnings(moving(tmp_path, '{moments: [1, 2, 3.5]}')) == [
+        "body 'm' inertia: principal moments [1.0, 2.0, 3.5] violate A + B >= C (no rigid "
+        'body has them); kept as given, the integrator balances them']
+
+
+def test_an_unknown_com_key_is_warned(tmp_path):
+    text = HEAD + ('    - {name: m, location: [0, 0, 0], mass: 2, com: {position: [1, 0, 0]},'
+                   ' inertia: {moments: [1, 1, 1]}}\n')
+    assert warnings(write(tmp_path, text)) == [
+        "body 'm' com: key \"position\" is not part of the Chrono model format; ignored"]
