@@ -106,3 +106,123 @@ def test_constraint_points_a_nanometre_apart_coincide(tmp_path, gap, fails):
                                'joint holds that)')
     else:
         assert load_model(path).closures[0].length == pytest.approx(gap)
+
+
+def world_axes(model):
+    """Each tree joint's axis in the model frame (its child link's frame turned)."""
+    return [np.round(model.link(j.child).pose.rot @ j.axis, 12).tolist() for j in model.joints]
+
+
+def test_a_spherical_joint_is_one_ball_at_its_location(tmp_path):
+    model = load_model(write(tmp_path, '  joints:\n    - {name: s, type: SPHERICAL, body1: m, '
+                             'body2: g, location: [1, 0, 2]}\n'))
+    assert [(j.name, j.type, j.parent, j.child) for j in model.joints] == [
+        ('s', JointType.BALL, 'g', 'm')]
+    np.testing.assert_allclose(model.link('m').pose.pos, [1, 0, 2])
+
+
+def test_a_revolute_joint_turns_about_its_axis_at_its_location(tmp_path):
+    model = load_model(write(tmp_path, '  joints:\n    - {name: r, type: REVOLUTE, body1: m, '
+                             'body2: g, location: [1, 0, 2], axis: [0, 3, 4]}\n'))
+    assert [j.type for j in model.joints] == [JointType.CONTINUOUS]
+    assert world_axes(model) == [[0, 0.6, 0.8]]
+    np.testing.assert_allclose(model.link('m').pose.pos, [1, 0, 2])
+
+
+def test_a_universal_joints_hinges_turn_about_axis1_on_body1_and_axis2_on_body2(tmp_path):
+    # perpendicular axes: the cross piece turns about axis2 on body2 (here g, the parent) and
+    # body1 turns about axis1 on the cross piece
+    model = load_model(write(tmp_path, '  joints:\n    - {name: u, type: UNIVERSAL, body1: m, '
+                             'body2: g, location: [1, 0, 0], axis1: [0, 2, 0], '
+                             'axis2: [1, 0, 1]}\n'))
+    assert [(j.name, j.parent, j.child) for j in model.joints] == [
+        ('u_axis2', 'g', 'u_link1'), ('u_axis1', 'u_link1', 'm')]
+    h = np.sqrt(0.5)
+    np.testing.assert_allclose(world_axes(model), [[h, 0, h], [0, 1, 0]], atol=1e-12)
+
+
+def test_a_universal_joint_of_oblique_axes_keeps_an_orthonormal_frame(tmp_path):
+    # axis2 at 45 degrees to axis1: the frame's y is axis2's part normal to axis1
+    model = load_model(write(tmp_path, '  joints:\n    - {name: u, type: UNIVERSAL, body1: m, '
+                             'body2: g, location: [1, 0, 0], axis1: [1, 0, 0], '
+                             'axis2: [1, 1, 0]}\n'))
+    rot = model.link('u_link1').pose.rot
+    np.testing.assert_allclose(rot.T @ rot, np.eye(3), atol=1e-12)
+    np.testing.assert_allclose(rot, np.eye(3), atol=1e-12)
+    np.testing.assert_allclose(world_axes(model), [[0, 1, 0], [1, 0, 0]], atol=1e-12)
+
+
+@pytest.mark.parametrize('missing', ['axis1', 'axis2'])
+def test_a_universal_joint_needs_both_axes(tmp_path, missing):
+    axes = {'axis1': 'axis1: [1, 0, 0]', 'axis2': 'axis2: [0, 1, 0]'}
+    del axes[missing]
+    path = write(tmp_path, '  joints:\n    - {name: u, type: UNIVERSAL, body1: m, body2: g, '
+                 f'location: [0, 0, 0], {", ".join(axes.values())}}}\n')
+    assert error(path) == f"joint 'u': \"{missing}\" is missing"
+
+
+BUSHING = ('  joints:\n    - {{name: r, type: REVOLUTE, body1: m, body2: g, location: [0, 0, 0], '
+           'axis: [0, 0, 1], bushing_data: {{{keys}}}}}\n')
+CONSTRAINED = ('stiffness_linear: 0.5, damping_linear: 0.375, stiffness_rotational: 0.25, '
+               'damping_rotational: 0.125')
+
+
+def test_a_bushing_without_dof_leaves_its_free_rotation_free(tmp_path):
+    # the spec: without DOF the unconstrained directions get stiffness and damping 0.0
+    model = load_model(write(tmp_path, BUSHING.format(keys=CONSTRAINED)))
+    assert {s.joint: (s.stiffness, s.damping) for s in model.springs} == {
+        'r_tx': (0.5, 0.375), 'r_ty': (0.5, 0.375), 'r_tz': (0.5, 0.375),
+        'r_rx': (0.25, 0.125), 'r_ry': (0.25, 0.125)}  # r_rz: no spring, no damper
+    assert [j.name for j in model.joints][-1] == 'r_rz'
+
+
+@pytest.mark.parametrize('key', ['stiffness_linear', 'damping_linear', 'stiffness_rotational',
+                                 'damping_rotational'])
+def test_a_bushing_needs_all_four_constrained_values(tmp_path, key):
+    keys = ', '.join(k for k in CONSTRAINED.split(', ') if not k.startswith(key))
+    assert error(write(tmp_path, BUSHING.format(keys=keys))) == \
+        f"joint 'r' bushing_data: \"{key}\" is missing"
+
+
+def test_a_bushing_dofs_linear_values_are_said_unused(tmp_path):
+    keys = CONSTRAINED + (', DOF: {stiffness_linear: 5000, damping_linear: 0, '
+                          'stiffness_rotational: 500, damping_rotational: 25}')
+    model = load_model(write(tmp_path, BUSHING.format(keys=keys)))
+    assert [w.split(': ', 1)[1] for w in model.warnings] == [
+        "joint 'r' bushing_data DOF: \"stiffness_linear\" 5000 is not used: a REVOLUTE joint "
+        'has no free translation (Chrono does not use it either)']
+    assert {s.joint: (s.stiffness, s.damping) for s in model.springs}['r_rz'] == (500, 25)
+
+
+def test_a_motor_needs_its_name_and_axis(tmp_path):
+    assert error(write(tmp_path, MOTOR.replace('name: mo, ', '') + ', type: ROTATION, '
+                       'location: [0, 0, 0]}\n')) == 'motor: "name" is missing'
+    assert error(write(tmp_path, MOTOR.replace('axis: [0, 0, 1], ', '') + ', type: ROTATION, '
+                       'location: [0, 0, 0]}\n')) == "motor 'mo': \"axis\" is missing"
+
+
+def test_an_unknown_motor_key_is_warned(tmp_path):
+    model = load_model(write(tmp_path, MOTOR + ', type: ROTATION, location: [0, 0, 0], '
+                             'gear: 2}\n'))
+    assert [w.split(': ', 1)[1] for w in model.warnings] == [
+        "motor 'mo': key \"gear\" is not part of the Chrono model format; ignored"]
+
+
+def test_a_constraint_needs_its_type(tmp_path):
+    path = write(tmp_path, '  constraints:\n    - {name: c, body1: g, body2: m, '
+                 'point1: [0, 0, 0], point2: [1, 0, 0]}\n')
+    assert error(path) == "constraint 'c': \"type\" is missing"
+
+
+@pytest.mark.parametrize('length, off, fails', [
+    (10, 5e-6, False), (10, 2e-5, True), (0.1, 5e-8, False), (0.1, 2e-7, True)])
+def test_a_revolute_constraints_second_point_is_in_the_plane_to_a_millionth_of_its_length(
+        tmp_path, length, off, fails):
+    path = write(tmp_path, '  constraints:\n    - {name: c, type: REVOLUTE-SPHERICAL, body1: g, '
+                 f'body2: m, point1: [0, 0, 0], point2: [{length}, 0, {off}], '
+                 'axis: [0, 0, 1]}\n')
+    if fails:
+        assert error(path) == ("constraint 'c': \"point2\" must lie in the plane through "
+                               '"point1" normal to "axis"')
+    else:
+        assert load_model(path).closures[0].length == pytest.approx(np.hypot(length, off))
