@@ -226,3 +226,98 @@ def test_a_revolute_constraints_second_point_is_in_the_plane_to_a_millionth_of_i
                                '"point1" normal to "axis"')
     else:
         assert load_model(path).closures[0].length == pytest.approx(np.hypot(length, off))
+
+
+P, B, C = JointType.PRISMATIC, JointType.BALL, JointType.CONTINUOUS
+
+
+@pytest.mark.parametrize('keys, chain', [
+    ('type: LINEAR', [('mo', P)]),  # the spec's default guide: PRISMATIC
+    ('type: LINEAR, guide: prismatic', [('mo', P)]),
+    ('type: LINEAR, guide: SPHERICAL', [('mo', P), ('mo_ball', B)]),
+    ('type: LINEAR, guide: FREE', [('mo', P), ('mo_x', P), ('mo_y', P), ('mo_ball', B)]),
+    ('type: ROTATION', [('mo', C)]),  # the spec's default spindle: REVOLUTE
+    ('type: ROTATION, spindle: CYLINDRICAL', [('mo_slide', P), ('mo', C)]),
+    ('type: ROTATION, spindle: FREE', [('mo_x', P), ('mo_y', P), ('mo_z', P), ('mo', C),
+                                       ('mo_rx', C), ('mo_ry', C)])])
+def test_a_motor_drives_along_its_axis_with_what_its_guide_or_spindle_frees(
+        tmp_path, keys, chain):
+    model = load_model(write(tmp_path, f'  motors:\n    - {{name: mo, {keys}, body1: m, '
+                             'body2: g, location: [1, 0, 2], axis: [0, 3, 4], actuation_type: '
+                             'POSITION, actuation_function: {type: CONSTANT, value: 1}}\n'))
+    assert [(j.name, j.type) for j in model.joints] == chain
+    (motor,) = model.motors
+    assert motor.joint == 'mo'
+    axes = dict(zip([j.name for j in model.joints], world_axes(model)))
+    np.testing.assert_allclose(axes['mo'], [0, 0.6, 0.8], atol=1e-12)
+    slides = [axes[name] for name, kind in chain if kind == P]
+    np.testing.assert_allclose(np.array(slides) @ np.array(slides).T, np.eye(len(slides)),
+                               atol=1e-12)  # the freed translations are orthonormal
+    for joint in model.joints:  # every freedom at the motor's location
+        np.testing.assert_allclose(model.link(joint.child).pose.pos, [1, 0, 2], atol=1e-12)
+
+
+def test_a_motor_needs_its_actuation_function(tmp_path):
+    path = write(tmp_path, '  motors:\n    - {name: mo, type: ROTATION, body1: m, body2: g, '
+                 'location: [0, 0, 0], axis: [0, 0, 1], actuation_type: SPEED}\n')
+    assert error(path) == "motor 'mo': \"actuation_function\" is missing"
+
+
+SPHERICAL_BUSHING = ('  joints:\n    - {{name: s, type: {kind}, body1: m, body2: g, location: '
+                     '[0, 0, 0], bushing_data: {{' + CONSTRAINED + ', DOF: {{stiffness_linear: '
+                     '0, damping_linear: 0, stiffness_rotational: 0.75, damping_rotational: '
+                     '0.625}}}}}}\n')
+
+
+def test_a_spherical_bushing_gives_its_three_rotations_the_dof_values(tmp_path):
+    model = load_model(write(tmp_path, SPHERICAL_BUSHING.format(kind='SPHERICAL')))
+    assert {s.joint: (s.stiffness, s.damping) for s in model.springs} == {
+        's_tx': (0.5, 0.375), 's_ty': (0.5, 0.375), 's_tz': (0.5, 0.375),
+        's_rx': (0.75, 0.625), 's_ry': (0.75, 0.625), 's_rz': (0.75, 0.625)}
+
+
+def test_a_lock_bushing_holds_all_six_directions_with_the_constrained_values(tmp_path):
+    model = load_model(write(tmp_path, SPHERICAL_BUSHING.format(kind='LOCK')))
+    assert {s.joint: (s.stiffness, s.damping) for s in model.springs} == {
+        's_tx': (0.5, 0.375), 's_ty': (0.5, 0.375), 's_tz': (0.5, 0.375),
+        's_rx': (0.25, 0.125), 's_ry': (0.25, 0.125), 's_rz': (0.25, 0.125)}
+    assert [j.name for j in model.joints] == ['s_tx', 's_ty', 's_tz', 's_rx', 's_ry', 's_rz']
+
+
+@pytest.mark.parametrize('key', ['damping_rotational', 'stiffness_linear', 'damping_linear'])
+def test_a_bushing_dof_needs_all_four_values(tmp_path, key):
+    keys = {'stiffness_rotational': 1, 'damping_rotational': 1, 'stiffness_linear': 0,
+            'damping_linear': 0}
+    del keys[key]
+    dof = ', '.join(f'{k}: {v}' for k, v in keys.items())
+    path = write(tmp_path, BUSHING.format(keys=CONSTRAINED + f', DOF: {{{dof}}}'))
+    assert error(path) == f"joint 'r' bushing_data DOF: \"{key}\" is missing"
+
+
+def test_a_negative_bushing_stiffness_is_refused(tmp_path):
+    keys = CONSTRAINED.replace('stiffness_rotational: 0.25', 'stiffness_rotational: -1')
+    assert error(write(tmp_path, BUSHING.format(keys=keys))) == \
+        "joint 'r' bushing_data: \"stiffness_rotational\" must be at least 0, found -1"
+
+
+def test_a_joint_of_a_body_with_itself_is_refused(tmp_path):
+    path = write(tmp_path, '  joints:\n    - {name: j, type: LOCK, body1: m, body2: m, '
+                 'location: [0, 0, 0]}\n')
+    assert error(path) == "joint 'j': body1 and body2 are the same body 'm'"
+
+
+@pytest.mark.parametrize('keys, message', [
+    ('type: GEAR, point1: [0, 0, 0], point2: [1, 0, 0]',
+     '"type" is \'GEAR\'; expected one of DISTANCE, REVOLUTE-SPHERICAL, REVOLUTE-TRANSLATIONAL'),
+    ('type: DISTANCE, point2: [1, 0, 0]', '"point1" is missing'),
+    ('type: DISTANCE, point1: [1, 0, 0]', '"point2" is missing')])
+def test_a_constraints_type_and_points_are_checked(tmp_path, keys, message):
+    path = write(tmp_path, f'  constraints:\n    - {{name: c, body1: g, body2: m, {keys}}}\n')
+    assert error(path) == f"constraint 'c': {message}"
+
+
+def test_a_distance_constraint_keeps_its_points_distance(tmp_path):
+    path = write(tmp_path, '  constraints:\n    - {name: c, type: distance, body1: g, body2: m, '
+                 'point1: [1, 2, 3], point2: [-1, 5, 9]}\n')
+    (closure,) = load_model(path).closures
+    assert (closure.type, closure.length) == ('distance', 7.0)
