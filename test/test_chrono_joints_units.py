@@ -321,3 +321,28 @@ def test_a_distance_constraint_keeps_its_points_distance(tmp_path):
                  'point1: [1, 2, 3], point2: [-1, 5, 9]}\n')
     (closure,) = load_model(path).closures
     assert (closure.type, closure.length) == ('distance', 7.0)
+
+
+def test_a_kinematic_joint_has_no_spring(tmp_path):
+    # the spec: without bushing_data a joint is kinematic, no compliance in any direction
+    model = load_model(write(tmp_path, '  joints:\n    - {name: r, type: REVOLUTE, body1: m, '
+                             'body2: g, location: [0, 0, 0], axis: [0, 0, 1]}\n'
+                             '    - {name: s, type: SPHERICAL, body1: m, body2: g, location: '
+                             '[0, 0, 0]}\n'))
+    assert model.springs == () and model.bushings == ()
+    assert [c.type for c in model.closures] == ['ball']
+
+
+def test_a_motor_closing_a_loop_measures_body1_from_body2(tmp_path):
+    # motor coordinates are body1's motion relative to body2 (the master): the closure's
+    # chain starts on body2; a joint (here REVOLUTE) closing a loop does the same
+    model = load_model(write(tmp_path, '  joints:\n    - {name: r, type: REVOLUTE, body1: m, '
+                             'body2: g, location: [0, 0, 0], axis: [0, 0, 1]}\n' + MOTOR +
+                             ', type: ROTATION, location: [0, 0, 0]}\n' +
+                             MOTOR.replace('  motors:\n', '').replace('mo,', 'mo2,') +
+                             ', type: ROTATION, location: [0, 0, 0]}\n'))
+    assert [j.name for j in model.joints] == ['mo']  # motors come first in the tree
+    assert [(c.name, c.type, c.link1, c.link2) for c in model.closures] == [
+        ('mo2', 'hinge', 'g', 'm'), ('r', 'hinge', 'g', 'm')]
+    assert [(m.name, m.joint, m.closure) for m in model.motors] == [
+        ('mo', 'mo', None), ('mo2', None, 'mo2')]
