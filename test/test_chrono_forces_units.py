@@ -286,3 +286,12 @@ def test_a_tsda_rsda_and_load_need_their_names(tmp_path):
     assert error(path) == 'RSDA: "name" is missing'
     path = write(tmp_path, '  body_loads:\n    - {type: FORCE, body: m, load: [0, 0, 1]}\n')
     assert error(path) == 'body load: "name" is missing'
+
+
+@pytest.mark.parametrize('missing', ['point1', 'point2'])
+def test_a_tsda_needs_both_points(tmp_path, missing):
+    points = {'point1': 'point1: [0, 0, 0]', 'point2': 'point2: [1, 0, 0]'}
+    del points[missing]
+    path = write(tmp_path, '  tsdas:\n    - {name: s, body1: m, body2: g, '
+                 f'{points.popitem()[1]}, damping_coefficient: 1}}\n')
+    assert error(path) == f"TSDA 's': \"{missing}\" is missing"
