@@ -277,3 +277,194 @@ def test_a_youngs_modulus_must_be_positive(tmp_path):
                 '            properties: {Youngs_modulus: 0, Poisson_ratio: 0.3}\n' + SPHERE)
     assert error(path) == \
         "body 'g' contact material 'steel' properties: \"Youngs_modulus\" must be positive, found 0"
+
+
+def test_a_fixed_body_with_a_mass_and_no_inertia_has_zero_moments(tmp_path):
+    # the spec requires inertia of moving bodies only: a fixed body's mass stands alone
+    inertial = load_model(body(tmp_path, extra='      mass: 5\n')).link('g').inertial
+    assert inertial.mass == 5.0
+    np.testing.assert_array_equal(inertial.inertia, np.zeros((3, 3)))
+
+
+@pytest.mark.parametrize('version, key, warned', [
+    ('9.0', 'Coefficients', False), ('10.0', 'coefficients', False),
+    ('9.0', 'coefficients', True), ('10.0', 'Coefficients', True)])
+def test_smc_coefficients_are_warned_only_in_the_other_versions_spelling(
+        tmp_path, version, key, warned):
+    text = HEAD.replace('10.0', version) + (
+        '    - name: g\n      location: [0, 0, 0]\n      fixed: true\n      contact:\n'
+        '        materials:\n          - name: steel\n'
+        f'            {key}: {{normal_stiffness: 1e5, normal_damping: 10, '
+        'tangential_stiffness: 2e4, tangential_damping: 1}\n' + SPHERE)
+    said = [w for w in warnings(write(tmp_path, text)) if 'spelling' in w]
+    other = {'9.0': '10', '10.0': '9'}[version]
+    assert said == ([f"body 'g' contact material 'steel': \"{key}\" is the spelling of Chrono "
+                     f'{other}.x; read anyway'] if warned else [])
+
+
+@pytest.mark.parametrize('shape, missing', [
+    ('{location: [0, 0, 0], radius: 0.1}', 'type'),
+    ('{type: BOX, location: [0, 0, 0], orientation: [0, 0, 0]}', 'dimensions'),
+    ('{type: BOX, dimensions: [1, 1, 1], orientation: [0, 0, 0]}', 'location'),
+    ('{type: BOX, location: [0, 0, 0], dimensions: [1, 1, 1]}', 'orientation'),
+    ('{type: SPHERE, radius: 0.1}', 'location'),
+    ('{type: CYLINDER, axis: [0, 0, 1], radius: 0.1, length: 1}', 'location'),
+    ('{type: CYLINDER, location: [0, 0, 0], radius: 0.1, length: 1}', 'axis'),
+    ('{type: MESH, scale: 2}', 'filename')])
+def test_a_visual_shape_without_a_key_the_spec_requires_is_refused(tmp_path, shape, missing):
+    kind = shape.split('type: ')[1].split(',')[0] if 'type' in shape else ''
+    what = "body 'g' visualization shape" + (f' {kind}' if kind else '')
+    path = body(tmp_path, visual=f'          - {shape}\n')
+    assert error(path) == f'{what}: "{missing}" is missing'
+
+
+def test_a_mesh_without_a_location_sits_at_the_body_origin(tmp_path):
+    # the spec: location and orientation default to [0, 0, 0] and identity for MESH only
+    path = body(tmp_path, extra='      orientation: [0, 0, 0]\n',
+                visual='          - {type: MESH, filename: tetra.obj, scale: 2}\n'
+                '          - {type: MESH, filename: tetra.obj, location: [0, 1, 0]}\n')
+    first, second = load_model(path).link('g').visuals
+    np.testing.assert_array_equal(first.pose.pos, [0, 0, 0])
+    np.testing.assert_array_equal(first.pose.rot, np.eye(3))
+    assert np.max(first.geometry.vertices) == 2.0
+    np.testing.assert_array_equal(second.pose.pos, [0, 1, 0])
+
+
+def test_a_mesh_file_that_is_a_folder_is_refused_in_one_line(tmp_path):
+    (tmp_path / 'parts.obj').mkdir()
+    path = body(tmp_path, visual='          - {type: MESH, filename: parts.obj}\n')
+    assert error(path) == (f"body 'g' visualization shape MESH: mesh file 'parts.obj' "
+                           f"({tmp_path / 'parts.obj'}) is a directory, not a regular file")
+
+
+def test_a_com_frame_given_only_its_orientation_sits_at_the_body_origin(tmp_path):
+    # com->location defaults to [0, 0, 0]; the moments are about the turned centroidal axes
+    text = HEAD + ('    - {name: m, location: [1, 2, 3], mass: 2, com: {orientation: [90, 0, 0]},'
+                   ' inertia: {moments: [1, 2, 3]}}\n')
+    inertial = load_model(write(tmp_path, text)).link('m').inertial
+    np.testing.assert_array_equal(inertial.com, [0, 0, 0])
+    np.testing.assert_allclose(inertial.inertia, np.diag([2, 1, 3]), atol=1e-12)
+
+
+def test_inertia_products_are_ixy_ixz_iyz_about_the_centroid(tmp_path):
+    inertia = load_model(moving(tmp_path, '{moments: [1, 2, 3], products: [0.1, 0.2, 0.3]}')
+                         ).link('m').inertial.inertia
+    np.testing.assert_allclose(inertia, [[1, 0.1, 0.2], [0.1, 2, 0.3], [0.2, 0.3, 3]])
+
+
+@pytest.mark.parametrize('moments', ['[0, 1, 1]', '[1, 1, 0]'])
+def test_a_moving_body_with_a_zero_principal_moment_fails(tmp_path, moments):
+    assert error(moving(tmp_path, f'{{moments: {moments}}}')).endswith(
+        'are not an inertia: its principal moments must be positive')
+
+
+def test_a_fixed_body_may_not_weigh_less_than_nothing(tmp_path):
+    assert error(body(tmp_path, extra='      mass: -1\n')) == \
+        "body 'g': \"mass\" must be at least 0, found -1"
+
+
+COEFFS = ('            Coefficients: {{normal_stiffness: {k}, normal_damping: 0.5, '
+          'tangential_stiffness: 0, tangential_damping: 0.25}}\n')
+
+
+def material(extra):
+    return '        materials:\n          - name: steel\n' + extra + SPHERE
+
+
+def test_smc_coefficients_may_be_zero_or_below_one_but_not_negative(tmp_path):
+    path = body(tmp_path, material(COEFFS.format(k=0.75)))
+    smc = load_model(path).contacts[0].material.smc
+    assert (smc['normal_stiffness'], smc['normal_damping'], smc['tangential_stiffness'],
+            smc['tangential_damping']) == (0.75, 0.5, 0.0, 0.25)
+    path = body(tmp_path, material(COEFFS.format(k=-1)))
+    assert error(path) == ("body 'g' contact material 'steel' Coefficients: "
+                           '"normal_stiffness" must be at least 0, found -1')
+
+
+def test_friction_and_restitution_default_to_the_specs_values(tmp_path):
+    steel = load_model(body(tmp_path, material(''))).contacts[0].material
+    assert (steel.friction, steel.restitution) == (0.8, 0.01)
+    steel = load_model(body(tmp_path, material(
+        '            coefficient_of_friction: 0.25\n'
+        '            coefficient_of_restitution: 1\n'))).contacts[0].material
+    assert (steel.friction, steel.restitution) == (0.25, 1.0)  # a restitution of 1 is elastic
+
+
+@pytest.mark.parametrize('key, value, message', [
+    ('coefficient_of_restitution', '1.5', 'must be at most 1, found 1.5'),
+    ('coefficient_of_restitution', '-0.5', 'must be at least 0, found -0.5'),
+    ('coefficient_of_friction', '-0.5', 'must be at least 0, found -0.5')])
+def test_friction_and_restitution_out_of_range_are_refused(tmp_path, key, value, message):
+    path = body(tmp_path, material(f'            {key}: {value}\n'))
+    assert error(path) == f"body 'g' contact material 'steel': \"{key}\" {message}"
+
+
+def test_contact_without_shapes_fails(tmp_path):
+    path = body(tmp_path, MATERIAL + '        shapes: []\n')
+    assert error(path) == "body 'g' contact: \"shapes\" is missing or empty"
+    path = body(tmp_path, MATERIAL)
+    assert error(path) == "body 'g' contact: \"shapes\" is missing or empty"
+
+
+def test_unknown_keys_of_contact_visualization_and_shapes_are_warned(tmp_path):
+    path = body(tmp_path, MATERIAL + '        family: 2\n' + SPHERE,
+                visual='          - {type: SPHERE, location: [0, 0, 0], radius: 1, size: 2}\n')
+    path.write_text(path.read_text() + '        colour: red\n')
+    assert warnings(path) == [
+        "body 'g' contact: key \"family\" is not part of the Chrono model format; ignored",
+        "body 'g' visualization shape SPHERE: key \"size\" is not part of the Chrono model "
+        'format; ignored',
+        "body 'g' visualization: key \"colour\" is not part of the Chrono model format; "
+        'ignored']
+
+
+@pytest.mark.parametrize('dims', ['[1, 0, 1]', '[1, 1, -2]'])
+def test_a_box_needs_positive_dimensions(tmp_path, dims):
+    path = body(tmp_path, visual='          - {type: BOX, location: [0, 0, 0], orientation: '
+                f'[0, 0, 0], dimensions: {dims}}}\n')
+    found = dims.replace('0', '0.0').replace('1', '1.0').replace('-2', '-2.0')
+    assert error(path) == (f"body 'g' visualization shape BOX: \"dimensions\" must be "
+                           f'positive, found {found}')
+
+
+def test_a_mesh_without_a_scale_keeps_the_files_size(tmp_path):
+    path = body(tmp_path, visual='          - {type: MESH, filename: tetra.obj}\n')
+    (shape,) = load_model(path).link('g').visuals
+    np.testing.assert_array_equal(shape.geometry.vertices.max(axis=0), [1, 1, 1])
+
+
+@pytest.mark.parametrize('color, rgba', [
+    ('[0, 0.5, 1]', (0.0, 0.5, 1.0, 1.0)), ('[0.5, 2, 0.25]', (0.5, 1.0, 0.25, 1.0)),
+    ('[-1, -1, -1]', None), ('[0.5, -1, 0.5]', None)])
+def test_a_visual_shapes_color_is_rgb_and_negative_means_none(tmp_path, color, rgba):
+    path = body(tmp_path, visual='          - {type: SPHERE, location: [0, 0, 0], radius: 1, '
+                f'color: {color}}}\n')
+    (shape,) = load_model(path).link('g').visuals
+    assert (shape.material.rgba if shape.material else None) == rgba
+
+
+def test_a_hull_is_no_visual_shape(tmp_path):
+    path = body(tmp_path, visual='          - {type: HULL, filename: tetra.obj}\n')
+    assert error(path) == ("body 'g' visualization shape: \"type\" is 'HULL'; expected one of "
+                           'SPHERE, BOX, CYLINDER, MESH')
+
+
+def test_a_negative_contact_radius_is_refused(tmp_path):
+    path = body(tmp_path, MATERIAL + '        shapes:\n          - {type: MESH, material: steel,'
+                ' filename: tetra.obj, contact_radius: -0.1}\n')
+    assert error(path) == ("body 'g' collision shape: \"contact_radius\" must be at least 0, "
+                           'found -0.1')
+
+
+def test_unequal_principal_moments_breaking_a_plus_b_ge_c_are_warned(tmp_path):
+    # 1 + 2 < 3.5, though 2 + 2 would not be
+    assert warnings(moving(tmp_path, '{moments: [1, 2, 3.5]}')) == [
+        "body 'm' inertia: principal moments [1.0, 2.0, 3.5] violate A + B >= C (no rigid "
+        'body has them); kept as given, the integrator balances them']
+
+
+def test_an_unknown_com_key_is_warned(tmp_path):
+    text = HEAD + ('    - {name: m, location: [0, 0, 0], mass: 2, com: {position: [1, 0, 0]},'
+                   ' inertia: {moments: [1, 1, 1]}}\n')
+    assert warnings(write(tmp_path, text)) == [
+        "body 'm' com: key \"position\" is not part of the Chrono model format; ignored"]

@@ -128,3 +128,46 @@ def test_function_warnings_repeat_unknown_key_and_controller():
     assert fn.repeat is None and fn.kind.value == 'controller'
     assert ctx.warnings == ['m.yaml:3: part: "repeat" does not apply to a CONTROLLER function; '
                             'ignored']
+
+
+def test_an_unknown_enum_value_is_unsupported_not_malformed():
+    from body_bridge.errors import UnsupportedError
+    with pytest.raises(UnsupportedError):
+        node({'c': 'maybe'}).choice('c', ('A', 'B'))
+    assert node({'c': 'b'}).choice('c', ('A', 'B')) == 'B'  # any letter case
+
+
+def test_an_empty_table_is_refused():
+    assert error(node({'curve': []}).table, 'curve') == '"curve" needs at least 1 rows, found 0'
+    assert error(function, {'type': 'DATA', 'data': []}) == \
+        '"data" needs at least 1 rows, found 0'
+
+
+def test_angles_are_in_degrees_unless_the_model_says_radians():
+    # the spec: angle_degrees defaults to true
+    assert Context('m.yaml').angle_scale == pytest.approx(np.pi / 180)
+    assert Context('m.yaml', degrees=False).angle_scale == 1.0
+    rot = node({'o': [90, 0, 0]}).rotation('o')  # yaw 90: x onto y
+    np.testing.assert_allclose(rot, [[0, -1, 0], [1, 0, 0], [0, 0, 1]], atol=1e-12)
+
+
+def test_function_parameters_take_the_specs_defaults():
+    # SINE phase and shift default to 0, RAMP intercept to 0 (the spec's schema)
+    assert function({'type': 'SINE', 'amplitude': 2, 'frequency': 3}).params == (2, 3, 0, 0)
+    assert function({'type': 'RAMP', 'slope': 2}).params == (0, 2)
+    assert function({'type': 'RAMP', 'slope': 2, 'intercept': 1}).params == (1, 2)
+    assert function({'type': 'POLYNOMIAL', 'coefficients': [1, 2, 3]}).params == (1, 2, 3)
+    fn = function({'type': 'CONSTANT', 'value': 4, 'repeat': {'start': 1, 'width': 2,
+                                                              'shift': 3}})
+    assert fn.params == (4,)
+    assert (fn.repeat.start, fn.repeat.width, fn.repeat.shift) == (1, 2, 3)
+
+
+@pytest.mark.parametrize('data, missing', [
+    ({'type': 'CONSTANT'}, 'value'), ({'type': 'SINE', 'frequency': 1}, 'amplitude'),
+    ({'type': 'SINE', 'amplitude': 1}, 'frequency'), ({'type': 'RAMP'}, 'slope'),
+    ({'value': 1}, 'type'),
+    ({'type': 'CONSTANT', 'value': 1, 'repeat': {'width': 1, 'shift': 0}}, 'start'),
+    ({'type': 'CONSTANT', 'value': 1, 'repeat': {'start': 0, 'width': 1}}, 'shift')])
+def test_a_functions_required_parameters_are_required(data, missing):
+    assert error(function, data) == f'"{missing}" is missing'

@@ -125,3 +125,73 @@ def test_a_time_step_that_is_not_positive_fails_with_one_line(tmp_path):
         load_model(path)
     assert str(err.value) == (f'{tmp_path / "solver.yaml"}:2: solver integrator: "time_step" '
                               'must be positive, found 0')
+
+
+def test_the_loader_takes_a_path_object_and_names_a_model_as_the_spec_says(tmp_path):
+    from pathlib import Path
+    from body_bridge.formats.chrono.specification import load
+    path = write(tmp_path, MODEL)
+    model = load(Path(path))
+    assert model.name == 'YAML model'  # the spec's default name
+    assert load(str(write(tmp_path, MODEL.replace('model:\n', 'model:\n  name: arm\n')))
+                ).name == 'arm'
+
+
+@pytest.mark.parametrize('version', ['9.1', '10.0.2', "'10.0'"])
+def test_versions_9_and_10_are_read_with_or_without_a_patch(tmp_path, version):
+    path = write(tmp_path, MODEL.replace('chrono-version: 10.0', f'chrono-version: {version}'))
+    assert [link.name for link in load_model(path).links] == ['g', 'm']
+
+
+@pytest.mark.parametrize('version, message', [
+    ('10', "chrono-version '10' is not of the form M.m or M.m.p"),
+    ('11.0', 'chrono-version 11.0 is not supported (9.x and 10.x are)')])
+def test_a_version_without_a_minor_or_of_another_release_is_refused(tmp_path, version, message):
+    path = write(tmp_path, MODEL.replace('chrono-version: 10.0', f'chrono-version: {version}'))
+    with pytest.raises(ModelError) as err:
+        load_model(path)
+    assert (err.value.line, err.value.message) == (1, message)
+
+
+def test_a_relative_data_path_is_taken_from_the_model_files_folder_and_its_root(tmp_path):
+    (tmp_path / 'parts').mkdir()
+    (tmp_path / 'parts' / 'tri.obj').write_text('v 0 0 0\nv 2 0 0\nv 0 1 0\nf 1 2 3\n')
+
+    def mesh_model(data_path, filename):
+        return write(tmp_path, 'chrono-version: 10.0\nmodel:\n' + data_path + '  bodies:\n'
+                     '    - {name: g, location: [0, 0, 0], fixed: true, visualization: '
+                     f'{{shapes: [{{type: MESH, filename: {filename}}}]}}}}\n')
+
+    path = mesh_model('  data_path: {type: relative, root: parts}\n', 'tri.obj')
+    (shape,) = load_model(path).link('g').visuals
+    np.testing.assert_array_equal(shape.geometry.vertices.max(axis=0), [2, 1, 0])
+    path = mesh_model('', tmp_path / 'parts' / 'tri.obj')  # ABSOLUTE: the name as given
+    (shape,) = load_model(path).link('g').visuals
+    np.testing.assert_array_equal(shape.geometry.vertices.max(axis=0), [2, 1, 0])
+
+
+def test_a_data_path_needs_its_type(tmp_path):
+    path = write(tmp_path, MODEL.replace('model:\n', 'model:\n  data_path: {root: parts}\n'))
+    with pytest.raises(ModelError) as err:
+        load_model(path)
+    assert (err.value.line, err.value.message) == (3, 'model data_path: "type" is missing')
+
+
+def test_angles_are_in_degrees_unless_angle_degrees_is_false(tmp_path):
+    turned = MODEL.replace('location: [1, 0, 0]', 'location: [1, 0, 0], orientation: [90, 0, 0]')
+    rot = load_model(write(tmp_path, turned)).link('m').pose.rot
+    np.testing.assert_allclose(rot[:, 0], [0, 1, 0], atol=1e-12)  # yaw 90 degrees
+    radians = turned.replace('model:\n', 'model:\n  angle_degrees: false\n').replace(
+        '[90, 0, 0]', f'[{np.pi / 2}, 0, 0]')
+    rot = load_model(write(tmp_path, radians)).link('m').pose.rot
+    np.testing.assert_allclose(rot[:, 0], [0, 1, 0], atol=1e-12)
+
+
+@pytest.mark.parametrize('key', ['model', 'solver'])
+def test_an_mbs_specification_needs_its_model_and_solver_files(tmp_path, key):
+    path = spec(tmp_path, '')
+    path.write_text(''.join(line for line in path.read_text().splitlines(keepends=True)
+                            if not line.startswith(key)))
+    with pytest.raises(ModelError) as err:
+        load_model(path)
+    assert (err.value.line, err.value.message) == (1, f'file: "{key}" is missing')

@@ -116,3 +116,14 @@ def test_a_revolute_spherical_constraint_has_a_right_handed_frame(tmp_path):
     rot = closure.pose2.rot
     np.testing.assert_allclose(rot.T @ rot, np.eye(3), atol=1e-12)
     np.testing.assert_allclose(rot, [[0, -1, 0], [0, 0, 1], [-1, 0, 0]], atol=1e-12)
+
+
+@pytest.mark.parametrize('element', [
+    '  constraints:\n    - {name: c, type: DISTANCE, body1: g, body2: nope, point1: [0, 0, 0], '
+    'point2: [1, 0, 0]}\n',
+    '  body_loads:\n    - {name: f, type: TORQUE, body: nope, load: [0, 0, 1]}\n'])
+def test_a_constraint_or_load_naming_a_missing_body_fails_with_one_line(tmp_path, element):
+    path = write(tmp_path, HEAD + MOVING + element)
+    with pytest.raises(ModelError) as err:
+        load_model(path)
+    assert str(err.value) == f"{path}:8: unknown body 'nope'"
