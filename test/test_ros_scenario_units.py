@@ -98,10 +98,19 @@ def clean():
     from body_bridge.ros.stream import encoder
     from body_bridge.ros.stream.outlets import OUTLETS
     sinks, channels = list(OUTLETS.sinks), list(OUTLETS.channels)
-    yield
-    assert not rclpy.ok()
-    assert encoder._MODE['lossless'] is False
-    assert OUTLETS.sinks == sinks and OUTLETS.channels == channels
+    # A run starts rclpy itself, as in a sweep's child process; where the suite's session
+    # fixture started it in this process, it is shut down for the run and started again after.
+    was_up = rclpy.ok()
+    if was_up:
+        rclpy.shutdown()
+    try:
+        yield
+        assert not rclpy.ok()
+        assert encoder._MODE['lossless'] is False
+        assert OUTLETS.sinks == sinks and OUTLETS.channels == channels
+    finally:
+        if was_up and not rclpy.ok():
+            rclpy.init()
 
 
 @pytest.fixture
