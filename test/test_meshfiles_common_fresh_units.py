@@ -176,3 +176,10 @@ def test_a_python_warning_points_at_the_line_that_loaded_the_file(tmp_path, name
     with pytest.warns(MeshFileWarning) as said:
         load_mesh_file(path); line = sys._getframe().f_lineno  # noqa: E702
     assert [(w.filename, w.lineno) for w in said] == [(__file__, line)] * len(said)
+
+
+def test_binary_data_is_looked_for_in_the_first_4_kib():
+    with pytest.raises(ModelError) as err:
+        decode_text(b'a' * 4095 + b'\x00', 'm.wrl')
+    assert str(err.value) == 'm.wrl: binary data where a text file was expected'
+    assert decode_text(b'a' * 4096 + b'\x00', 'm.wrl') == 'a' * 4096 + '\x00'
