@@ -1,6 +1,7 @@
 """The binary Open Inventor reader (meshfiles/inventor_binary.py) on small files written here:
 only flag bit 2 makes a group, empty strings and values, a string's padding cut by the file's
-end, the bound on nodes read, the depth of a node held in a field, and stray bytes at the end."""
+end, the bound on nodes read, the depth of a node held in a field, stray bytes at the end,
+messages without a line, texture coordinate pairs, values ending at the file's end."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 from body_bridge.errors import ModelError
 from body_bridge.meshfiles import _common
 
+import mesh_files
 from test_meshfiles_inventor_binary_units import CUBE, bounds, floats, node, refused, text, write
 
 
@@ -52,8 +54,8 @@ def shape_with_property() -> bytes:
     """A triangle as a FaceSet holding its VertexProperty node in a field."""
     prop = node('VertexProperty', [('vertex', struct.pack('>I', 3) +
                                     floats(0, 0, 0, 1, 0, 0, 0, 1, 0))])
-    return node('FaceSet', [('vertexProperty', prop),
-                            ('numVertices', struct.pack('>Ii', 1, 3))])
+    return node('FaceSet', [('numVertices', struct.pack('>Ii', 1, 3)),
+                            ('vertexProperty', prop)])
 
 
 def test_a_node_in_a_field_is_one_level_deeper(tmp_path):
@@ -71,3 +73,26 @@ def test_a_node_in_a_field_is_one_level_deeper(tmp_path):
 def test_fewer_than_4_stray_bytes_after_the_last_node_are_ignored(tmp_path):
     for tail in (b'\n', b'\r\n', b'end'):
         np.testing.assert_allclose(bounds(write(tmp_path, CUBE + tail))[1], (1, 2, 3))
+
+
+def test_errors_and_warnings_of_the_scene_name_no_line(tmp_path):
+    # A binary file has no lines: what the scene walker says names the file alone.
+    path = write(tmp_path, node('FaceSet'))
+    assert mesh_files.refusal(path) == f'{path}: FaceSet without coordinates before it'
+    top = node('Cylinder', [('parts', text('TOP'))])
+    _, said = mesh_files.load(write(tmp_path, top))
+    assert said == [f'{tmp_path / "b.iv"}: Cylinder without SIDES is not supported; sides drawn']
+
+
+def test_two_dimensional_texture_coordinates_are_pairs(tmp_path):
+    square = struct.pack('>I', 2) + floats(0, 0, 1, 1)  # two (s, t) pairs
+    for kind, field in (('TextureCoordinate2', 'point'), ('VertexProperty', 'texCoord')):
+        scene = node('Separator', children=[node(kind, [(field, square)]), CUBE])
+        np.testing.assert_allclose(bounds(write(tmp_path, scene))[1], (1, 2, 3))
+
+
+def test_values_that_end_exactly_at_the_file_end_are_read(tmp_path):
+    # The VertexProperty's vertex list is the last value of the file: after it only its own
+    # flags and those of the FaceSet's field (8 bytes, less than one more vertex).
+    np.testing.assert_allclose(bounds(write(tmp_path, shape_with_property()))[1], (1, 1, 0),
+                               atol=1e-6)
