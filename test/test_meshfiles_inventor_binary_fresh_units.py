@@ -96,3 +96,10 @@ def test_values_that_end_exactly_at_the_file_end_are_read(tmp_path):
     # flags and those of the FaceSet's field (8 bytes, less than one more vertex).
     np.testing.assert_allclose(bounds(write(tmp_path, shape_with_property()))[1], (1, 1, 0),
                                atol=1e-6)
+
+
+def test_a_light_switched_off_is_read_past(tmp_path):
+    # SoSFBool: one 32-bit word.
+    off = node('DirectionalLight', [('on', struct.pack('>i', 0)), ('intensity', floats(0.5))])
+    np.testing.assert_allclose(bounds(write(tmp_path, node('Separator', children=[off, CUBE])))[1],
+                               (1, 2, 3))
