@@ -9,7 +9,8 @@ Inventor ASCII and binary (``.iv``).
 Broken files raise ``ModelError`` (``path:line: message``); a format or feature this package
 cannot read raises ``UnsupportedError``; what is read but ignored is reported through
 ``warn`` (a callable taking one ``path:line: message`` line; without it, Python's
-``warnings`` module with :class:`MeshFileWarning`).
+``warnings`` module with :class:`MeshFileWarning`, attributed to the line that called
+``load_mesh_file``).
 """
 
 from __future__ import annotations

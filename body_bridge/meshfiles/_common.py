@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
+import sys
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -303,9 +304,19 @@ class Warnings:
             return
         self._seen.add(key)
         if self._sink is None:
-            warnings.warn(text, MeshFileWarning, stacklevel=4)
+            warnings.warn(text, MeshFileWarning, stacklevel=_caller_level())
         else:
             self._sink(text)
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` that ``Warnings.__call__`` gives ``warnings.warn``: the first frame
+    outside this package (the code that called ``load_mesh_file``), however deep the reader."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(2), 2  # 2: the frame that called Warnings.__call__
+    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == here:
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class MeshFileWarning(UserWarning):

@@ -36,11 +36,11 @@ class Node:
             Node, or None for NULL).
         children: child nodes written directly inside the braces (Inventor, VRML 1.0).
         name: the DEF name, if any.
-        line: where the node starts.
+        line: where the node starts (None in a binary Inventor file, which has no lines).
     """
 
     type: str
-    line: int
+    line: int | None
     name: str | None = None
     fields: dict = field(default_factory=dict)
     children: list = field(default_factory=list)

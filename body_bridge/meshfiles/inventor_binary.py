@@ -139,7 +139,7 @@ class _Reader:
         if schema is None:
             raise UnsupportedError(self.path, None, f'binary Inventor node {kind[:40]!r} is '
                                    'not supported (its field types are unknown)')
-        node = Node(kind, 0, name)
+        node = Node(kind, None, name)  # a binary file has no lines to name
         flags = self.u32(f'the flags of {kind}')
         fields_word = self.u32(f'the field count of {kind}')
         if fields_word >> 8:
