@@ -84,3 +84,8 @@ def test_the_node_count_bound_is_the_count_it_names(monkeypatch):
     # USE gives a node already read: it is not counted again.
     assert len(parse('m.wrl', 'DEF A Shape { }\nGroup { children [ Shape { } USE A ] }')) == 2
     assert error('Shape { }\nShape { }\nShape { }\nShape { }') == 'm.wrl:4: more than 3 nodes'
+
+
+def test_a_def_without_a_name_and_a_string_not_closed_are_one_line():
+    assert error('DEF {') == "m.wrl:1: expected a DEF/USE name"
+    assert error('WorldInfo { title "a\n b }') == 'm.wrl:1: a string is not closed'
