@@ -321,10 +321,10 @@ def test_rgb_zero_transparency_is_one_minus_the_mean_colour_times_transparency(t
     assert material.rgba[3] == pytest.approx(1 - 0.4 * 0.5)
 
 
-def test_a_negative_texture_coordinate_index_is_one_line(tmp_path):
-    # (pycollada refuses an index past the list itself; a negative one is left to the reader)
+def textured(tmp_path, params='<param name="S" type="float"/><param name="T" type="float"/>',
+             uv='0 0 1 0 0 1', stride=2):
     (tmp_path / 'img.png').write_bytes(b'\x89PNG\r\n\x1a\n')
-    text = f'''<?xml version="1.0" encoding="utf-8"?>
+    return f'''<?xml version="1.0" encoding="utf-8"?>
 <COLLADA {NS}>
   <library_images><image id="img"><init_from>img.png</init_from></image></library_images>
   <library_effects><effect id="fx"><profile_COMMON>
@@ -339,9 +339,8 @@ def test_a_negative_texture_coordinate_index_is_one_line(tmp_path):
       <technique_common><accessor source="#qpa" count="3" stride="3">
         <param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/>
       </accessor></technique_common></source>
-    <source id="uv"><float_array id="uva" count="6">0 0 1 0 0 1</float_array>
-      <technique_common><accessor source="#uva" count="3" stride="2">
-        <param name="S" type="float"/><param name="T" type="float"/>
+    <source id="uv"><float_array id="uva" count="{len(uv.split())}">{uv}</float_array>
+      <technique_common><accessor source="#uva" count="3" stride="{stride}">{params}
       </accessor></technique_common></source>
     <vertices id="qv"><input semantic="POSITION" source="#qp"/></vertices>
     <triangles material="m" count="1">
@@ -354,8 +353,69 @@ def test_a_negative_texture_coordinate_index_is_one_line(tmp_path):
   </node></visual_scene></library_visual_scenes>
   <scene><instance_visual_scene url="#s"/></scene>
 </COLLADA>'''
+
+
+def test_a_negative_texture_coordinate_index_is_one_line(tmp_path):
+    # (pycollada refuses an index past the list itself; a negative one is left to the reader)
+    text = textured(tmp_path)
     parts, _ = load(tmp_path, text.replace('LAST', '2'))
     assert parts[0].mesh.faces.shape == (1, 3)
     with pytest.raises(ModelError, match=r"m\.dae: COLLADA geometry 'q' TEXCOORD: index -1 out "
                                          'of range'):
         load(tmp_path, text.replace('LAST', '-1'))
+
+
+def test_content_that_breaks_pycollada_is_one_line(tmp_path):
+    # an instance_material without its target: pycollada fails inside (AttributeError)
+    text = document('<node id="n"><instance_geometry url="#g"><bind_material><technique_common>'
+                    '<instance_material symbol="m"/></technique_common></bind_material>'
+                    '</instance_geometry></node>', extra=effect('<lambert/>'))
+    with pytest.raises(ModelError, match=r'm\.dae: COLLADA content is broken \(AttributeError: '):
+        load(tmp_path, text)
+
+
+def test_xml_nested_past_lxmls_depth_limit_is_refused(tmp_path):
+    # lxml's safe limits stay on (no huge_tree): 300 nested elements are refused at their line
+    deep = '\n'.join(['<extra>'] * 300) + '</extra>' * 300
+    with pytest.raises(ModelError, match=r'm\.dae:\d+: XML: '):
+        load(tmp_path, document('<node id="n"><instance_geometry url="#g"/></node>', extra=deep))
+
+
+def test_a_missing_node_lists_the_nodes_there_are(tmp_path):
+    text = document('<node id="a" name="arm"><node id="b"><instance_geometry url="#g"/></node>'
+                    '</node><node id="c"/>')
+    with pytest.raises(ModelError) as err:
+        load(tmp_path, text, 'hand')
+    assert str(err.value).endswith("no COLLADA node with id or name 'hand' "
+                                   "(nodes: 'a', 'arm', 'b', 'c')")
+
+
+def test_lines_are_skipped_beside_triangles(tmp_path):
+    lines = ('<lines material="m" count="1"><input semantic="VERTEX" source="#gv" offset="0"/>'
+             '<p>0 1</p></lines>')
+    box = geometry().replace('</mesh>', lines + '</mesh>')
+    parts, said = load(tmp_path, document('<node id="n"><instance_geometry url="#g"/></node>',
+                                          geometries=box))
+    assert said == [] and len(parts[0].mesh.faces) == 12
+
+
+def test_a_transparent_colour_of_three_values_has_alpha_one(tmp_path):
+    # A_ONE without an alpha in <transparent>: its alpha is 1, the opacity the transparency
+    material = shaded(tmp_path, '<lambert><diffuse><color>1 1 1 1</color></diffuse>'
+                      '<transparent opaque="A_ONE"><color>0 0 0</color></transparent>'
+                      '<transparency><float>0.5</float></transparency></lambert>')
+    assert material.rgba[3] == pytest.approx(0.5)
+
+
+def test_texture_coordinates_of_three_or_one_components(tmp_path):
+    # S T P: the first two are u and v (v kept as COLLADA writes it, OpenGL's convention)
+    stp = textured(tmp_path, '<param name="S" type="float"/><param name="T" type="float"/>'
+                   '<param name="P" type="float"/>', '0 0 9 1 0 9 0 1 9', 3)
+    (part,), _ = load(tmp_path, stp.replace('LAST', '2'))
+    by_vertex = {tuple(v): tuple(t) for v, t in zip(part.mesh.vertices.tolist(),
+                                                    part.mesh.texcoords.tolist())}
+    assert by_vertex == {(0, 0, 0): (0, 0), (1, 0, 0): (1, 0), (0, 1, 0): (0, 1)}
+    # a single S per corner is no pair of coordinates: one line, no traceback
+    one = textured(tmp_path, '<param name="S" type="float"/>', '0 1 0', 1)
+    with pytest.raises(ModelError, match=r'm\.dae: '):
+        load(tmp_path, one.replace('LAST', '2'))
