@@ -264,3 +264,54 @@ def test_a_long_strip_faces_one_way(tmp_path):
     strip = np.array([[k // 2, k % 2, 0] for k in range(6)], '<f4')
     parts, _ = load(tmp_path, document(strip, mode=5))
     assert [np.cross(*np.diff(f, axis=0))[2] for f in faces(parts)] == [-1.0] * 4
+
+
+def test_json_that_is_not_utf8_or_nested_too_deep_is_one_line(tmp_path):
+    assert refused(tmp_path, b'\xff\xfe{"asset": 1}').endswith(
+        ': glTF JSON cannot be read: UnicodeDecodeError')
+    assert refused(tmp_path, b'[' * 200000 + b']' * 200000).endswith(
+        ': glTF JSON cannot be read: RecursionError')
+
+
+def chain(length):
+    """``length`` nodes, each the only child of the one before; the last holds the mesh."""
+    return [{'name': f'n{i}', 'children': [i + 1]} for i in range(length - 1)] + [
+        {'name': f'n{length - 1}', 'mesh': 0}]
+
+
+def test_nodes_nest_at_most_one_hundred_levels_and_a_cycle_is_named(tmp_path):
+    assert len(load(tmp_path, document(nodes=chain(101)))[0]) == 1  # levels 0 to 100
+    assert refused(tmp_path, document(nodes=chain(102))).endswith(
+        ': glTF: nodes nested deeper than 100 (or a cycle)')
+    # searched for by name: the same bound
+    assert len(load(tmp_path, document(nodes=chain(101)), 'n100')[0]) == 1
+    assert refused(tmp_path, document(nodes=chain(102)), 'n101').endswith(
+        ': glTF: nodes nested deeper than 100')
+    cycle = [{'mesh': 0, 'children': [1]}, {'children': [0]}]
+    assert refused(tmp_path, document(nodes=cycle, scenes=[{'nodes': [0]}])).endswith(
+        ': glTF: nodes nested deeper than 100 (or a cycle)')
+
+
+def test_indices_that_are_not_whole_numbers_are_one_line(tmp_path):
+    doc = document(indices=[0, 1, 2])
+    doc['accessors'][1]['componentType'] = 5126  # the same 12 bytes read as floats: tiny
+    assert refused(tmp_path, doc).endswith(': glTF: indices are not whole numbers')
+
+
+def test_an_empty_primitive_draws_nothing_and_looks_up_nothing(tmp_path):
+    doc = document(indices=[0, 1, 2])
+    doc['accessors'].append(dict(doc['accessors'][0], count=0))  # no positions at all
+    doc['accessors'].append(dict(doc['accessors'][1], count=1))  # a fan of one index
+    doc['meshes'][0]['primitives'] += [{'attributes': {'POSITION': 2}, 'material': 9},
+                                       {'attributes': {'POSITION': 0}, 'indices': 3, 'mode': 6,
+                                        'material': 9}]
+    parts, messages = load(tmp_path, doc)
+    assert messages == [] and len(parts) == 1 and len(parts[0].mesh.faces) == 1
+
+
+def test_a_buffer_view_without_its_length_and_a_material_without_its_colour(tmp_path):
+    doc = document()
+    del doc['bufferViews'][0]['byteLength']  # required by glTF
+    assert refused(tmp_path, doc).endswith(': glTF: bufferViews[0] lies outside its buffer')
+    (part,), _ = load(tmp_path, document(material=0, materials=[{}]))
+    assert part.material.rgba == (1.0, 1.0, 1.0, 1.0)  # glTF's default baseColorFactor
