@@ -419,3 +419,37 @@ def test_texture_coordinates_of_three_or_one_components(tmp_path):
     one = textured(tmp_path, '<param name="S" type="float"/>', '0 1 0', 1)
     with pytest.raises(ModelError, match=r'm\.dae: '):
         load(tmp_path, one.replace('LAST', '2'))
+
+
+def test_every_node_walked_counts_against_the_visit_bound(tmp_path, monkeypatch):
+    # five nodes, each with its instance_geometry: ten visits
+    text = document(''.join(f'<node id="n{i}"><instance_geometry url="#g"/></node>'
+                            for i in range(5)))
+    monkeypatch.setattr(_common, 'MAX_NODE_VISITS', 10)
+    assert len(load(tmp_path, text)[0]) == 1
+    monkeypatch.setattr(_common, 'MAX_NODE_VISITS', 9)
+    with pytest.raises(ModelError, match=r'm\.dae: more than 9 scene nodes to expand'):
+        load(tmp_path, text)
+
+
+def test_a_named_node_is_turned_by_its_ancestors(tmp_path):
+    parts, _ = load(tmp_path, document(
+        '<node id="p"><translate>0 0 7</translate><rotate>0 0 1 90</rotate>'
+        '<node id="c"><instance_geometry url="#g"/></node></node>'), 'c')
+    low, high = bounds(parts)  # the 1 x 2 x 3 box turned a quarter about z, not moved
+    assert low == pytest.approx([-1, -0.5, -1.5]) and high == pytest.approx([1, 0.5, 1.5])
+
+
+def test_polygon_sizes_that_do_not_add_up_to_the_indices_are_one_line(tmp_path):
+    quads = geometry().replace('<triangles material="m" count="12">', '<polylist material="m" '
+                               'count="2">').replace('</triangles>', '</polylist>')
+    quads = quads.replace('<p>', '<vcount>3 4</vcount><p>')
+    with pytest.raises(ModelError, match=r"m\.dae: COLLADA geometry 'g': polygon sizes do not "
+                                         'match the indices$'):
+        load(tmp_path, document('<node id="n"><instance_geometry url="#g"/></node>',
+                                geometries=quads))
+
+
+def test_shininess_is_the_specular_exponent_over_128(tmp_path):
+    material = shaded(tmp_path, '<phong><shininess><float>32</float></shininess></phong>')
+    assert material.shininess == pytest.approx(0.25)
