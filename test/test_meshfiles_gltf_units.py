@@ -315,3 +315,23 @@ def test_a_buffer_view_without_its_length_and_a_material_without_its_colour(tmp_
     assert refused(tmp_path, doc).endswith(': glTF: bufferViews[0] lies outside its buffer')
     (part,), _ = load(tmp_path, document(material=0, materials=[{}]))
     assert part.material.rgba == (1.0, 1.0, 1.0, 1.0)  # glTF's default baseColorFactor
+
+
+def test_a_flattening_scale_keeps_the_winding(tmp_path):
+    # scale 1 1 0 (determinant 0): flattened, not mirrored; the triangle lies in z = 0 already
+    parts, _ = load(tmp_path, document(nodes=[{'mesh': 0, 'scale': [1, 1, 0]}]))
+    assert np.cross(*np.diff(faces(parts)[0], axis=0))[2] == pytest.approx(1.0)
+
+
+def test_an_accessor_without_a_buffer_view_is_zeros(tmp_path):
+    # glTF: an accessor without bufferView reads as zeros (a sparse accessor's base)
+    doc = document()
+    del doc['accessors'][0]['bufferView']  # three positions at the origin
+    parts, _ = load(tmp_path, doc)
+    assert [p.mesh.vertices.tolist() for p in parts] == [[[0.0, 0.0, 0.0]] * 3]
+
+
+def test_an_offset_that_is_not_an_integer_is_one_line(tmp_path):
+    doc = document()
+    doc['bufferViews'][0]['byteOffset'] = '0'
+    assert refused(tmp_path, doc).endswith(": glTF byteOffset must be an integer, found '0'")
