@@ -453,3 +453,32 @@ def test_polygon_sizes_that_do_not_add_up_to_the_indices_are_one_line(tmp_path):
 def test_shininess_is_the_specular_exponent_over_128(tmp_path):
     material = shaded(tmp_path, '<phong><shininess><float>32</float></shininess></phong>')
     assert material.shininess == pytest.approx(0.25)
+
+
+def test_a_node_at_the_depth_limit_is_found_by_name(tmp_path):
+    text = document(nested(_common.MAX_DEPTH + 1, '<instance_geometry url="#g"/>'))
+    parts, _ = load(tmp_path, text, f'd{_common.MAX_DEPTH}')  # level 100: searched
+    assert bounds(parts)[1] == pytest.approx([0.5, 1, 1.5])
+
+
+def test_the_search_by_name_counts_against_the_visit_bound(tmp_path, monkeypatch):
+    text = document(''.join(f'<node id="n{i}"><instance_geometry url="#g"/></node>'
+                            for i in range(5)))  # ten visits to search it all
+    monkeypatch.setattr(_common, 'MAX_NODE_VISITS', 10)
+    with pytest.raises(ModelError, match='no COLLADA node with id or name'):
+        load(tmp_path, text, 'hand')
+    monkeypatch.setattr(_common, 'MAX_NODE_VISITS', 9)
+    with pytest.raises(ModelError, match=r'm\.dae: more than 9 scene nodes to expand'):
+        load(tmp_path, text, 'hand')
+
+
+def test_a_texture_is_white_and_its_coordinates_may_be_absent(tmp_path):
+    (part,), _ = load(tmp_path, textured(tmp_path).replace('LAST', '2'))
+    assert part.material.rgba == (1.0, 1.0, 1.0, 1.0)  # the image's colour replaces diffuse
+    assert part.material.texture == str(tmp_path / 'img.png')
+    # a textured material on triangles without TEXCOORD: the texture kept, no coordinates
+    plain = textured(tmp_path).replace('LAST', '2').replace(
+        '<input semantic="TEXCOORD" source="#uv" offset="1" set="0"/>', '').replace(
+        '<p>0 0 1 1 2 2</p>', '<p>0 1 2</p>')
+    (part,), _ = load(tmp_path, plain)
+    assert part.material.texture is not None and part.mesh.texcoords is None
