@@ -246,3 +246,239 @@ def test_an_empty_up_axis_is_named_as_empty(tmp_path):
                                       asset='<asset><up_axis></up_axis></asset>'))
     assert said == [f'{tmp_path / "m.dae"}:3: <up_axis></up_axis> is not applied (as rviz '
                     'and MuJoCo do not); the numbers keep their axes']
+
+
+# --- the fresh sample's survivors (issue 39) ---------------------------------------------------
+
+
+def test_a_file_that_is_no_xml_or_has_no_scene_is_one_line(tmp_path):
+    with pytest.raises(ModelError, match=r'm\.dae:1: not an XML file \(COLLADA is XML\)$'):
+        load(tmp_path, '\n  solid box\nendsolid\n')
+    text = document('<node id="n"><instance_geometry url="#g"/></node>')
+    text = text.replace('<scene><instance_visual_scene url="#s"/></scene>', '')
+    with pytest.raises(ModelError, match=r'm\.dae: COLLADA file has no scene$'):
+        load(tmp_path, text)
+
+
+def test_content_pycollada_refuses_is_one_line(tmp_path):
+    text = document('<node id="n"><instance_geometry url="#g"/></node>',
+                    geometries=geometry().replace('count="24">', 'count="24">x '))
+    with pytest.raises(ModelError, match=r'm\.dae: COLLADA'):
+        load(tmp_path, text)
+
+
+def test_a_named_node_is_read_as_level_one(tmp_path):
+    # The node named is level 1, its children level 2: a geometry 99 nodes below it is at the
+    # limit, 100 below is over it.
+    inner = '<instance_geometry url="#g"/>'
+    parts, _ = load(tmp_path, document(nested(_common.MAX_DEPTH - 1, inner)), 'd0')
+    assert bounds(parts)[1] == pytest.approx([0.5, 1, 1.5])
+    with pytest.raises(ModelError, match=rf'nested deeper than {_common.MAX_DEPTH}$'):
+        load(tmp_path, document(nested(_common.MAX_DEPTH, inner)), 'd0')
+
+
+def test_the_up_axis_is_looked_for_in_the_first_16_kib(tmp_path):
+    # <up_axis> is looked for in the first 16384 bytes: a tag whose last byte is the 16384th
+    # is read (its value after it too), one a byte later is not.
+    for tag_start, said in ((16375, ':3: <up_axis>Y_UP</up_axis> is not applied'),
+                            (16376, None)):
+        text = document('<node id="n"><instance_geometry url="#g"/></node>',
+                        asset='<asset>PAD<up_axis>Y_UP</up_axis></asset>')
+        start = text.index('PAD')
+        text = text.replace('PAD', '<!--' + ' ' * (tag_start - start - 7) + '-->')
+        assert text.encode().index(b'<up_axis>') == tag_start
+        _, messages = load(tmp_path, text)
+        assert [said in m for m in messages] == ([True] if said else [])
+
+
+def test_a_polygon_of_no_corners_adds_nothing(tmp_path):
+    box = geometry()
+    quads = box.replace('<triangles material="m" count="12">', '<polylist material="m" '
+                        'count="13">').replace('</triangles>', '</polylist>')
+    quads = quads.replace('<p>', '<vcount>3 3 3 3 3 3 0 3 3 3 3 3 3</vcount><p>')
+    parts, _ = load(tmp_path, document('<node id="n"><instance_geometry url="#g"/></node>',
+                                       geometries=quads))
+    assert sum(len(p.mesh.faces) for p in parts) == 12
+    assert mesh_files.volume(parts) == pytest.approx(6.0)
+
+
+def test_a_mirroring_node_keeps_the_faces_outwards(tmp_path):
+    parts, _ = load(tmp_path, document(
+        '<node id="n"><scale>-1 1 1</scale><instance_geometry url="#g"/></node>'))
+    assert mesh_files.volume(parts) == pytest.approx(6.0)  # outward faces: positive volume
+
+
+def test_without_a_diffuse_the_colour_is_light_grey_and_transparency_applies(tmp_path):
+    material = shaded(tmp_path, '<lambert><transparent opaque="A_ONE"><color>0 0 0 1</color>'
+                      '</transparent><transparency><float>0.5</float></transparency></lambert>')
+    assert material.rgba == pytest.approx((0.8, 0.8, 0.8, 0.5))
+
+
+def test_rgb_zero_transparency_is_one_minus_the_mean_colour_times_transparency(tmp_path):
+    material = shaded(tmp_path, '<lambert><diffuse><color>1 1 1 1</color></diffuse>'
+                      '<transparent opaque="RGB_ZERO"><color>0.2 0.4 0.6 1</color></transparent>'
+                      '<transparency><float>0.5</float></transparency></lambert>')
+    assert material.rgba[3] == pytest.approx(1 - 0.4 * 0.5)
+
+
+def textured(tmp_path, params='<param name="S" type="float"/><param name="T" type="float"/>',
+             uv='0 0 1 0 0 1', stride=2):
+    (tmp_path / 'img.png').write_bytes(b'\x89PNG\r\n\x1a\n')
+    return f'''<?xml version="1.0" encoding="utf-8"?>
+<COLLADA {NS}>
+  <library_images><image id="img"><init_from>img.png</init_from></image></library_images>
+  <library_effects><effect id="fx"><profile_COMMON>
+    <newparam sid="surf"><surface type="2D"><init_from>img</init_from></surface></newparam>
+    <newparam sid="samp"><sampler2D><source>surf</source></sampler2D></newparam>
+    <technique sid="t"><lambert><diffuse><texture texture="samp" texcoord="UV"/></diffuse>
+    </lambert></technique></profile_COMMON></effect></library_effects>
+  <library_materials><material id="mat"><instance_effect url="#fx"/></material>
+  </library_materials>
+  <library_geometries><geometry id="q"><mesh>
+    <source id="qp"><float_array id="qpa" count="9">0 0 0 1 0 0 0 1 0</float_array>
+      <technique_common><accessor source="#qpa" count="3" stride="3">
+        <param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/>
+      </accessor></technique_common></source>
+    <source id="uv"><float_array id="uva" count="{len(uv.split())}">{uv}</float_array>
+      <technique_common><accessor source="#uva" count="3" stride="{stride}">{params}
+      </accessor></technique_common></source>
+    <vertices id="qv"><input semantic="POSITION" source="#qp"/></vertices>
+    <triangles material="m" count="1">
+      <input semantic="VERTEX" source="#qv" offset="0"/>
+      <input semantic="TEXCOORD" source="#uv" offset="1" set="0"/>
+      <p>0 0 1 1 2 LAST</p></triangles>
+  </mesh></geometry></library_geometries>
+  <library_visual_scenes><visual_scene id="s"><node id="n">
+    <instance_geometry url="#q">{BIND}</instance_geometry>
+  </node></visual_scene></library_visual_scenes>
+  <scene><instance_visual_scene url="#s"/></scene>
+</COLLADA>'''
+
+
+def test_a_negative_texture_coordinate_index_is_one_line(tmp_path):
+    # (pycollada refuses an index past the list itself; a negative one is left to the reader)
+    text = textured(tmp_path)
+    parts, _ = load(tmp_path, text.replace('LAST', '2'))
+    assert parts[0].mesh.faces.shape == (1, 3)
+    with pytest.raises(ModelError, match=r"m\.dae: COLLADA geometry 'q' TEXCOORD: index -1 out "
+                                         'of range'):
+        load(tmp_path, text.replace('LAST', '-1'))
+
+
+def test_content_that_breaks_pycollada_is_one_line(tmp_path):
+    # an instance_material without its target: pycollada fails inside (AttributeError)
+    text = document('<node id="n"><instance_geometry url="#g"><bind_material><technique_common>'
+                    '<instance_material symbol="m"/></technique_common></bind_material>'
+                    '</instance_geometry></node>', extra=effect('<lambert/>'))
+    with pytest.raises(ModelError, match=r'm\.dae: COLLADA content is broken \(AttributeError: '):
+        load(tmp_path, text)
+
+
+def test_xml_nested_past_lxmls_depth_limit_is_refused(tmp_path):
+    # lxml's safe limits stay on (no huge_tree): 300 nested elements are refused at their line
+    deep = '\n'.join(['<extra>'] * 300) + '</extra>' * 300
+    with pytest.raises(ModelError, match=r'm\.dae:\d+: XML: '):
+        load(tmp_path, document('<node id="n"><instance_geometry url="#g"/></node>', extra=deep))
+
+
+def test_a_missing_node_lists_the_nodes_there_are(tmp_path):
+    text = document('<node id="a" name="arm"><node id="b"><instance_geometry url="#g"/></node>'
+                    '</node><node id="c"/>')
+    with pytest.raises(ModelError) as err:
+        load(tmp_path, text, 'hand')
+    assert str(err.value).endswith("no COLLADA node with id or name 'hand' "
+                                   "(nodes: 'a', 'arm', 'b', 'c')")
+
+
+def test_lines_are_skipped_beside_triangles(tmp_path):
+    lines = ('<lines material="m" count="1"><input semantic="VERTEX" source="#gv" offset="0"/>'
+             '<p>0 1</p></lines>')
+    box = geometry().replace('</mesh>', lines + '</mesh>')
+    parts, said = load(tmp_path, document('<node id="n"><instance_geometry url="#g"/></node>',
+                                          geometries=box))
+    assert said == [] and len(parts[0].mesh.faces) == 12
+
+
+def test_a_transparent_colour_of_three_values_has_alpha_one(tmp_path):
+    # A_ONE without an alpha in <transparent>: its alpha is 1, the opacity the transparency
+    material = shaded(tmp_path, '<lambert><diffuse><color>1 1 1 1</color></diffuse>'
+                      '<transparent opaque="A_ONE"><color>0 0 0</color></transparent>'
+                      '<transparency><float>0.5</float></transparency></lambert>')
+    assert material.rgba[3] == pytest.approx(0.5)
+
+
+def test_texture_coordinates_of_three_or_one_components(tmp_path):
+    # S T P: the first two are u and v (v kept as COLLADA writes it, OpenGL's convention)
+    stp = textured(tmp_path, '<param name="S" type="float"/><param name="T" type="float"/>'
+                   '<param name="P" type="float"/>', '0 0 9 1 0 9 0 1 9', 3)
+    (part,), _ = load(tmp_path, stp.replace('LAST', '2'))
+    by_vertex = {tuple(v): tuple(t) for v, t in zip(part.mesh.vertices.tolist(),
+                                                    part.mesh.texcoords.tolist())}
+    assert by_vertex == {(0, 0, 0): (0, 0), (1, 0, 0): (1, 0), (0, 1, 0): (0, 1)}
+    # a single S per corner is no pair of coordinates: one line, no traceback
+    one = textured(tmp_path, '<param name="S" type="float"/>', '0 1 0', 1)
+    with pytest.raises(ModelError, match=r'm\.dae: '):
+        load(tmp_path, one.replace('LAST', '2'))
+
+
+def test_every_node_walked_counts_against_the_visit_bound(tmp_path, monkeypatch):
+    # five nodes, each with its instance_geometry: ten visits
+    text = document(''.join(f'<node id="n{i}"><instance_geometry url="#g"/></node>'
+                            for i in range(5)))
+    monkeypatch.setattr(_common, 'MAX_NODE_VISITS', 10)
+    assert len(load(tmp_path, text)[0]) == 1
+    monkeypatch.setattr(_common, 'MAX_NODE_VISITS', 9)
+    with pytest.raises(ModelError, match=r'm\.dae: more than 9 scene nodes to expand'):
+        load(tmp_path, text)
+
+
+def test_a_named_node_is_turned_by_its_ancestors(tmp_path):
+    parts, _ = load(tmp_path, document(
+        '<node id="p"><translate>0 0 7</translate><rotate>0 0 1 90</rotate>'
+        '<node id="c"><instance_geometry url="#g"/></node></node>'), 'c')
+    low, high = bounds(parts)  # the 1 x 2 x 3 box turned a quarter about z, not moved
+    assert low == pytest.approx([-1, -0.5, -1.5]) and high == pytest.approx([1, 0.5, 1.5])
+
+
+def test_polygon_sizes_that_do_not_add_up_to_the_indices_are_one_line(tmp_path):
+    quads = geometry().replace('<triangles material="m" count="12">', '<polylist material="m" '
+                               'count="2">').replace('</triangles>', '</polylist>')
+    quads = quads.replace('<p>', '<vcount>3 4</vcount><p>')
+    with pytest.raises(ModelError, match=r"m\.dae: COLLADA geometry 'g': polygon sizes do not "
+                                         'match the indices$'):
+        load(tmp_path, document('<node id="n"><instance_geometry url="#g"/></node>',
+                                geometries=quads))
+
+
+def test_shininess_is_the_specular_exponent_over_128(tmp_path):
+    material = shaded(tmp_path, '<phong><shininess><float>32</float></shininess></phong>')
+    assert material.shininess == pytest.approx(0.25)
+
+
+def test_a_node_at_the_depth_limit_is_found_by_name(tmp_path):
+    text = document(nested(_common.MAX_DEPTH + 1, '<instance_geometry url="#g"/>'))
+    parts, _ = load(tmp_path, text, f'd{_common.MAX_DEPTH}')  # level 100: searched
+    assert bounds(parts)[1] == pytest.approx([0.5, 1, 1.5])
+
+
+def test_the_search_by_name_counts_against_the_visit_bound(tmp_path, monkeypatch):
+    text = document(''.join(f'<node id="n{i}"><instance_geometry url="#g"/></node>'
+                            for i in range(5)))  # ten visits to search it all
+    monkeypatch.setattr(_common, 'MAX_NODE_VISITS', 10)
+    with pytest.raises(ModelError, match='no COLLADA node with id or name'):
+        load(tmp_path, text, 'hand')
+    monkeypatch.setattr(_common, 'MAX_NODE_VISITS', 9)
+    with pytest.raises(ModelError, match=r'm\.dae: more than 9 scene nodes to expand'):
+        load(tmp_path, text, 'hand')
+
+
+def test_a_texture_is_white_and_its_coordinates_may_be_absent(tmp_path):
+    (part,), _ = load(tmp_path, textured(tmp_path).replace('LAST', '2'))
+    assert part.material.rgba == (1.0, 1.0, 1.0, 1.0)  # the image's colour replaces diffuse
+    assert part.material.texture == str(tmp_path / 'img.png')
+    # a textured material on triangles without TEXCOORD: the texture kept, no coordinates
+    plain = textured(tmp_path).replace('LAST', '2').replace(
+        '<input semantic="TEXCOORD" source="#uv" offset="1" set="0"/>', '').replace(
+        '<p>0 0 1 1 2 2</p>', '<p>0 1 2</p>')
+    (part,), _ = load(tmp_path, plain)
+    assert part.material.texture is not None and part.mesh.texcoords is None

@@ -190,3 +190,148 @@ def test_glb_chunks(tmp_path):
         path.write_bytes(raw[:8] + struct.pack('<I', len(raw)) + raw[12:])
         with pytest.raises(kind, match=message):
             load_mesh_file(path)
+
+
+# --- the fresh sample's survivors (issue 39) ---------------------------------------------------
+
+
+def test_a_glb_file_shorter_than_its_header_or_without_json_is_one_line(tmp_path):
+    path = tmp_path / 'm.glb'
+    for raw, message in [
+            (b'glTF' + struct.pack('<I', 2), 'GLB file of 8 bytes is shorter than its header'),
+            (b'glTF' + struct.pack('<II', 2, 19) + b'\0' * 7,
+             'GLB file of 19 bytes is shorter than its header'),
+            (b'glTF' + struct.pack('<IIII', 2, 24, 4, 0x004E4942) + b'\0' * 4,
+             'GLB file without a JSON chunk')]:
+        path.write_bytes(raw)
+        with pytest.raises(ModelError) as err:
+            load_mesh_file(path)
+        assert str(err.value) == f'{path}: {message}'
+
+
+def test_a_primitive_that_is_no_object_is_one_line(tmp_path):
+    doc = document()
+    doc['meshes'][0]['primitives'].append(3)
+    assert refused(tmp_path, doc).endswith(': glTF: a mesh primitive is not an object')
+
+
+def test_a_shrinking_scale_keeps_the_winding(tmp_path):
+    # scale 0.5 (determinant 0.125): no mirror, the triangle still faces +z
+    parts, _ = load(tmp_path, document(nodes=[{'mesh': 0, 'scale': [0.5, 0.5, 0.5]}]))
+    assert np.cross(*np.diff(faces(parts)[0], axis=0))[2] == pytest.approx(0.25)
+
+
+def test_a_textured_primitive_without_texture_coordinates_keeps_its_texture(tmp_path):
+    doc = document(material=0, materials=[{'pbrMetallicRoughness': {
+        'baseColorTexture': {'index': 0}}}], textures=[{'source': 0}], images=[{'uri': 't.png'}])
+    (part,), _ = load(tmp_path, doc)
+    assert part.material.texture == str(tmp_path / 't.png') and part.mesh.texcoords is None
+
+
+def test_an_accessor_of_the_wrong_type_or_a_value_not_finite_is_one_line(tmp_path):
+    doc = document()
+    doc['accessors'][0]['type'] = 'VEC2'
+    assert refused(tmp_path, doc).endswith(': glTF: accessors[0] is VEC2, 3 components expected')
+    bad = TRIANGLE.copy()
+    bad[1, 2] = np.nan
+    assert refused(tmp_path, document(bad)).endswith(': accessors[0]: a value is not finite')
+
+
+def test_buffers_without_bytes_or_with_a_data_uri_in_lines(tmp_path):
+    doc = document()
+    del doc['buffers'][0]['uri']
+    assert refused(tmp_path, doc).endswith(
+        ': glTF: buffers[0] has no uri and there is no GLB binary chunk')
+    doc = document()
+    doc['buffers'][0]['uri'] = 'data:application/octet-stream;base64'  # no comma, no data
+    assert refused(tmp_path, doc).endswith(': glTF: buffers[0] data URI cannot be decoded')
+    doc = document()
+    head, data = doc['buffers'][0]['uri'].split(',')
+    # base64 broken into lines (as some writers do): the line breaks are not data
+    doc['buffers'][0]['uri'] = head + ',' + '\n'.join(data[i:i + 8] for i in range(0, len(data), 8))
+    assert len(load(tmp_path, doc)[0][0].mesh.faces) == 1
+
+
+@pytest.mark.parametrize('mode', [5, 6])
+def test_a_strip_or_fan_of_three_indices_is_one_triangle(tmp_path, mode):
+    parts, _ = load(tmp_path, document(mode=mode))
+    assert faces(parts) == [((0, 0, 0), (1, 0, 0), (0, 1, 0))]
+
+
+def test_a_long_strip_faces_one_way(tmp_path):
+    # six vertices zigzagging along x: four triangles of area 1/2, each facing -z as the
+    # first (0 0, 0 1, 1 0) does, every other one turned
+    strip = np.array([[k // 2, k % 2, 0] for k in range(6)], '<f4')
+    parts, _ = load(tmp_path, document(strip, mode=5))
+    assert [np.cross(*np.diff(f, axis=0))[2] for f in faces(parts)] == [-1.0] * 4
+
+
+def test_json_that_is_not_utf8_or_nested_too_deep_is_one_line(tmp_path):
+    assert refused(tmp_path, b'\xff\xfe{"asset": 1}').endswith(
+        ': glTF JSON cannot be read: UnicodeDecodeError')
+    assert refused(tmp_path, b'[' * 200000 + b']' * 200000).endswith(
+        ': glTF JSON cannot be read: RecursionError')
+
+
+def chain(length):
+    """``length`` nodes, each the only child of the one before; the last holds the mesh."""
+    return [{'name': f'n{i}', 'children': [i + 1]} for i in range(length - 1)] + [
+        {'name': f'n{length - 1}', 'mesh': 0}]
+
+
+def test_nodes_nest_at_most_one_hundred_levels_and_a_cycle_is_named(tmp_path):
+    assert len(load(tmp_path, document(nodes=chain(101)))[0]) == 1  # levels 0 to 100
+    assert refused(tmp_path, document(nodes=chain(102))).endswith(
+        ': glTF: nodes nested deeper than 100 (or a cycle)')
+    # searched for by name: the same bound
+    assert len(load(tmp_path, document(nodes=chain(101)), 'n100')[0]) == 1
+    assert refused(tmp_path, document(nodes=chain(102)), 'n101').endswith(
+        ': glTF: nodes nested deeper than 100')
+    cycle = [{'mesh': 0, 'children': [1]}, {'children': [0]}]
+    assert refused(tmp_path, document(nodes=cycle, scenes=[{'nodes': [0]}])).endswith(
+        ': glTF: nodes nested deeper than 100 (or a cycle)')
+
+
+def test_indices_that_are_not_whole_numbers_are_one_line(tmp_path):
+    doc = document(indices=[0, 1, 2])
+    doc['accessors'][1]['componentType'] = 5126  # the same 12 bytes read as floats: tiny
+    assert refused(tmp_path, doc).endswith(': glTF: indices are not whole numbers')
+
+
+def test_an_empty_primitive_draws_nothing_and_looks_up_nothing(tmp_path):
+    doc = document(indices=[0, 1, 2])
+    doc['accessors'].append(dict(doc['accessors'][0], count=0))  # no positions at all
+    doc['accessors'].append(dict(doc['accessors'][1], count=1))  # a fan of one index
+    doc['meshes'][0]['primitives'] += [{'attributes': {'POSITION': 2}, 'material': 9},
+                                       {'attributes': {'POSITION': 0}, 'indices': 3, 'mode': 6,
+                                        'material': 9}]
+    parts, messages = load(tmp_path, doc)
+    assert messages == [] and len(parts) == 1 and len(parts[0].mesh.faces) == 1
+
+
+def test_a_buffer_view_without_its_length_and_a_material_without_its_colour(tmp_path):
+    doc = document()
+    del doc['bufferViews'][0]['byteLength']  # required by glTF
+    assert refused(tmp_path, doc).endswith(': glTF: bufferViews[0] lies outside its buffer')
+    (part,), _ = load(tmp_path, document(material=0, materials=[{}]))
+    assert part.material.rgba == (1.0, 1.0, 1.0, 1.0)  # glTF's default baseColorFactor
+
+
+def test_a_flattening_scale_keeps_the_winding(tmp_path):
+    # scale 1 1 0 (determinant 0): flattened, not mirrored; the triangle lies in z = 0 already
+    parts, _ = load(tmp_path, document(nodes=[{'mesh': 0, 'scale': [1, 1, 0]}]))
+    assert np.cross(*np.diff(faces(parts)[0], axis=0))[2] == pytest.approx(1.0)
+
+
+def test_an_accessor_without_a_buffer_view_is_zeros(tmp_path):
+    # glTF: an accessor without bufferView reads as zeros (a sparse accessor's base)
+    doc = document()
+    del doc['accessors'][0]['bufferView']  # three positions at the origin
+    parts, _ = load(tmp_path, doc)
+    assert [p.mesh.vertices.tolist() for p in parts] == [[[0.0, 0.0, 0.0]] * 3]
+
+
+def test_an_offset_that_is_not_an_integer_is_one_line(tmp_path):
+    doc = document()
+    doc['bufferViews'][0]['byteOffset'] = '0'
+    assert refused(tmp_path, doc).endswith(": glTF byteOffset must be an integer, found '0'")

@@ -53,3 +53,39 @@ def test_a_file_cut_short_or_ill_formed_is_one_line(text, message):
 def test_a_comment_inside_a_number_list_is_skipped():
     (node,) = parse('m.wrl', 'Coordinate { point [ 1 2 3 # the first\n 4, 5, 6 ] }')
     assert node.fields['point'].tolist() == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+
+
+def test_an_error_quotes_the_next_twenty_characters():
+    after = '12345678901234567890' + 'abc'
+    assert error('Group { }\n' + after) == "m.wrl:2: expected a node, found '12345678901234567890'"
+    assert error('Shape ' + after) == "m.wrl:1: expected '{', found '12345678901234567890'"
+
+
+@pytest.mark.parametrize('opening, closing', [
+    ('Separator { ', '} '),  # a child written inside the braces
+    ('Shape { geometry ', '} '),  # a node as a field's value
+    ('Group { children [ ', '] } '),  # a node in a list
+])
+def test_nodes_nest_one_hundred_levels_below_the_top_and_no_deeper(opening, closing):
+    from body_bridge.meshfiles._common import MAX_DEPTH
+    assert MAX_DEPTH == 100
+    # The top node is level 0: 101 nodes nested are levels 0 to 100.
+    node, levels = parse('m.wrl', opening * 100 + 'Cone { } ' + closing * 100)[0], 0
+    while node.type != 'Cone':
+        below = node.children or node.fields.get('geometry') or node.fields.get('children')
+        node, levels = (below[0] if isinstance(below, list) else below), levels + 1
+    assert levels == 100
+    assert error(opening * 101 + 'Cone { } ' + closing * 101) == 'm.wrl:1: nodes nested deeper than 100 levels'
+
+
+def test_the_node_count_bound_is_the_count_it_names(monkeypatch):
+    from body_bridge.meshfiles import _common
+    monkeypatch.setattr(_common, 'MAX_NODE_VISITS', 3)
+    # USE gives a node already read: it is not counted again.
+    assert len(parse('m.wrl', 'DEF A Shape { }\nGroup { children [ Shape { } USE A ] }')) == 2
+    assert error('Shape { }\nShape { }\nShape { }\nShape { }') == 'm.wrl:4: more than 3 nodes'
+
+
+def test_a_def_without_a_name_and_a_string_not_closed_are_one_line():
+    assert error('DEF {') == "m.wrl:1: expected a DEF/USE name"
+    assert error('WorldInfo { title "a\n b }') == 'm.wrl:1: a string is not closed'

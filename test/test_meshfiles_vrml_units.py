@@ -226,3 +226,104 @@ def test_elevation_grid_with_too_few_heights_or_too_many_points_is_refused(tmp_p
     with pytest.raises(ModelError, match=r'm\.wrl:2: ElevationGrid 3 x 2 needs 6 heights, '
                                          'found 6$'):
         load_mesh_file(path)
+
+
+# --- the fresh sample's survivors (issue 39) ---------------------------------------------------
+
+
+@pytest.mark.parametrize('kind', ['Group', 'Transform'])
+def test_a_named_node_is_read_as_level_one(tmp_path, kind):
+    # S is USEd 99 (then 100) groups below the named node: levels 101 (102) counting the named
+    # node as level 1 (the file itself nests only 100 levels, which it may).
+    shape = 'DEF S Shape { geometry Box { size 1 1 1 } }\n'
+    path = write(tmp_path, shape + f'DEF N {kind} {{ children [ {nest(98, "USE S")} ] }}\n')
+    assert sum(len(p.mesh.faces) for p in load(path, 'N')[0]) == 12
+    path = write(tmp_path, shape + f'DEF N {kind} {{ children [ {nest(99, "USE S")} ] }}\n')
+    with pytest.raises(ModelError, match=r'm\.wrl:\d+: nodes nested deeper than 100$'):
+        load_mesh_file(path, 'N')
+
+
+def test_a_node_under_a_lod_is_found_by_name(tmp_path):
+    path = write(tmp_path, f'LOD {{ range [ 10 ] level [ Group {{ }} '
+                 f'Transform {{ translation 5 0 0 children DEF FAR {box(2)} }} ] }}\n')
+    low, high = bounds(load(path, 'FAR')[0])  # the LOD's second level, not drawn, searched
+    np.testing.assert_allclose((low, high), ((-1, -1, -1), (1, 1, 1)), atol=1e-9)
+
+
+def test_a_flattening_scale_keeps_the_winding_of_shapes_and_inlines(tmp_path):
+    # A triangle in the x-z plane, normal -y; a Transform's scale 1 0 1 flattens y (nothing of
+    # this triangle) and mirrors nothing (determinant 0, not negative).
+    triangle = ('Shape { geometry IndexedFaceSet { coord Coordinate { point [ 0 0 0, 1 0 0, '
+                '0 0 1 ] } coordIndex [ 0 1 2 -1 ] } }')
+    write(tmp_path, triangle + '\n', 'tri.wrl')
+    for inner in (triangle, 'Inline { url "tri.wrl" }'):
+        path = write(tmp_path, f'Transform {{ scale 1 0 1 children {inner} }}\n')
+        (part,) = load(path)[0]
+        a, b, c = part.mesh.vertices[part.mesh.faces[0]]
+        np.testing.assert_allclose(np.cross(b - a, c - a), (0, -1, 0))
+
+
+def test_material_defaults_and_its_emissive_and_specular_colours(tmp_path):
+    # VRML97's Material: diffuseColor 0.8 0.8 0.8; emissive and specular only when written.
+    path = write(tmp_path, 'Shape { appearance Appearance { material Material { } } '
+                 'geometry Box { } }\n')
+    (part,) = load(path)[0]
+    assert part.material.rgba == (0.8, 0.8, 0.8, 1.0)
+    assert part.material.emission is None and part.material.specular is None
+    low, high = bounds([part])  # Box's default size 2 2 2
+    np.testing.assert_allclose((low, high), ((-1, -1, -1), (1, 1, 1)))
+    path = write(tmp_path, 'Shape { appearance Appearance { material Material { '
+                 'emissiveColor 0.1 0.2 0.3 specularColor 0.4 0.5 0.6 } } geometry Box { } }\n')
+    material = load(path)[0][0].material
+    assert material.emission == (0.1, 0.2, 0.3) and material.specular == (0.4, 0.5, 0.6)
+
+
+def test_a_face_set_without_coordinates_draws_nothing(tmp_path):
+    path = write(tmp_path, f'Shape {{ geometry IndexedFaceSet {{ coordIndex [ 0 1 2 -1 ] }} }}\n'
+                 f'{box(1)}\n')
+    parts, messages = load(path)
+    assert messages == [] and len(parts) == 1 and len(parts[0].mesh.faces) == 12
+
+
+SQUARES = ('coord Coordinate { point [ 0 0 0, 1 0 0, 1 1 0, 0 1 0, 2 0 0, 2 1 0 ] } '
+           'coordIndex [ 0 1 2 3 -1 1 4 5 2 -1 ]')
+
+
+@pytest.mark.parametrize('tex_index', ['0 1 2 -1', '0 1 2 3 -1 0 1 2 -1',
+                                       '0 1 2 3 -1 0 1 2 3 -1 0 1 2 -1'])
+def test_texture_coordinate_faces_must_match_the_faces(tmp_path, tex_index):
+    (tmp_path / 't.png').write_bytes(b'\x89PNG\r\n\x1a\n')
+    path = write(tmp_path, f'''Shape {{
+  appearance Appearance {{ texture ImageTexture {{ url "t.png" }} }}
+  geometry IndexedFaceSet {{ {SQUARES}
+    texCoord TextureCoordinate {{ point [ 0 0, 1 0, 1 1, 0 1 ] }} texCoordIndex [ {tex_index} ]
+  }} }}
+''')
+    with pytest.raises(ModelError, match=r'm\.wrl:4: IndexedFaceSet texCoordIndex does not '
+                                         'match coordIndex face for face$'):
+        load_mesh_file(path)
+
+
+def test_colour_indices_must_give_every_corner_a_colour(tmp_path):
+    path = write(tmp_path, f'''Shape {{ geometry IndexedFaceSet {{ {SQUARES}
+  color Color {{ color [ 1 0 0, 0 0 1 ] }} colorIndex [ 0 0 0 0 -1 1 1 1 -1 ] }} }}
+''')
+    with pytest.raises(ModelError, match=r'm\.wrl:2: IndexedFaceSet colorIndex does not match '
+                                         'coordIndex$'):
+        load_mesh_file(path)
+    path.write_text(path.read_text().replace('1 1 1 -1', '1 1 1 1 -1'))
+    parts = load(path)[0]
+    assert sorted(p.material.rgba for p in parts) == [(0, 0, 1, 1), (1, 0, 0, 1)]
+
+
+def test_elevation_grid_edges_outline_the_grid_once(tmp_path):
+    # A 4 x 3 grid, spacing 0.5 by 2: every inner edge is shared by two triangles, and the
+    # edges of one triangle only are the outline, 2 * (1.5 + 4) long.
+    mesh = load(write(tmp_path, grid(4, 3, [0] * 12, 'xSpacing 0.5 zSpacing 2')))[0][0].mesh
+    edges = np.sort(mesh.faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2), axis=1)
+    unique, count = np.unique(edges, axis=0, return_counts=True)
+    assert set(count.tolist()) == {1, 2}
+    outline = unique[count == 1]
+    length = np.linalg.norm(mesh.vertices[outline[:, 0]] - mesh.vertices[outline[:, 1]], axis=1)
+    assert length.sum() == pytest.approx(11.0)
+    assert len(outline) == 2 * (3 + 2)

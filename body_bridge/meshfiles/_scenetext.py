@@ -331,9 +331,5 @@ def parse(path: str, text: str, start: int = 0) -> list[Node]:
         ModelError: a syntax error, with its line.
         UnsupportedError: PROTO, EXTERNPROTO, IS.
     """
-    parser = _Parser(path, text, start)
-    nodes = parser.nodes_until('', 0)
-    parser.skip()
-    if parser.pos < len(text):
-        raise parser.error(f'unexpected {text[parser.pos:parser.pos + 20]!r}')
-    return [n for n in nodes if n is not None]
+    # nodes_until('') returns only at the end of the text: anything else is read as a node.
+    return [n for n in _Parser(path, text, start).nodes_until('', 0) if n is not None]

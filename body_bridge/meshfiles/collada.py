@@ -59,7 +59,8 @@ def _warn_up_axis(path: str, data: bytes, warn: Warnings) -> None:
     head = data[:16384]
     start = head.find(b'<up_axis>')
     if start >= 0:
-        value = head[start + 9:head.find(b'<', start + 9)].strip().decode('latin-1')
+        end = data.find(b'<', start + 9)  # the value may run past the bytes searched
+        value = data[start + 9:end if end >= 0 else start + 9].strip().decode('latin-1')
         if value != 'Z_UP':
             warn(path, head[:start].count(b'\n') + 1, f'<up_axis>{value[:10]}</up_axis> is not '
                  'applied (as rviz and MuJoCo do not); the numbers keep their axes')
