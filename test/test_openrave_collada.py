@@ -142,6 +142,18 @@ DAE = '''<?xml version="1.0" encoding="utf-8"?>
 '''
 
 
+def dae_variant(tmp_path, *replacements, name: str = 'variant.dae'):
+    """The small robot :data:`DAE` with each ``(old, new)`` replaced once, written to
+    ``tmp_path / name``; its path."""
+    text = DAE
+    for old, new in replacements:
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
 @pytest.fixture
 def tiny(tmp_path):
     path = tmp_path / 'tiny.dae'

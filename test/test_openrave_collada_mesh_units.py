@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
-from test_openrave_collada import DAE
+from test_openrave_collada import dae_variant
 
 from body_bridge.errors import ModelError
 from body_bridge.formats import load_model
@@ -23,13 +23,7 @@ CORNERS = [[0, 0, 0], [0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]]
 
 
 def write(tmp_path, *replacements, name='mesh.dae'):
-    text = DAE
-    for old, new in replacements:
-        assert old in text, old
-        text = text.replace(old, new, 1)
-    path = tmp_path / name
-    path.write_text(text)
-    return path
+    return dae_variant(tmp_path, *replacements, name=name)
 
 
 def variant(tmp_path, *replacements):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_openrave_collada import DAE
+from test_openrave_collada import DAE, dae_variant
 
 from body_bridge.errors import ModelError
 from body_bridge.formats import load_model
@@ -17,13 +17,7 @@ TRIANGLES = (f'<triangles count="4" material="m">{VERTEX}\n'
 
 
 def variant(tmp_path, *replacements):
-    text = DAE
-    for old, new in replacements:
-        assert old in text, old
-        text = text.replace(old, new, 1)
-    path = tmp_path / 'variant.dae'
-    path.write_text(text)
-    return load_model(path)
+    return load_model(dae_variant(tmp_path, *replacements))
 
 
 @pytest.mark.parametrize('primitive, faces', [

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pytest
-from test_openrave_collada import DAE
+from test_openrave_collada import DAE, dae_variant
 
 from body_bridge.errors import ModelError
 from body_bridge.formats import load_model
@@ -19,13 +19,7 @@ from body_bridge.model import JointType
 
 def variant(tmp_path, *replacements, name='variant.dae'):
     """The small robot with each ``(old, new)`` replaced once; its path."""
-    text = DAE
-    for old, new in replacements:
-        assert old in text, old
-        text = text.replace(old, new, 1)
-    path = tmp_path / name
-    path.write_text(text)
-    return path
+    return dae_variant(tmp_path, *replacements, name=name)
 
 
 def joint(model, name):

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from test_openrave_collada import DAE
+from test_openrave_collada import DAE, dae_variant
 
 from body_bridge.errors import ModelError
 from body_bridge.formats import load_model
@@ -183,11 +183,7 @@ def test_openraves_position_equation_comes_before_the_common_technique(tmp_path)
 # --- bindings: articulated systems, axis information, the scene's binds -----------------------
 
 def variant(tmp_path, *replacements, name='variant.dae'):
-    text = DAE
-    for old, new in replacements:
-        assert old in text, old
-        text = text.replace(old, new, 1)
-    return load_model(write(tmp_path, text, name))
+    return load_model(dae_variant(tmp_path, *replacements, name=name))
 
 
 def test_a_scene_may_instantiate_the_kinematics_system_itself(tmp_path):
