@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/profile.py [MODEL] [--seconds S] [--subscribed]
                                       [--cameras [CAMERA ...]] [--html FILE] [--parts]
+                                      [--apart]
 
 Runs the stepping loop of the bridge (``SimulationRunner.advance``, as the throughput figures
 do) on a model (default: SR1) for S simulated seconds under pyinstrument, with a subscriber
@@ -14,6 +15,11 @@ of ``realtime.py`` (its hand camera 640x480 at 30 Hz).
 (``time.thread_time`` around the watchdog, ``begin_period``, ``mj_step``, the transforms,
 the state's publishing, the devices due...), without a sampling profiler: the parts' own
 cost, plus about a microsecond each for the timing itself.
+
+``--apart`` times each part of the state's publishing with ``timeit`` twice: alone, called
+again and again, and right after the world's physics period (its cost beyond the period's
+own). The second is what the stepping loop pays: MuJoCo's step leaves the caches cold for
+the Python that follows it.
 """
 
 from __future__ import annotations
@@ -35,6 +41,8 @@ def main(argv=None) -> int:
     parser.add_argument('--html', help='also write the profile as HTML')
     parser.add_argument('--parts', action='store_true',
                         help='CPU per part of the period instead of a profile')
+    parser.add_argument('--apart', action='store_true',
+                        help='each part timed alone and right after a physics period')
     args = parser.parse_args(argv)
     isolate_dds()
     import tempfile
@@ -77,6 +85,9 @@ def main(argv=None) -> int:
             bridge.bridge(10)
             if args.parts:
                 parts(bridge, periods)
+                return 0
+            if args.apart:
+                apart(bridge)
                 return 0
             profiler = Profiler(interval=0.0002)
             profiler.start()
@@ -132,6 +143,39 @@ def parts(bridge, periods: int) -> None:
                 setattr(owner, name, getattr(owner, name).__wrapped__)
     for label, ns in tally.items():
         print(f'{label:34s} {ns / periods / 1e3:7.1f} us')
+
+
+def apart(bridge, number: int = 5000, repeat: int = 5) -> None:
+    """Print each part of the state's publishing timed alone and after a physics period
+    [us], the best of ``repeat`` runs of ``number`` calls each."""
+    import timeit
+
+    from body_bridge.ros.stream import wire
+
+    def best(work) -> float:
+        return min(timeit.repeat(work, number=number, repeat=repeat)) / number * 1e6
+    world, node = bridge.world, bridge.node
+    sim, msg, tf = node.sim, node._state_msg, node._tf_msg
+    positions, velocities = sim.joint_positions(), sim.joint_velocities()
+    parts = {
+        'the transforms': sim.moving_transforms,
+        'positions, velocities': lambda: node.joint_noise.fill(msg, positions, velocities),
+        'efforts': lambda: msg.set('effort', sim.joint_efforts()),
+        'the stamp': lambda: msg.set_stamp(*wire.stamp_parts(sim.time)),
+        'publish joint_states': lambda: node._state_pub.publish(msg.payload()),
+        '/clock (stamp, publish)': node.publish_clock,
+    }
+    if tf is not None:
+        parts['publish /tf'] = lambda: node._tf_pub.publish(tf.payload())
+    parts['the devices due'] = lambda: node.period_outputs[0](None)
+    parts['the whole state (_publish_state)'] = node._publish_state
+    parts['the whole publishing (publish_period)'] = node.publish_period
+    period = best(world.step_period)
+    print(f'{"the physics period (World.step_period)":40s} {period:7.1f} us')
+    print(f'{"part":40s} {"alone":>7s} {"after it":>10s}')
+    for label, work in parts.items():
+        after = best(lambda work=work: (world.step_period(), work())) - period
+        print(f'{label:40s} {best(work):7.1f} {after:10.1f}')
 
 
 if __name__ == '__main__':
