@@ -173,6 +173,12 @@ def test_bad_model_fails_with_one_line(bridge, tmp_path):
 
 def call(probe, client, request, proc, what):
     probe.spin_until(client.service_is_ready, 20.0, f'the {what} service', proc)
+    # Ready says the client's requests reach the server; the server's answers reach this
+    # client once the server has discovered it too, which a loaded machine can take a moment
+    # longer to do (then the server logs "failed to send response (timeout)" and the answer
+    # is lost, though the request was served). Half a second of discovery first.
+    settle = time.monotonic() + 0.5
+    probe.spin_until(lambda: time.monotonic() >= settle, 5.0, 'discovery', proc)
     future = client.call_async(request)
     probe.spin_until(future.done, 10.0, f'the {what} response', proc)
     return future.result()
