@@ -323,6 +323,81 @@ def test_a_runs_output_goes_to_its_log_and_the_pool_gives_sigterm_back(tmp_path,
     assert 'stdout of run 1' in log and 'stderr of run 1' in log
 
 
+def test_what_a_run_prints_and_the_traceback_it_dies_with_are_in_its_log(tmp_path,
+                                                                        monkeypatch):
+    def run_one(plan, index, folder):
+        print(f'printed by run {index}')  # Python's buffers, left to the pool to flush
+        print(f'warned by run {index}', file=sys.stderr)
+        if index == 1:
+            raise RuntimeError('the world would not load')
+        with open(os.path.join(folder, RESULT), 'w') as f:
+            json.dump({'passed': True}, f)
+    monkeypatch.setattr(pool, 'run_one', run_one)
+    for name, fd in (('stdout', 1), ('stderr', 2)):  # writers on the descriptors themselves
+        monkeypatch.setattr(sys, name, io.TextIOWrapper(io.BufferedWriter(
+            io.FileIO(fd, 'w', closefd=False), 1 << 16)))
+    plan = plan_of(tmp_path, runs=2)
+    out = str(tmp_path / 'out')
+    lost, _ = pool.run_local(plan, out, pool.prepare(plan, out), 1,
+                             pool.Progress(2, 0, io.StringIO()), retries=0)
+    assert lost == [1]
+    log = Path(pool.run_folder(out, 0), 'run.log').read_text()
+    assert 'printed by run 0' in log and 'warned by run 0' in log
+
+
+def test_a_run_that_raises_leaves_its_traceback_in_its_log(tmp_path, monkeypatch):
+    def run_one(plan, index, folder):
+        raise RuntimeError('the world would not load')
+    monkeypatch.setattr(pool, 'run_one', run_one)
+    monkeypatch.setattr(sys, 'stderr', io.TextIOWrapper(io.BufferedWriter(
+        io.FileIO(2, 'w', closefd=False), 1 << 16)))
+    plan = plan_of(tmp_path, runs=1)
+    out = str(tmp_path / 'out')
+    calls = []  # the log, read before the dead run's folder is removed
+    real = pool._stop_nodes_of
+    monkeypatch.setattr(pool, '_stop_nodes_of', lambda folder: (
+        calls.append(Path(folder, 'run.log').read_text()), real(folder)))
+    lost, _ = pool.run_local(plan, out, pool.prepare(plan, out), 1,
+                             pool.Progress(1, 0, io.StringIO()), retries=0)
+    assert lost == [0] and len(calls) == 1
+    assert 'RuntimeError: the world would not load' in calls[0]
+
+
+def test_a_run_ignores_ctrl_c_and_leaves_the_stopping_to_the_pool(tmp_path, monkeypatch):
+    def run_one(plan, index, folder):
+        os.kill(os.getpid(), signal.SIGINT)  # a terminal's Ctrl-C reaches every process
+        sum(range(1000))
+        with open(os.path.join(folder, RESULT), 'w') as f:
+            json.dump({'passed': True}, f)
+    monkeypatch.setattr(pool, 'run_one', run_one)
+    plan = plan_of(tmp_path, runs=1)
+    out = str(tmp_path / 'out')
+    lost, interrupted = pool.run_local(plan, out, pool.prepare(plan, out), 1,
+                                       pool.Progress(1, 0, io.StringIO()), retries=0)
+    assert (lost, interrupted) == ([], False)
+    assert Path(pool.run_folder(out, 0), RESULT).exists()
+
+
+def test_the_pool_sleeps_between_its_looks_at_the_runs(tmp_path, monkeypatch):
+    import resource
+    import time
+
+    def run_one(plan, index, folder):
+        time.sleep(1.0)
+        with open(os.path.join(folder, RESULT), 'w') as f:
+            json.dump({'passed': True}, f)
+    monkeypatch.setattr(pool, 'run_one', run_one)
+    plan = plan_of(tmp_path, runs=1)
+    out = str(tmp_path / 'out')
+
+    def cpu():
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+    before = cpu()
+    pool.run_local(plan, out, pool.prepare(plan, out), 1, pool.Progress(1, 0, io.StringIO()))
+    assert cpu() - before < 0.4  # not a core spent waiting for a run of a second
+
+
 def test_an_interrupted_pool_stops_its_runs_and_keeps_what_finished(tmp_path, monkeypatch):
     def run_one(plan, index, folder):
         if index == 0:
@@ -352,6 +427,57 @@ def test_an_interrupted_pool_stops_its_runs_and_keeps_what_finished(tmp_path, mo
             os.kill(pid, 0)
         assert not Path(pool.run_folder(out, index), RESULT).exists()
     assert pool.prepare(plan, out) == [1, 2]
+
+
+#: Signals the at-fork hooks below send, once each, while a test arms them.
+_FORK_SIGNALS = {'parent': None, 'child': None}
+
+
+def _signal_after_fork(side):
+    sig = _FORK_SIGNALS[side]
+    if sig is not None:
+        if side == 'parent':
+            _FORK_SIGNALS[side] = None
+        os.kill(os.getpid(), sig)
+        sum(range(100))  # the handler runs here, inside the at-fork hook
+
+
+os.register_at_fork(after_in_parent=lambda: _signal_after_fork('parent'),
+                    after_in_child=lambda: _signal_after_fork('child'))
+
+
+@pytest.fixture
+def fork_signals():
+    yield _FORK_SIGNALS
+    _FORK_SIGNALS.update(parent=None, child=None)
+
+
+def test_a_ctrl_c_that_lands_while_a_run_is_forked_stops_the_sweep(tmp_path, monkeypatch,
+                                                                     fork_signals, capfd):
+    monkeypatch.setattr(pool, 'run_one', fake_run({}))
+    plan = plan_of(tmp_path, runs=4)
+    out = str(tmp_path / 'out')
+    before = signal.getsignal(signal.SIGINT)
+    fork_signals['parent'] = signal.SIGINT  # inside the hooks run around the first fork
+    lost, interrupted = pool.run_local(plan, out, pool.prepare(plan, out), 1,
+                                       pool.Progress(4, 0, io.StringIO()))
+    assert interrupted and lost == []
+    assert signal.getsignal(signal.SIGINT) is before
+    assert pool.prepare(plan, out)[-3:] == [1, 2, 3]  # nothing after the interrupted fork
+    assert 'Exception ignored' not in capfd.readouterr().err
+
+
+def test_a_run_signalled_before_its_own_handlers_stops_at_once(tmp_path, monkeypatch,
+                                                               fork_signals):
+    monkeypatch.setattr(pool, 'run_one', fake_run({}))
+    plan = plan_of(tmp_path, runs=1)
+    out = str(tmp_path / 'out')
+    fork_signals['child'] = signal.SIGTERM  # the pool stopping a run it has just forked
+    progress = pool.Progress(1, 0, io.StringIO())
+    lost, interrupted = pool.run_local(plan, out, pool.prepare(plan, out), 1, progress,
+                                       retries=1)
+    assert lost == [0] and not interrupted and progress.again == 1
+    assert not Path(pool.run_folder(out, 0)).exists()  # it never ran
 
 
 def test_a_hung_run_is_killed_at_its_limit_and_its_nodes_with_it(tmp_path, monkeypatch):

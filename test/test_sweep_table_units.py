@@ -146,6 +146,15 @@ def test_two_runs_on_one_machine_never_share_a_domain():
             lock[1].close()
 
 
+def test_the_domains_lock_folder_is_made_where_none_is(tmp_path, monkeypatch):
+    import tempfile
+    monkeypatch.setattr(tempfile, 'gettempdir', lambda: str(tmp_path / 'fresh'))
+    (tmp_path / 'fresh').mkdir()
+    domain, held = domain_lock(range(230, 232))
+    held.close()
+    assert domain == 230 and (tmp_path / 'fresh' / 'body_bridge_domains' / '230.lock').exists()
+
+
 # --- the command: what it prints and its exit status --------------------------------------------
 
 

@@ -169,10 +169,19 @@ def run_local(plan: Plan, out_dir: str, todo: list[int], jobs: int, progress: Pr
     queue, running, attempts, lost = list(todo), {}, {}, []
     limit = limit or time_limit(plan)
     started: dict[int, float] = {}
-    interrupted = False
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    # Ctrl-C and SIGTERM only raise a flag the loop reads: an exception raised by a handler
+    # can land inside code that swallows it (logging's at-fork handlers, run around each
+    # fork, print "Exception ignored" and go on), and the sweep would run on.
+    stop: list[int] = []
+    parent = os.getpid()
+
+    def on_signal(signum, _frame):
+        if os.getpid() != parent:  # a child before its own handlers: it stops at once
+            os._exit(128 + signum)
+        stop.append(signum)
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        while queue or running:
+        while (queue or running) and not stop:
             while queue and len(running) < jobs:
                 index = queue.pop(0)
                 sys.stdout.flush()
@@ -205,22 +214,18 @@ def run_local(plan: Plan, out_dir: str, todo: list[int], jobs: int, progress: Pr
             else:
                 lost.append(index)
                 progress.update(passed=False)
-    except KeyboardInterrupt:
-        interrupted = True
-        for pid in running:
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        for pid in running:
-            try:
-                os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
+        if stop:
+            for pid in running:
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+            for pid in running:
+                try:
+                    os.waitpid(pid, 0)
+                except ChildProcessError:
+                    pass
     finally:
-        signal.signal(signal.SIGTERM, previous)
-    return lost, interrupted
-
-
-def _raise_interrupt(*_):
-    raise KeyboardInterrupt
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return lost, bool(stop)
