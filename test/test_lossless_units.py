@@ -167,6 +167,37 @@ def test_a_lossless_recorder_waits_for_room_instead_of_dropping(tmp_path):
     assert recorder.bag.message_count == 4
 
 
+def test_a_lossless_write_waiting_when_the_recorder_closes_is_counted_dropped(tmp_path):
+    warnings = []
+    recorder = Recorder(str(tmp_path / 'r'), max_queue=10, lossless=True,
+                        warn=warnings.append)
+    real, release, written = recorder.bag.write, threading.Event(), []
+
+    def slow(key, data, stamp):  # a disk that does not keep up
+        release.wait(10.0)
+        written.append(stamp)
+        real(key, data, stamp)
+    recorder.bag.write = slow
+    closer = threading.Thread(target=recorder.close)
+    try:
+        recorder.write(channel('/a'), b'x' * 6, 0)
+        waiting = threading.Thread(target=recorder.write, args=(channel('/a'), b'x' * 6, 1))
+        waiting.start()
+        waiting.join(0.3)
+        assert waiting.is_alive()  # no room: it waits
+        closer.start()
+        waiting.join(5.0)
+        assert not waiting.is_alive()  # the close let it go while the disk still writes
+    finally:
+        release.set()
+        closer.join(10.0)
+    assert written == [0] and recorder.bag.message_count == 1
+    assert recorder.dropped == 1
+    assert len(warnings) == 1 and ': 1 messages dropped' in warnings[0]
+    recorder.write(channel('/a'), b'z', 2)  # after the close: counted, not queued
+    assert recorder.dropped == 2 and not recorder._queue
+
+
 def test_a_recorder_that_is_not_lossless_still_drops(tmp_path):
     recorder = Recorder(str(tmp_path / 'r'), max_queue=10)
     try:

@@ -68,6 +68,7 @@ def test_the_writer_is_woken_early_when_a_quarter_of_the_bound_waits(tmp_path):
     recorder = Recorder(str(tmp_path / 'r'), max_queue=100)
     recorder._running = False  # hold the writer: nothing leaves the queue
     recorder._thread.join()
+    recorder._running = True  # writes are taken again, and wait in the queue
     recorder._wake.clear()
     recorder.write(channel('/a'), b'x' * 25, 0)
     assert not recorder._wake.is_set()  # a quarter: it waits for its period

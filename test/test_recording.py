@@ -346,11 +346,11 @@ def test_the_recorder_drops_and_counts_what_its_queue_cannot_hold(tmp_path):
     assert keep.sinks == (recorder,) and skip.sinks == ()
     recorder._running = False  # hold the writer: nothing leaves the queue while we fill it
     recorder._thread.join()
+    recorder._running = True  # writes are taken again, and wait in the queue
     big = serialize_message(String(data='x' * 60))
     for _ in range(3):
         recorder.write(keep, big, 1_000)
     assert recorder.dropped == 2
-    recorder._running = True
     recorder.close()
     assert recorder.bag.message_count == 1 and recorder.bag.closed
     assert read_bag(tmp_path / 'r')['/keep'][1][0][1].data == 'x' * 60

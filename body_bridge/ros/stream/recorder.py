@@ -81,16 +81,17 @@ class Recorder:
     def write(self, channel, data: bytes, time_ns: int) -> None:
         size = len(data)
         with self._lock:
-            while self.lossless and self._queued and self._queued + size > self.max_queue \
-                    and self._thread.is_alive():
+            while self.lossless and self._running and self._queued \
+                    and self._queued + size > self.max_queue and self._thread.is_alive():
                 self._wake.set()
                 self._room.wait(0.1)
-            if self._queued + size > self.max_queue and not self.lossless:
-                self.dropped += 1
+            if not self._running or (self._queued + size > self.max_queue
+                                     and not self.lossless):
+                self.dropped += 1  # a write once close() began is counted, never left behind
                 return
             self._queued += size
             early = self._queued > self._early
-        self._queue.append((channel, bytes(data), time_ns))
+            self._queue.append((channel, bytes(data), time_ns))  # before close() can look
         if early:
             self._wake.set()
 
@@ -101,10 +102,7 @@ class Recorder:
             self._wake.wait(PERIOD)
             self._wake.clear()
             self._drain()
-            if self.dropped != self._reported:
-                self.warn(f'recording {self.bag.directory}: {self.dropped - self._reported} '
-                          'messages dropped (the disk does not keep up)')
-                self._reported = self.dropped
+            self._report()
             if not self._running and not self._queue:
                 return
 
@@ -127,6 +125,13 @@ class Recorder:
                 self._queued -= freed
                 self._room.notify_all()
 
+    def _report(self, why: str = 'the disk does not keep up') -> None:
+        """Warn of the messages dropped since the last warning."""
+        if self.dropped != self._reported:
+            self.warn(f'recording {self.bag.directory}: {self.dropped - self._reported} '
+                      f'messages dropped ({why})')
+            self._reported = self.dropped
+
     def _register(self, channel) -> bool:
         """Register a channel's topic in the bag; False if its type cannot be recorded."""
         try:
@@ -139,9 +144,11 @@ class Recorder:
 
     def close(self, timeout: float = 60.0) -> None:
         """Stop taking messages, write those queued, finish the bag."""
-        if not self._running:
-            return
-        self._running = False
+        with self._lock:
+            if not self._running:
+                return
+            self._running = False  # no write queues after this (see write)
+            self._room.notify_all()
         self._wake.set()
         self._thread.join(timeout)
         if self._thread.is_alive():
@@ -149,4 +156,5 @@ class Recorder:
                       f'{timeout:g} s; {len(self._queue)} messages are not written')
         else:
             self._drain()  # anything queued after the thread's last look
+        self._report('the disk did not keep up, or they came as the recording closed')
         self.bag.close()
