@@ -237,9 +237,8 @@ def test_a_run_that_dies_is_run_again_then_counted_lost(tmp_path, monkeypatch):
     plan = plan_of(tmp_path, runs=3)
     out = str(tmp_path / 'out')
     progress = pool.Progress(3, 0, open(os.devnull, 'w'))
-    lost, interrupted = pool.run_local(plan, out, pool.prepare(plan, out), 1, progress,
-                                       retries=2)
-    assert lost == [2] and not interrupted
+    lost, interrupted = pool.run_local(plan, out, pool.prepare(plan, out), 1, progress)
+    assert lost == [2] and not interrupted  # two retries by default
     assert Path(pool.run_folder(out, 1), RESULT).exists()      # died once, then ran
     assert not Path(pool.run_folder(out, 2)).exists()          # died three times: lost
     assert (tmp_path / 'out' / 'died_2').read_text() == '3'     # the first run and 2 retries
@@ -407,7 +406,10 @@ def test_an_interrupted_pool_stops_its_runs_and_keeps_what_finished(tmp_path, mo
         with open(os.path.join(folder, 'pid'), 'w') as f:
             f.write(str(os.getpid()))
         import time
-        time.sleep(60)
+        try:
+            time.sleep(60)
+        finally:  # a run stops its nodes on its way out
+            Path(folder, 'stopped').write_text('')
     monkeypatch.setattr(pool, 'run_one', run_one)
     plan = plan_of(tmp_path, runs=3)
     out = str(tmp_path / 'out')
@@ -426,6 +428,7 @@ def test_an_interrupted_pool_stops_its_runs_and_keeps_what_finished(tmp_path, mo
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
         assert not Path(pool.run_folder(out, index), RESULT).exists()
+        assert Path(pool.run_folder(out, index), 'stopped').exists()
     assert pool.prepare(plan, out) == [1, 2]
 
 
