@@ -8,8 +8,8 @@ compiled model (the same actuators, as the bridge has set them), from the same s
 same simulated time. The two run alternately; each side's median is taken.
 
 Throughput ratio = raw time / bridge time (1 means the bridge costs nothing; 0.5 that it
-costs as much again as the physics). Measured twice: with nobody listening (devices nobody
-subscribes to are not even read) and with a subscriber in another process on every topic but
+costs as much again as the physics). Measured twice: with nobody listening (devices and state
+topics nobody subscribes to are not even read or filled) and with a subscriber in another process on every topic but
 the cameras' (the realistic case: a controller and rviz are listening).
 
 With the subscriber, a run of its own counts the messages written a period and the stepping

@@ -62,8 +62,10 @@ class Said:
 
 
 def captured(pub, msg_type):
-    """Make ``pub`` keep what it publishes (deserialized) instead of writing it."""
+    """Make ``pub`` keep what it publishes (deserialized) instead of writing it; it counts as
+    subscribed (the node fills and writes only what somebody takes)."""
     got = []
+    pub.get_subscription_count = lambda: 1
     pub.publish = lambda data: got.append(
         data if isinstance(data, msg_type) else deserialize_message(bytes(data), msg_type))
     return got
@@ -193,6 +195,35 @@ def test_each_period_publishes_state_clock_and_tf_stamped_with_simulated_time(no
                                 first.rotation.z], quat[0], atol=1e-12)
     returned = node.publish_period()
     assert (returned.sec, returned.nanosec) == (stamp.sec, stamp.nanosec)
+
+
+def test_a_topic_nobody_takes_is_neither_filled_nor_written(node, monkeypatch):
+    from rosgraph_msgs.msg import Clock
+    pubs = {'state': node._state_pub, 'clock': node._clock_pub, 'tf': node._tf_pub}
+    got = {name: captured(pub, kind) for (name, pub), kind in
+           zip(pubs.items(), (JointState, Clock, TFMessage))}
+    takers = {'state': 0, 'clock': 0, 'tf': 0}
+    for name, pub in pubs.items():
+        pub.get_subscription_count = lambda name=name: takers[name]
+    read = []
+    for part in ('joint_positions', 'joint_efforts', 'moving_transforms'):
+        real = getattr(node.sim, part)
+        monkeypatch.setattr(node.sim, part, lambda real=real, part=part: (read.append(part),
+                                                                        real())[1])
+    node.sim.command_positions = None
+    assert node.runner.step_once()
+    assert got == {'state': [], 'clock': [], 'tf': []} and read == []
+    stamp = node.publish_period()  # the period's stamp all the same
+    assert stamp.sec + 1e-9 * stamp.nanosec == pytest.approx(node.sim.time, abs=1e-9)
+    takers['tf'] = 1  # rviz alone: the transforms, not the joints
+    assert node.runner.step_once()
+    assert [len(got[k]) for k in ('state', 'clock', 'tf')] == [0, 0, 1]
+    assert read == ['moving_transforms']
+    takers.update(state=1, clock=1)
+    assert node.runner.step_once()
+    assert [len(got[k]) for k in ('state', 'clock', 'tf')] == [1, 1, 2]
+    assert got['state'][0].header.stamp == got['tf'][1].transforms[0].header.stamp
+    assert got['clock'][0].clock == got['state'][0].header.stamp
 
 
 def test_a_node_that_is_not_the_clock_publishes_none(node):

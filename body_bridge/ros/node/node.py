@@ -289,21 +289,28 @@ class BridgeNode(Node):
         return stamp
 
     def publish_clock(self) -> None:
-        """Publish the simulated time on /clock (if this node is the world's clock)."""
-        if self._clock_pub is not None:
+        """Publish the simulated time on /clock (if this node is the world's clock and
+        anybody takes it)."""
+        clock = self._clock_pub
+        if clock is not None and clock.get_subscription_count():
             self._clock_msg.set_stamp(*wire.stamp_parts(self.sim.time))
-            self._clock_pub.publish(self._clock_msg.payload())
+            clock.publish(self._clock_msg.payload())
 
     def _publish_state(self) -> Time:
+        """``joint_states``, ``/clock`` and ``/tf`` of this period. A topic nobody takes (no
+        DDS subscriber, no bag, no Foxglove client: see outlets.py) is neither filled nor
+        written: its messages are volatile, so a subscriber that comes later gets the next
+        period's as it would have, and the noise is drawn by the period's index."""
         sim = self.sim
         sec, nanosec = wire.stamp_parts(sim.time)
-        msg = self._state_msg
-        msg.set_stamp(sec, nanosec)
-        self.joint_noise.fill(msg, sim.joint_positions(), sim.joint_velocities())
-        msg.set('effort', sim.joint_efforts())
-        self._state_pub.publish(msg.payload())  # first: a controller waits for it
+        if self._state_pub.get_subscription_count():
+            msg = self._state_msg
+            msg.set_stamp(sec, nanosec)
+            self.joint_noise.fill(msg, sim.joint_positions(), sim.joint_velocities())
+            msg.set('effort', sim.joint_efforts())
+            self._state_pub.publish(msg.payload())  # first: a controller waits for it
         self.publish_clock()
-        if self._tf_msg is not None:
+        if self._tf_msg is not None and self._tf_pub.get_subscription_count():
             pos, quat = sim.moving_transforms()
             tf = self._tf_msg
             tf.set_stamp(sec, nanosec)
