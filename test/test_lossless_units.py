@@ -136,15 +136,22 @@ def channel(topic):
     return types.SimpleNamespace(topic=topic, type='std_msgs/msg/String', qos=qos.JOINT_STATES)
 
 
-def test_a_lossless_recorder_waits_for_room_instead_of_dropping(tmp_path):
-    recorder = Recorder(str(tmp_path / 'r'), max_queue=10, lossless=True)
+def slow_disk(recorder):
+    """Make the recorder's bag write only once released (a disk that does not keep up);
+    returns (the release, the stamps written so far)."""
     real, release, written = recorder.bag.write, threading.Event(), []
 
-    def slow(key, data, stamp):  # a disk that does not keep up
+    def slow(key, data, stamp):
         release.wait(10.0)
         written.append(stamp)
         real(key, data, stamp)
     recorder.bag.write = slow
+    return release, written
+
+
+def test_a_lossless_recorder_waits_for_room_instead_of_dropping(tmp_path):
+    recorder = Recorder(str(tmp_path / 'r'), max_queue=10, lossless=True)
+    release, written = slow_disk(recorder)
     workers = []
     try:
         for stamp in range(3):  # 6 + 6 + 6 bytes: the second and third wait for room
@@ -171,13 +178,7 @@ def test_a_lossless_write_waiting_when_the_recorder_closes_is_counted_dropped(tm
     warnings = []
     recorder = Recorder(str(tmp_path / 'r'), max_queue=10, lossless=True,
                         warn=warnings.append)
-    real, release, written = recorder.bag.write, threading.Event(), []
-
-    def slow(key, data, stamp):  # a disk that does not keep up
-        release.wait(10.0)
-        written.append(stamp)
-        real(key, data, stamp)
-    recorder.bag.write = slow
+    release, written = slow_disk(recorder)
     closer = threading.Thread(target=recorder.close)
     try:
         recorder.write(channel('/a'), b'x' * 6, 0)
