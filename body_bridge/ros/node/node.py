@@ -289,18 +289,15 @@ class BridgeNode(Node):
         return stamp
 
     def publish_clock(self) -> None:
-        """Publish the simulated time on /clock (if this node is the world's clock and
-        anybody takes it)."""
+        """Publish the simulated time on /clock (this node is the world's clock, taken)."""
         clock = self._clock_pub
         if clock is not None and clock.get_subscription_count():
             self._clock_msg.set_stamp(*wire.stamp_parts(self.sim.time))
             clock.publish(self._clock_msg.payload())
 
     def _publish_state(self) -> Time:
-        """``joint_states``, ``/clock`` and ``/tf`` of this period. A topic nobody takes (no
-        DDS subscriber, no bag, no Foxglove client: see outlets.py) is neither filled nor
-        written: its messages are volatile, so a subscriber that comes later gets the next
-        period's as it would have, and the noise is drawn by the period's index."""
+        """``joint_states``, ``/clock``, ``/tf``; a topic nobody takes (outlets.py) is neither
+        filled nor written: volatile, a later subscriber gets the next period's all the same."""
         sim = self.sim
         sec, nanosec = wire.stamp_parts(sim.time)
         if self._state_pub.get_subscription_count():
