@@ -9,8 +9,9 @@ same simulated time. The two run alternately; each side's median is taken.
 
 Throughput ratio = raw time / bridge time (1 means the bridge costs nothing; 0.5 that it
 costs as much again as the physics). Measured twice: with nobody listening (devices and state
-topics nobody subscribes to are not even read or filled) and with a subscriber in another process on every topic but
-the cameras' (the realistic case: a controller and rviz are listening).
+topics nobody subscribes to are not even read or filled) and with a subscriber in another
+process on every topic but the cameras' (the realistic case: a controller and rviz are
+listening).
 
 With the subscriber, a run of its own counts the messages written a period and the stepping
 thread's CPU inside rclpy's ``publish`` (serialisation and the middleware's write, the

@@ -182,7 +182,7 @@ def run_local(plan: Plan, out_dir: str, todo: list[int], jobs: int, progress: Pr
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         while (queue or running) and not stop:
-            while queue and len(running) < jobs:
+            while queue and len(running) < jobs and not stop:
                 index = queue.pop(0)
                 sys.stdout.flush()
                 sys.stderr.flush()

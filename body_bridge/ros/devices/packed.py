@@ -16,6 +16,7 @@ from ...model import DeviceKind
 from ...sim.sensing.sensors import DeviceSampler, ForceSampler, InertialSampler, SensorSuite
 from ..stream import qos, wire
 from ..stream.messages import covariance_of
+from ..stream.outlets import watched
 
 __all__ = ['DevicePublisher', 'ImuPublisher', 'WrenchPublisher']
 
@@ -32,9 +33,7 @@ class DevicePublisher:
         self.publishers.append(pub)
         return pub
 
-    @staticmethod
-    def _watched(pub) -> bool:
-        return pub is not None and pub.get_subscription_count() > 0
+    _watched = staticmethod(watched)
 
     def tick(self, instant: _Instant | None = None) -> None:
         """The device is due: read it if anyone listens, and publish (``instant``: what

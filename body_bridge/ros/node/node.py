@@ -34,7 +34,7 @@ from . import params as P
 from ..stream import qos, wire
 from ..console import forget_warnings, say_warnings
 from ..control.commands import CommandTopics, read_controllers
-from ..stream.outlets import OUTLETS
+from ..stream.outlets import OUTLETS, watched
 from .params import PARAMETERS
 from .reload import reload_problem
 from .settable import on_set_parameters
@@ -290,24 +290,23 @@ class BridgeNode(Node):
 
     def publish_clock(self) -> None:
         """Publish the simulated time on /clock (this node is the world's clock, taken)."""
-        clock = self._clock_pub
-        if clock is not None and clock.get_subscription_count():
+        if watched(self._clock_pub):
             self._clock_msg.set_stamp(*wire.stamp_parts(self.sim.time))
-            clock.publish(self._clock_msg.payload())
+            self._clock_pub.publish(self._clock_msg.payload())
 
     def _publish_state(self) -> Time:
         """``joint_states``, ``/clock``, ``/tf``; a topic nobody takes (outlets.py) is neither
         filled nor written: volatile, a later subscriber gets the next period's all the same."""
         sim = self.sim
         sec, nanosec = wire.stamp_parts(sim.time)
-        if self._state_pub.get_subscription_count():
+        if watched(self._state_pub):
             msg = self._state_msg
             msg.set_stamp(sec, nanosec)
             self.joint_noise.fill(msg, sim.joint_positions(), sim.joint_velocities())
             msg.set('effort', sim.joint_efforts())
             self._state_pub.publish(msg.payload())  # first: a controller waits for it
         self.publish_clock()
-        if self._tf_msg is not None and self._tf_pub.get_subscription_count():
+        if self._tf_msg is not None and watched(self._tf_pub):
             pos, quat = sim.moving_transforms()
             tf = self._tf_msg
             tf.set_stamp(sec, nanosec)

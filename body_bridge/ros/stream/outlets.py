@@ -40,10 +40,16 @@ from rclpy.serialization import serialize_message
 
 from .cdr import zero_padding
 
-__all__ = ['Channel', 'Outlets', 'OUTLETS', 'type_name', 'INFRASTRUCTURE']
+__all__ = ['Channel', 'Outlets', 'OUTLETS', 'type_name', 'watched', 'INFRASTRUCTURE']
 
 #: Interface packages of ROS's own infrastructure: their topics are not outlets' business.
 INFRASTRUCTURE = ('rcl_interfaces', 'type_description_interfaces', 'lifecycle_msgs')
+
+
+def watched(publisher) -> bool:
+    """Whether anybody takes a publisher's messages (of a channel: DDS subscribers, or a sink's
+    consumers); False for no publisher."""
+    return publisher is not None and publisher.get_subscription_count() > 0
 
 
 def type_name(msg_type) -> str:
