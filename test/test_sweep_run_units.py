@@ -470,6 +470,18 @@ def test_a_ctrl_c_that_lands_while_a_run_is_forked_stops_the_sweep(tmp_path, mon
     assert 'Exception ignored' not in capfd.readouterr().err
 
 
+def test_no_run_is_forked_once_the_sweep_is_interrupted(tmp_path, monkeypatch, fork_signals):
+    monkeypatch.setattr(pool, 'run_one', fake_run({}))
+    forks, real = [], os.fork
+    monkeypatch.setattr(os, 'fork', lambda: (forks.append(1), real())[1])
+    plan = plan_of(tmp_path, runs=4)
+    out = str(tmp_path / 'out')
+    fork_signals['parent'] = signal.SIGINT  # with room for four runs at once
+    _, interrupted = pool.run_local(plan, out, pool.prepare(plan, out), 4,
+                                    pool.Progress(4, 0, io.StringIO()))
+    assert interrupted and len(forks) == 1
+
+
 def test_a_run_signalled_before_its_own_handlers_stops_at_once(tmp_path, monkeypatch,
                                                                fork_signals):
     monkeypatch.setattr(pool, 'run_one', fake_run({}))
