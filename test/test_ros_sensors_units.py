@@ -477,6 +477,18 @@ def test_a_camera_renders_only_what_is_watched(scene, monkeypatch):
     assert msg.header.stamp.nanosec == 200_000_000
 
 
+def test_a_subscriber_that_comes_during_a_cameras_tick_gets_the_next_frame(scene, monkeypatch):
+    node, publishers = node_of(scene)
+    cam = publishers.outputs['cam']
+    asked = reads(monkeypatch, cam.sampler)
+    node.pubs['cam/image_raw'].subscribers = 1
+    depth = node.pubs['cam/depth/image']
+    counts = iter([0])  # none when the tick looks first, one from then on (matched meanwhile)
+    depth.get_subscription_count = lambda: next(counts, 1)
+    step(node, 0.1)  # two frames: the first without depth (none read, none sent), then both
+    assert asked == [(True, False), (True, True)] and len(depth.sent) == 1
+
+
 def test_compressed_images_go_through_the_cameras_encoders(scene):
     from body_bridge.ros.stream.encoder import flush_all
     node, publishers = node_of(scene)

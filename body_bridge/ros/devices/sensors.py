@@ -144,11 +144,13 @@ class CameraPublisher(DevicePublisher):
 
     def tick(self, instant: _Instant | None = None) -> None:
         s = self.sampler
+        # Each topic's subscribers counted once: one that comes during the tick gets the next.
+        image, depth = self._watched(self.image_pub), self._watched(self.depth_pub)
+        compressed = self._watched(self.compressed_pub)
+        depth_compressed = self._watched(self.depth_compressed_pub)
         want_points = self._watched(self.points_pub)
-        want_rgb = self._watched(self.image_pub) or self._watched(self.compressed_pub) or \
-            (want_points and s.color)
-        want_depth = self._watched(self.depth_pub) or self._watched(self.depth_compressed_pub) \
-            or want_points
+        want_rgb = image or compressed or (want_points and s.color)
+        want_depth = depth or depth_compressed or want_points
         stamp = None
         if (want_rgb or want_depth) and not self._failed:
             try:
@@ -158,15 +160,15 @@ class CameraPublisher(DevicePublisher):
                 self.node.get_logger().error(f'camera {s.name!r} cannot render and stops: {err}')
                 return
             stamp = stamp_of(r.time)
-            if self._watched(self.image_pub):
+            if image:
                 self.image.header.stamp = stamp
                 self.image_pub.publish(image_message(self.image, r.rgb, 'rgb8'))
-            if self._watched(self.depth_pub):
+            if depth:
                 self.depth_image.header.stamp = stamp
                 self.depth_pub.publish(image_message(self.depth_image, r.depth, '32FC1'))
-            if self._watched(self.compressed_pub):  # compressed in their own threads
+            if compressed:  # compressed in their own threads
                 self.encoders[0].submit(stamp, r.rgb, self.compression)
-            if self._watched(self.depth_compressed_pub):
+            if depth_compressed:
                 self.encoders[1].submit(stamp, r.depth, self.depth_compression)
             if want_points:
                 self.cloud.header.stamp = stamp
